@@ -1,0 +1,68 @@
+//! Credentials from `Authorization: Bearer`, checked before a handler runs.
+//!
+//! Each extractor names the one kind of token its route accepts. A token of the other kind
+//! is a valid credential used in the wrong place: 403, not 401.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use uuid::Uuid;
+
+use crate::auth::jwt::{Claims, TokenError, TokenKind};
+use crate::error::Error;
+use crate::state::AppState;
+
+/// The bearer credential, undecoded. Never logged.
+fn bearer(parts: &Parts) -> Result<&str, Error> {
+    let value = parts
+        .headers
+        .get(AUTHORIZATION)
+        .ok_or(Error::Unauthorized("missing bearer token"))?
+        .to_str()
+        .map_err(|_| Error::Unauthorized("malformed Authorization header"))?;
+    let (scheme, token) = value
+        .split_once(' ')
+        .ok_or(Error::Unauthorized("malformed Authorization header"))?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(Error::Unauthorized("expected a Bearer token"));
+    }
+    Ok(token.trim())
+}
+
+fn decode(parts: &Parts, state: &AppState) -> Result<Claims, Error> {
+    state.jwt.decode(bearer(parts)?).map_err(|e| match e {
+        TokenError::Expired => Error::Unauthorized("the token has expired"),
+        TokenError::Invalid => Error::Unauthorized("the token is invalid"),
+    })
+}
+
+/// A valid user token; the user's id.
+#[derive(Debug, Clone, Copy)]
+pub struct UserToken(pub Uuid);
+
+impl FromRequestParts<AppState> for UserToken {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let claims = decode(parts, state)?;
+        match claims.kind {
+            TokenKind::User => Ok(Self(claims.sub)),
+            TokenKind::Workspace => Err(Error::forbidden(
+                "wrong_token_type",
+                "this endpoint takes a user token, not a workspace token",
+            )),
+        }
+    }
+}
+
+/// A valid user or workspace token; the claims.
+#[derive(Debug, Clone)]
+pub struct AnyToken(pub Claims);
+
+impl FromRequestParts<AppState> for AnyToken {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        decode(parts, state).map(Self)
+    }
+}

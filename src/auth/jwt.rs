@@ -1,0 +1,207 @@
+//! JSON Web Tokens: HS256 only, issuer and audience checked, and a `kind` claim so a user
+//! token can never pass where a workspace token is required, nor the reverse.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::config::JwtSecret;
+use crate::workspaces::Role;
+
+/// Both token kinds live one hour (the spec's lifetime).
+pub const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
+const ISSUER: &str = "supportdesk";
+const AUDIENCE: &str = "supportdesk-api";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenKind {
+    /// Identifies a person; no access to workspace data.
+    User,
+    /// Scoped to one workspace (tenant) with a role.
+    Workspace,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    pub iss: String,
+    pub aud: String,
+    pub sub: Uuid,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: Uuid,
+    pub kind: TokenKind,
+    /// Tenant (workspace) id; workspace tokens only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tid: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+}
+
+pub struct IssuedToken {
+    pub token: String,
+    pub expires_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    #[error("the token has expired")]
+    Expired,
+    #[error("the token is invalid")]
+    Invalid,
+}
+
+#[derive(Clone)]
+pub struct JwtKeys(Arc<Keys>);
+
+struct Keys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+}
+
+impl JwtKeys {
+    pub fn new(secret: &JwtSecret) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.algorithms = vec![Algorithm::HS256];
+        validation.set_issuer(&[ISSUER]);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
+        validation.leeway = 0;
+        Self(Arc::new(Keys {
+            encoding: EncodingKey::from_secret(secret.expose()),
+            decoding: DecodingKey::from_secret(secret.expose()),
+            validation,
+        }))
+    }
+
+    pub fn issue_user(&self, user_id: Uuid) -> anyhow::Result<IssuedToken> {
+        self.issue(user_id, TokenKind::User, None, None)
+    }
+
+    pub fn issue_workspace(
+        &self,
+        user_id: Uuid,
+        workspace_id: Uuid,
+        role: Role,
+    ) -> anyhow::Result<IssuedToken> {
+        self.issue(user_id, TokenKind::Workspace, Some(workspace_id), Some(role))
+    }
+
+    fn issue(
+        &self,
+        user_id: Uuid,
+        kind: TokenKind,
+        tid: Option<Uuid>,
+        role: Option<Role>,
+    ) -> anyhow::Result<IssuedToken> {
+        let now = OffsetDateTime::now_utc().replace_nanosecond(0)?;
+        let expires_at = now + TOKEN_LIFETIME;
+        let claims = Claims {
+            iss: ISSUER.into(),
+            aud: AUDIENCE.into(),
+            sub: user_id,
+            iat: now.unix_timestamp(),
+            exp: expires_at.unix_timestamp(),
+            jti: Uuid::new_v4(),
+            kind,
+            tid,
+            role,
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)?;
+        Ok(IssuedToken { token, expires_at })
+    }
+
+    /// Verifies signature, algorithm, issuer, audience and expiry, and that the claims are
+    /// coherent for their kind.
+    pub fn decode(&self, token: &str) -> Result<Claims, TokenError> {
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.0.decoding, &self.0.validation)
+            .map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenError::Expired,
+                _ => TokenError::Invalid,
+            })?
+            .claims;
+        let coherent = match claims.kind {
+            TokenKind::User => claims.tid.is_none() && claims.role.is_none(),
+            TokenKind::Workspace => claims.tid.is_some() && claims.role.is_some(),
+        };
+        if coherent { Ok(claims) } else { Err(TokenError::Invalid) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    fn keys(secret: &str) -> JwtKeys {
+        JwtKeys::new(&JwtSecret::parse(secret.into()).unwrap())
+    }
+
+    const SECRET: &str = "an-adequately-long-test-secret-0123456789";
+
+    #[test]
+    fn user_token_round_trips_with_one_hour_lifetime() {
+        let keys = keys(SECRET);
+        let user = Uuid::new_v4();
+        let issued = keys.issue_user(user).unwrap();
+        let claims = keys.decode(&issued.token).unwrap();
+        assert_eq!(claims.sub, user);
+        assert_eq!(claims.kind, TokenKind::User);
+        assert_eq!(claims.exp - claims.iat, 3600);
+        assert!(claims.tid.is_none());
+    }
+
+    #[test]
+    fn workspace_token_carries_tenant_and_role() {
+        let keys = keys(SECRET);
+        let (user, ws) = (Uuid::new_v4(), Uuid::new_v4());
+        let issued = keys.issue_workspace(user, ws, Role::Agent).unwrap();
+        let claims = keys.decode(&issued.token).unwrap();
+        assert_eq!(claims.kind, TokenKind::Workspace);
+        assert_eq!(claims.tid, Some(ws));
+        assert_eq!(claims.role, Some(Role::Agent));
+    }
+
+    #[test]
+    fn another_key_is_refused() {
+        let issued = keys(SECRET).issue_user(Uuid::new_v4()).unwrap();
+        let other = keys("another-adequately-long-secret-0123456789");
+        assert_eq!(other.decode(&issued.token).unwrap_err(), TokenError::Invalid);
+    }
+
+    #[test]
+    fn alg_none_is_refused() {
+        let keys = keys(SECRET);
+        let issued = keys.issue_user(Uuid::new_v4()).unwrap();
+        let payload = issued.token.split('.').nth(1).unwrap();
+        let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#);
+        let forged = format!("{header}.{payload}.");
+        assert_eq!(keys.decode(&forged).unwrap_err(), TokenError::Invalid);
+    }
+
+    #[test]
+    fn incoherent_claims_are_refused() {
+        let keys = keys(SECRET);
+        let now = OffsetDateTime::now_utc().unix_timestamp();
+        let claims = Claims {
+            iss: ISSUER.into(),
+            aud: AUDIENCE.into(),
+            sub: Uuid::new_v4(),
+            iat: now,
+            exp: now + 60,
+            jti: Uuid::new_v4(),
+            kind: TokenKind::User,
+            tid: Some(Uuid::new_v4()),
+            role: Some(Role::Admin),
+        };
+        let token =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.0.encoding).unwrap();
+        assert_eq!(keys.decode(&token).unwrap_err(), TokenError::Invalid);
+    }
+}

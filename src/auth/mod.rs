@@ -1,0 +1,24 @@
+//! Accounts and authentication: registration, login, the current user, email verification.
+
+pub mod extract;
+pub mod jwt;
+mod login;
+mod me;
+pub mod password;
+mod register;
+pub mod users;
+pub mod verification;
+
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(register::register))
+        .routes(routes!(login::login))
+        .routes(routes!(me::me))
+        .routes(routes!(verification::verify_email))
+        .routes(routes!(verification::resend_verification))
+}

@@ -1,0 +1,106 @@
+//! `POST /auth/register`: create an account, queue its verification email, sign it in.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::auth::password::Password;
+use crate::auth::users::{self, User};
+use crate::auth::verification;
+use crate::email_address::EmailAddress;
+use crate::error::{Error, FieldErrors, Result};
+use crate::extract::AppJson;
+use crate::state::AppState;
+
+const FULL_NAME_MAX_CHARS: usize = 200;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RegisterRequest {
+    #[schema(example = "ann@example.com")]
+    email: String,
+    /// At least 8 characters with an upper-case letter, a lower-case letter and a digit.
+    #[schema(example = "Corr3ctHorse")]
+    password: String,
+    #[schema(example = "Ann Smith")]
+    full_name: String,
+}
+
+/// A user token and the user it identifies.
+#[derive(Serialize, ToSchema)]
+pub struct AuthResponse {
+    /// User token (JWT, valid for one hour).
+    pub token: String,
+    pub user: User,
+}
+
+struct NewUser {
+    email: EmailAddress,
+    password: Password,
+    full_name: String,
+}
+
+impl RegisterRequest {
+    fn validate(self) -> Result<NewUser> {
+        let mut errors = FieldErrors::new();
+        let email = EmailAddress::parse(&self.email)
+            .map_err(|e| errors.entry("email").or_default().push(e))
+            .ok();
+        let password = Password::parse(self.password)
+            .map_err(|e| errors.entry("password").or_default().extend(e))
+            .ok();
+        let full_name = self.full_name.trim().to_owned();
+        if full_name.is_empty() {
+            errors.entry("fullName").or_default().push("is required".into());
+        } else if full_name.chars().count() > FULL_NAME_MAX_CHARS {
+            errors
+                .entry("fullName")
+                .or_default()
+                .push(format!("must be at most {FULL_NAME_MAX_CHARS} characters"));
+        }
+        match (email, password) {
+            (Some(email), Some(password)) if errors.is_empty() => Ok(NewUser {
+                email,
+                password,
+                full_name,
+            }),
+            _ => Err(Error::Validation(errors)),
+        }
+    }
+}
+
+/// Register a new user. The verification email is queued in the same transaction.
+#[utoipa::path(
+    post, path = "/auth/register", tag = "auth",
+    request_body = RegisterRequest,
+    responses(
+        (status = 201, description = "Registered and signed in", body = AuthResponse),
+        (status = 400, description = "Invalid email, password rule or missing field", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+        (status = 409, description = "A user with this email exists", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+    )
+)]
+pub async fn register(
+    State(state): State<AppState>,
+    AppJson(request): AppJson<RegisterRequest>,
+) -> Result<(StatusCode, AppJson<AuthResponse>)> {
+    let new = request.validate()?;
+    let password_hash = state.passwords.hash(&new.password).await?;
+
+    let mut tx = state.db.begin().await?;
+    let user = users::insert(&mut *tx, &new.email, &new.full_name, &password_hash).await?;
+    verification::issue(&mut tx, &state.email_tokens, user.id, &user.email).await?;
+    tx.commit().await?;
+
+    let issued = state.jwt.issue_user(user.id)?;
+    tracing::info!(user_id = %user.id, "user registered");
+    Ok((
+        StatusCode::CREATED,
+        AppJson(AuthResponse {
+            token: issued.token,
+            user: user.into(),
+        }),
+    ))
+}

@@ -1,0 +1,92 @@
+//! The `public.users` table and the User resource as the API shows it.
+
+use serde::Serialize;
+use sqlx::{FromRow, PgExecutor};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::email_address::EmailAddress;
+
+#[derive(Debug, Clone, FromRow)]
+pub struct UserRow {
+    pub id: Uuid,
+    pub email: String,
+    pub full_name: String,
+    pub email_verified: bool,
+    pub created_at: OffsetDateTime,
+}
+
+/// The User resource (spec: id, email, fullName, emailVerified, createdAt).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub id: Uuid,
+    pub email: String,
+    pub full_name: String,
+    pub email_verified: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+impl From<UserRow> for User {
+    fn from(row: UserRow) -> Self {
+        Self {
+            id: row.id,
+            email: row.email,
+            full_name: row.full_name,
+            email_verified: row.email_verified,
+            created_at: row.created_at,
+        }
+    }
+}
+
+pub async fn insert(
+    db: impl PgExecutor<'_>,
+    email: &EmailAddress,
+    full_name: &str,
+    password_hash: &str,
+) -> sqlx::Result<UserRow> {
+    sqlx::query_as(
+        "INSERT INTO public.users (id, email, full_name, password_hash)
+         VALUES ($1, $2, $3, $4)
+         RETURNING id, email, full_name, email_verified, created_at",
+    )
+    .bind(Uuid::now_v7())
+    .bind(email.as_str())
+    .bind(full_name)
+    .bind(password_hash)
+    .fetch_one(db)
+    .await
+}
+
+pub async fn find(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<UserRow>> {
+    sqlx::query_as(
+        "SELECT id, email, full_name, email_verified, created_at FROM public.users WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// The user and their password hash, for login.
+pub async fn find_with_hash(
+    db: impl PgExecutor<'_>,
+    email: &EmailAddress,
+) -> sqlx::Result<Option<(UserRow, String)>> {
+    #[derive(FromRow)]
+    struct WithHash {
+        #[sqlx(flatten)]
+        user: UserRow,
+        password_hash: String,
+    }
+    let row: Option<WithHash> = sqlx::query_as(
+        "SELECT id, email, full_name, email_verified, created_at, password_hash
+           FROM public.users WHERE email = $1",
+    )
+    .bind(email.as_str())
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| (r.user, r.password_hash)))
+}

@@ -1,0 +1,243 @@
+//! Email verification tokens.
+//!
+//! A token is `HMAC-SHA256(key, nonce)` where the nonce is 128 random bits stored with the
+//! row and the key is derived from `JWT_SECRET`. The database keeps the nonce and a SHA-256 of
+//! the token, never the token: the worker re-derives it when it renders the email, so the
+//! outbox carries only the row id and a database dump yields nothing that can be replayed.
+//! Tokens live 24 hours, are consumed atomically (a single UPDATE ... WHERE consumed_at IS
+//! NULL), and issuing a new one deletes the user's pending ones.
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use sqlx::{PgConnection, PgExecutor};
+use std::time::Duration;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::auth::extract::UserToken;
+use crate::config::JwtSecret;
+use crate::error::{Error, Result};
+use crate::extract::AppJson;
+use crate::outbox::{self, OutboxMessage};
+use crate::rate_limit::{Decision, Quota};
+use crate::state::AppState;
+
+pub const TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
+/// Resending is cheap for us and costly for the recipient's inbox and our sender reputation.
+const RESEND_QUOTA: Quota = Quota {
+    limit: 5,
+    window: Duration::from_secs(3600),
+};
+
+#[derive(Clone)]
+pub struct EmailTokenKey([u8; 32]);
+
+impl EmailTokenKey {
+    pub fn derive(secret: &JwtSecret) -> Self {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose())
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
+        mac.update(b"supportdesk/email-verification-token/v1");
+        Self(mac.finalize().into_bytes().into())
+    }
+
+    pub fn token_for(&self, nonce: &[u8]) -> String {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
+        mac.update(nonce);
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    }
+}
+
+fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Creates a verification for `email`, voids the user's older ones, and queues the email, all
+/// in the caller's transaction.
+pub async fn issue(
+    tx: &mut PgConnection,
+    key: &EmailTokenKey,
+    user_id: Uuid,
+    email: &str,
+) -> sqlx::Result<Uuid> {
+    let nonce: [u8; 16] = rand::random();
+    let token = key.token_for(&nonce);
+    sqlx::query("DELETE FROM public.email_verifications WHERE user_id = $1 AND consumed_at IS NULL")
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await?;
+    let id = Uuid::now_v7();
+    sqlx::query(
+        "INSERT INTO public.email_verifications (id, user_id, email, nonce, token_hash, expires_at)
+         VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))",
+    )
+    .bind(id)
+    .bind(user_id)
+    .bind(email)
+    .bind(&nonce[..])
+    .bind(token_hash(&token))
+    .bind(TOKEN_LIFETIME.as_secs_f64())
+    .execute(&mut *tx)
+    .await?;
+    outbox::enqueue(tx, &OutboxMessage::VerificationEmail { verification_id: id }).await?;
+    Ok(id)
+}
+
+/// What the worker needs to send a verification email, if it is still worth sending.
+pub struct PendingVerification {
+    pub email: String,
+    pub full_name: String,
+    pub token: String,
+}
+
+pub async fn pending(
+    db: impl PgExecutor<'_>,
+    key: &EmailTokenKey,
+    verification_id: Uuid,
+) -> sqlx::Result<Option<PendingVerification>> {
+    let row: Option<(String, String, Vec<u8>)> = sqlx::query_as(
+        "SELECT v.email, u.full_name, v.nonce
+           FROM public.email_verifications v JOIN public.users u ON u.id = v.user_id
+          WHERE v.id = $1 AND v.consumed_at IS NULL AND v.expires_at > now()",
+    )
+    .bind(verification_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(email, full_name, nonce)| PendingVerification {
+        email,
+        full_name,
+        token: key.token_for(&nonce),
+    }))
+}
+
+/// Consumes a valid token and marks its address verified; `None` when the token is unknown,
+/// expired or already used.
+async fn consume(db: impl PgExecutor<'_>, token: &str) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar(
+        "WITH consumed AS (
+             UPDATE public.email_verifications SET consumed_at = now()
+              WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now()
+          RETURNING user_id, email)
+         UPDATE public.users u
+            SET email = c.email, email_verified = true, updated_at = now()
+           FROM consumed c
+          WHERE u.id = c.user_id
+      RETURNING u.id",
+    )
+    .bind(token_hash(token))
+    .fetch_optional(db)
+    .await
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+pub struct VerifyQuery {
+    /// The token from the verification email.
+    token: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MessageResponse {
+    pub message: String,
+}
+
+/// Confirm an email address with the token from the verification email.
+#[utoipa::path(
+    get, path = "/auth/verify-email", tag = "auth",
+    params(VerifyQuery),
+    responses(
+        (status = 200, description = "Email verified", body = MessageResponse),
+        (status = 400, description = "Token missing, invalid, expired or used", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+    )
+)]
+pub async fn verify_email(
+    State(state): State<AppState>,
+    Query(query): Query<VerifyQuery>,
+) -> Result<AppJson<MessageResponse>> {
+    let token = query
+        .token
+        .filter(|t| !t.is_empty() && t.len() <= 128)
+        .ok_or_else(|| Error::bad_request("invalid_token", "the verification token is missing or malformed"))?;
+    match consume(&state.db, &token).await? {
+        Some(_) => Ok(AppJson(MessageResponse {
+            message: "Your email address is verified.".into(),
+        })),
+        None => Err(Error::bad_request(
+            "invalid_token",
+            "the verification token is invalid, expired or already used; request a new one",
+        )),
+    }
+}
+
+/// Send a new verification email; older tokens stop working.
+#[utoipa::path(
+    post, path = "/auth/resend-verification", tag = "auth",
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "A new verification email is queued", body = MessageResponse),
+        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+        (status = 409, description = "The email is already verified", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+        (status = 429, description = "Too many requests", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+    )
+)]
+pub async fn resend_verification(
+    State(state): State<AppState>,
+    UserToken(user_id): UserToken,
+) -> Result<(StatusCode, AppJson<MessageResponse>)> {
+    let mut tx = state.db.begin().await?;
+    // Lock the user row so two resends cannot both leave a live token behind.
+    let verified: Option<(String, bool)> = sqlx::query_as(
+        "SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE",
+    )
+    .bind(user_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let (email, verified) = verified.ok_or(Error::Unauthorized("the account no longer exists"))?;
+    if verified {
+        return Err(Error::conflict(
+            "already_verified",
+            "this email address is already verified",
+        ));
+    }
+    if let Decision::Limited { retry_after } = state
+        .rate_limiter
+        .check(&format!("resend-verification:{user_id}"), RESEND_QUOTA)
+        .await
+    {
+        return Err(Error::TooManyRequests { retry_after });
+    }
+    issue(&mut tx, &state.email_tokens, user_id, &email).await?;
+    tx.commit().await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        AppJson(MessageResponse {
+            message: "A new verification email is on its way.".into(),
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_deterministic_per_nonce_and_key() {
+        let key = EmailTokenKey::derive(&JwtSecret::parse("k".repeat(32)).unwrap());
+        let other = EmailTokenKey::derive(&JwtSecret::parse("j".repeat(32)).unwrap());
+        let nonce = [7u8; 16];
+        assert_eq!(key.token_for(&nonce), key.token_for(&nonce));
+        assert_ne!(key.token_for(&nonce), key.token_for(&[8u8; 16]));
+        assert_ne!(key.token_for(&nonce), other.token_for(&nonce));
+        // 256 bits, URL-safe, no padding.
+        assert_eq!(key.token_for(&nonce).len(), 43);
+    }
+}

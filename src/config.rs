@@ -1,0 +1,544 @@
+//! Configuration, layered by the `config` crate: built-in defaults, then an optional file
+//! (`supportdesk.toml` in the working directory, or `--config PATH`), then the environment.
+//!
+//! The names are the interface contract's (`ConnectionStrings__DefaultConnection`,
+//! `JWT_SECRET`, `ASPNETCORE_ENVIRONMENT`, `RUN_MIGRATIONS_ON_STARTUP`) plus our own. The
+//! `config` crate only gathers raw strings; every value is then parsed here into a type that
+//! cannot hold a bad value, and a bad value fails start-up with the variable's exact name.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use ipnet::IpNet;
+use serde::Deserialize;
+use sqlx::postgres::{PgConnectOptions, PgSslMode};
+
+/// A configuration value that could not be used, named as the operator wrote it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{name}: {reason}")]
+    Invalid { name: &'static str, reason: String },
+    #[error("{name} is required")]
+    Missing { name: &'static str },
+    #[error("could not read configuration: {0}")]
+    Source(#[from] config::ConfigError),
+}
+
+fn invalid(name: &'static str, reason: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        name,
+        reason: reason.into(),
+    }
+}
+
+/// `ASPNETCORE_ENVIRONMENT`: decides the log format and the defaults that are only safe locally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Environment {
+    Development,
+    Production,
+}
+
+impl FromStr for Environment {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        match value.to_ascii_lowercase().as_str() {
+            "development" => Ok(Self::Development),
+            "production" => Ok(Self::Production),
+            other => Err(format!(
+                "expected Development or Production, got {other:?}"
+            )),
+        }
+    }
+}
+
+/// The signing secret for tokens. Its `Debug` never shows the value.
+#[derive(Clone)]
+pub struct JwtSecret(String);
+
+impl JwtSecret {
+    pub const MIN_LEN: usize = 32;
+
+    pub fn parse(value: String) -> Result<Self, String> {
+        if value.chars().count() < Self::MIN_LEN {
+            return Err(format!(
+                "must be at least {} characters (got {})",
+                Self::MIN_LEN,
+                value.chars().count()
+            ));
+        }
+        Ok(Self(value))
+    }
+
+    pub fn expose(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl fmt::Debug for JwtSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("JwtSecret(<redacted>)")
+    }
+}
+
+/// `ConnectionStrings__DefaultConnection`, in either of the two forms operators use:
+/// a `postgres://` URL, or the key=value form `Host=..;Port=..;Database=..;Username=..;Password=..`.
+#[derive(Clone)]
+pub struct DatabaseSettings {
+    options: PgConnectOptions,
+}
+
+impl DatabaseSettings {
+    pub fn parse(value: &str) -> Result<Self, String> {
+        let value = value.trim();
+        let options = if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+            PgConnectOptions::from_str(value).map_err(|e| format!("not a valid URL: {e}"))?
+        } else {
+            parse_key_value_connection_string(value)?
+        };
+        Ok(Self { options })
+    }
+
+    pub fn connect_options(&self) -> PgConnectOptions {
+        self.options.clone()
+    }
+
+    /// The same server with another database: tests create their own databases with it.
+    pub fn with_database(&self, database: &str) -> Self {
+        Self {
+            options: self.options.clone().database(database),
+        }
+    }
+
+    pub fn database_name(&self) -> Option<&str> {
+        self.options.get_database()
+    }
+}
+
+impl fmt::Debug for DatabaseSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseSettings")
+            .field("host", &self.options.get_host())
+            .field("port", &self.options.get_port())
+            .field("database", &self.options.get_database())
+            .field("username", &self.options.get_username())
+            .finish_non_exhaustive()
+    }
+}
+
+fn parse_key_value_connection_string(value: &str) -> Result<PgConnectOptions, String> {
+    let mut options = PgConnectOptions::new_without_pgpass();
+    let mut saw_host = false;
+    for part in value.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let (key, val) = part
+            .split_once('=')
+            .ok_or_else(|| format!("expected key=value, got {part:?}"))?;
+        let val = val.trim();
+        options = match key.trim().to_ascii_lowercase().replace(' ', "").as_str() {
+            "host" | "server" => {
+                saw_host = true;
+                options.host(val)
+            }
+            "port" => options.port(
+                val.parse()
+                    .map_err(|_| format!("Port must be a number, got {val:?}"))?,
+            ),
+            "database" | "initialcatalog" => options.database(val),
+            "username" | "user" | "userid" | "uid" => options.username(val),
+            "password" | "pwd" => options.password(val),
+            "sslmode" => options.ssl_mode(
+                val.to_ascii_lowercase()
+                    .parse::<PgSslMode>()
+                    .map_err(|_| format!("unknown SSL Mode {val:?}"))?,
+            ),
+            // Pooling knobs of other drivers: harmless, our pool is configured separately.
+            "pooling" | "minimumpoolsize" | "maximumpoolsize" | "timeout" | "commandtimeout" => {
+                options
+            }
+            other => return Err(format!("unknown key {other:?}")),
+        };
+    }
+    if !saw_host {
+        return Err("missing Host".into());
+    }
+    Ok(options)
+}
+
+/// The CIDRs whose `X-Forwarded-For` we believe (`TRUSTED_PROXIES`, comma separated).
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    pub fn parse(value: &str) -> Result<Self, String> {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<IpNet>()
+                    .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
+                    .map_err(|_| format!("{s:?} is not an IP address or CIDR"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self)
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// Where email goes: a real SMTP server, or `.eml` files in a directory (the local default).
+#[derive(Debug, Clone)]
+pub enum MailTransport {
+    Smtp { url: RedactedUrl },
+    Files { dir: PathBuf },
+}
+
+/// A URL that may carry credentials; `Debug` shows it without them.
+#[derive(Clone)]
+pub struct RedactedUrl(String);
+
+impl RedactedUrl {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for RedactedUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.split_once("://") {
+            Some((scheme, rest)) => match rest.rsplit_once('@') {
+                Some((_, host)) => write!(f, "{scheme}://<redacted>@{host}"),
+                None => write!(f, "{scheme}://{rest}"),
+            },
+            None => f.write_str("<redacted>"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub environment: Environment,
+    pub database: DatabaseSettings,
+    pub database_max_connections: u32,
+    pub jwt_secret: JwtSecret,
+    pub run_migrations_on_startup: bool,
+    pub redis_url: RedactedUrl,
+    /// Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis.
+    pub redis_namespace: String,
+    pub mail: MailTransport,
+    pub mail_from: String,
+    pub app_url: String,
+    pub trusted_proxies: TrustedProxies,
+    /// How many password hashes may run at once; each takes one core for tens of milliseconds.
+    pub password_hash_concurrency: usize,
+}
+
+/// The raw strings as `config` gathered them. Keys are lower case because the environment
+/// source lower-cases them; `ConnectionStrings__DefaultConnection` arrives nested.
+#[derive(Debug, Default, Deserialize)]
+struct Raw {
+    #[serde(default)]
+    connectionstrings: RawConnectionStrings,
+    jwt_secret: Option<String>,
+    aspnetcore_environment: Option<String>,
+    run_migrations_on_startup: Option<String>,
+    database_max_connections: Option<String>,
+    redis_url: Option<String>,
+    redis_namespace: Option<String>,
+    smtp_url: Option<String>,
+    mail_dir: Option<String>,
+    mail_from: Option<String>,
+    app_url: Option<String>,
+    trusted_proxies: Option<String>,
+    password_hash_concurrency: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawConnectionStrings {
+    defaultconnection: Option<String>,
+}
+
+impl Settings {
+    /// Defaults, then the optional file, then the process environment.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        Self::load_from(file, None)
+    }
+
+    /// As [`Settings::load`], with an explicit environment instead of the process's (tests).
+    pub fn load_from(
+        file: Option<&Path>,
+        env: Option<HashMap<String, String>>,
+    ) -> Result<Self, ConfigError> {
+        let file_source = match file {
+            Some(path) => config::File::from(path).required(true),
+            None => config::File::with_name("supportdesk").required(false),
+        };
+        let raw: Raw = config::Config::builder()
+            .add_source(file_source)
+            .add_source(
+                config::Environment::default()
+                    .separator("__")
+                    .source(env),
+            )
+            .build()?
+            .try_deserialize()?;
+        Self::from_raw(raw)
+    }
+
+    fn from_raw(raw: Raw) -> Result<Self, ConfigError> {
+        let environment = match raw.aspnetcore_environment.as_deref() {
+            None | Some("") => Environment::Production,
+            Some(v) => v
+                .parse()
+                .map_err(|e| invalid("ASPNETCORE_ENVIRONMENT", e))?,
+        };
+        let development = environment == Environment::Development;
+
+        let database = raw
+            .connectionstrings
+            .defaultconnection
+            .filter(|s| !s.trim().is_empty())
+            .ok_or(ConfigError::Missing {
+                name: "ConnectionStrings__DefaultConnection",
+            })
+            .and_then(|s| {
+                DatabaseSettings::parse(&s)
+                    .map_err(|e| invalid("ConnectionStrings__DefaultConnection", e))
+            })?;
+
+        let jwt_secret = raw
+            .jwt_secret
+            .ok_or(ConfigError::Missing { name: "JWT_SECRET" })
+            .and_then(|s| JwtSecret::parse(s).map_err(|e| invalid("JWT_SECRET", e)))?;
+
+        let run_migrations_on_startup = match raw.run_migrations_on_startup.as_deref() {
+            None | Some("") => false,
+            Some(v) => parse_bool(v).map_err(|e| invalid("RUN_MIGRATIONS_ON_STARTUP", e))?,
+        };
+
+        let redis_url = raw
+            .redis_url
+            .unwrap_or_else(|| "redis://127.0.0.1:6379".into());
+        redis::Client::open(redis_url.as_str()).map_err(|e| invalid("REDIS_URL", e.to_string()))?;
+
+        let mail = match raw.smtp_url.filter(|s| !s.trim().is_empty()) {
+            Some(url) => {
+                if !(url.starts_with("smtp://") || url.starts_with("smtps://")) {
+                    return Err(invalid("SMTP_URL", "must start with smtp:// or smtps://"));
+                }
+                MailTransport::Smtp {
+                    url: RedactedUrl(url),
+                }
+            }
+            None => MailTransport::Files {
+                dir: PathBuf::from(raw.mail_dir.unwrap_or_else(|| "./mail".into())),
+            },
+        };
+
+        let mail_from = raw
+            .mail_from
+            .unwrap_or_else(|| "Support Desk <no-reply@localhost>".into());
+        if !mail_from.contains('@') {
+            return Err(invalid("MAIL_FROM", "must be an email address"));
+        }
+
+        let app_url = match raw.app_url {
+            Some(url) => url,
+            None if development => "http://localhost:3000".into(),
+            None => return Err(ConfigError::Missing { name: "APP_URL" }),
+        };
+        if !(app_url.starts_with("http://") || app_url.starts_with("https://")) {
+            return Err(invalid("APP_URL", "must start with http:// or https://"));
+        }
+        let app_url = app_url.trim_end_matches('/').to_owned();
+
+        let trusted_proxies = TrustedProxies::parse(raw.trusted_proxies.as_deref().unwrap_or(""))
+            .map_err(|e| invalid("TRUSTED_PROXIES", e))?;
+
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let password_hash_concurrency = parse_positive(
+            "PASSWORD_HASH_CONCURRENCY",
+            raw.password_hash_concurrency,
+            cores.saturating_sub(1).max(1),
+        )?;
+        let database_max_connections =
+            parse_positive("DATABASE_MAX_CONNECTIONS", raw.database_max_connections, 20)? as u32;
+
+        Ok(Self {
+            environment,
+            database,
+            database_max_connections,
+            jwt_secret,
+            run_migrations_on_startup,
+            redis_url: RedactedUrl(redis_url),
+            redis_namespace: raw
+                .redis_namespace
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "supportdesk".into()),
+            mail,
+            mail_from,
+            app_url,
+            trusted_proxies,
+            password_hash_concurrency,
+        })
+    }
+
+    /// How long a Redis call may take before we treat Redis as down and use the fallback.
+    pub fn redis_timeout(&self) -> Duration {
+        Duration::from_millis(500)
+    }
+}
+
+fn parse_bool(value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        other => Err(format!("expected true or false, got {other:?}")),
+    }
+}
+
+fn parse_positive(
+    name: &'static str,
+    value: Option<String>,
+    default: usize,
+) -> Result<usize, ConfigError> {
+    match value.as_deref().map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(invalid(name, format!("expected a positive number, got {v:?}"))),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    fn base() -> Vec<(&'static str, &'static str)> {
+        vec![
+            (
+                "ConnectionStrings__DefaultConnection",
+                "postgres://postgres@127.0.0.1:5432/supportdesk",
+            ),
+            ("JWT_SECRET", SECRET),
+            ("APP_URL", "https://desk.example.com/"),
+        ]
+    }
+
+    fn load(pairs: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        Settings::load_from(None, Some(env(pairs)))
+    }
+
+    #[test]
+    fn defaults_are_production_with_file_mail() {
+        let settings = load(&base()).unwrap();
+        assert_eq!(settings.environment, Environment::Production);
+        assert!(!settings.run_migrations_on_startup);
+        assert_eq!(settings.app_url, "https://desk.example.com");
+        assert!(matches!(settings.mail, MailTransport::Files { .. }));
+    }
+
+    #[test]
+    fn short_jwt_secret_is_refused_by_name() {
+        let mut pairs = base();
+        pairs[1] = ("JWT_SECRET", "too-short");
+        let err = load(&pairs).unwrap_err().to_string();
+        assert!(err.starts_with("JWT_SECRET:"), "{err}");
+        assert!(err.contains("at least 32"), "{err}");
+    }
+
+    #[test]
+    fn missing_connection_string_is_named() {
+        let err = load(&base()[1..]).unwrap_err().to_string();
+        assert_eq!(err, "ConnectionStrings__DefaultConnection is required");
+    }
+
+    #[test]
+    fn key_value_connection_string_is_accepted() {
+        let db = DatabaseSettings::parse(
+            "Host=db.internal;Port=6432;Database=desk;Username=app;Password=s3cret;SSL Mode=require",
+        )
+        .unwrap();
+        let options = db.connect_options();
+        assert_eq!(options.get_host(), "db.internal");
+        assert_eq!(options.get_port(), 6432);
+        assert_eq!(options.get_database(), Some("desk"));
+        assert_eq!(options.get_username(), "app");
+        assert!(!format!("{db:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn bad_key_value_connection_string_is_refused() {
+        assert!(DatabaseSettings::parse("Host=x;Port=abc").is_err());
+        assert!(DatabaseSettings::parse("Database=x").is_err());
+        assert!(DatabaseSettings::parse("Host=x;Colour=blue").is_err());
+    }
+
+    #[test]
+    fn bad_boolean_is_named() {
+        let mut pairs = base();
+        pairs.push(("RUN_MIGRATIONS_ON_STARTUP", "perhaps"));
+        let err = load(&pairs).unwrap_err().to_string();
+        assert!(err.starts_with("RUN_MIGRATIONS_ON_STARTUP:"), "{err}");
+    }
+
+    #[test]
+    fn bad_environment_is_named() {
+        let mut pairs = base();
+        pairs.push(("ASPNETCORE_ENVIRONMENT", "Staging"));
+        let err = load(&pairs).unwrap_err().to_string();
+        assert!(err.starts_with("ASPNETCORE_ENVIRONMENT:"), "{err}");
+    }
+
+    #[test]
+    fn app_url_is_required_in_production_only() {
+        let err = load(&base()[..2]).unwrap_err().to_string();
+        assert_eq!(err, "APP_URL is required");
+        let mut pairs = base()[..2].to_vec();
+        pairs.push(("ASPNETCORE_ENVIRONMENT", "Development"));
+        assert_eq!(load(&pairs).unwrap().app_url, "http://localhost:3000");
+    }
+
+    #[test]
+    fn trusted_proxies_accept_addresses_and_cidrs() {
+        let proxies = TrustedProxies::parse("10.0.0.0/8, 192.168.1.1,::1").unwrap();
+        assert!(proxies.contains("10.1.2.3".parse().unwrap()));
+        assert!(proxies.contains("192.168.1.1".parse().unwrap()));
+        assert!(proxies.contains("::1".parse().unwrap()));
+        assert!(!proxies.contains("192.168.1.2".parse().unwrap()));
+        // An IPv4 peer seen through an IPv6 socket still matches its IPv4 CIDR.
+        assert!(proxies.contains("::ffff:10.0.0.1".parse().unwrap()));
+        let mut pairs = base();
+        pairs.push(("TRUSTED_PROXIES", "10.0.0.0/33"));
+        let err = load(&pairs).unwrap_err().to_string();
+        assert!(err.starts_with("TRUSTED_PROXIES:"), "{err}");
+    }
+
+    #[test]
+    fn smtp_url_selects_smtp_and_hides_credentials() {
+        let mut pairs = base();
+        pairs.push(("SMTP_URL", "smtps://user:pa55@mail.example.com:465"));
+        let settings = load(&pairs).unwrap();
+        let shown = format!("{:?}", settings.mail);
+        assert!(shown.contains("mail.example.com"), "{shown}");
+        assert!(!shown.contains("pa55"), "{shown}");
+        assert!(!format!("{settings:?}").contains(SECRET));
+    }
+}

@@ -1,0 +1,286 @@
+//! The one error type of the HTTP layer and its single mapping to RFC 9457 problem details.
+//!
+//! Handlers return `Result<T>`; every failure, from a JSON rejection to a unique-constraint
+//! violation, becomes `application/problem+json` here and nowhere else. Internal errors are
+//! logged with their cause and answered with a generic 500 that leaks nothing.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Field name -> human messages, as in `{"errors": {"password": ["must contain a digit"]}}`.
+pub type FieldErrors = BTreeMap<&'static str, Vec<String>>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Input that parsed but broke a rule; answered 400 with the per-field messages.
+    #[error("invalid input")]
+    Validation(FieldErrors),
+    #[error("{detail}")]
+    BadRequest { code: &'static str, detail: String },
+    /// The body was not acceptable JSON (syntax, shape, content type or size).
+    #[error("{detail}")]
+    Body {
+        status: StatusCode,
+        code: &'static str,
+        detail: String,
+    },
+    /// Missing, malformed, expired or revoked credentials.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    #[error("{detail}")]
+    Forbidden { code: &'static str, detail: String },
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error("{detail}")]
+    Conflict { code: &'static str, detail: String },
+    #[error("too many requests")]
+    TooManyRequests { retry_after: Duration },
+    #[error("{0}")]
+    Unavailable(&'static str),
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+/// The RFC 9457 body. `code` is a stable machine-readable name; `detail` is for people.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Problem {
+    #[serde(rename = "type")]
+    #[schema(example = "urn:supportdesk:problem:email_taken")]
+    pub kind: String,
+    #[schema(example = "Conflict")]
+    pub title: String,
+    #[schema(example = 409)]
+    pub status: u16,
+    #[schema(example = "an account with this email already exists")]
+    pub detail: String,
+    #[schema(example = "email_taken")]
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<BTreeMap<String, Vec<String>>>,
+}
+
+impl Problem {
+    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> Self {
+        Self {
+            kind: format!("urn:supportdesk:problem:{code}"),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail: detail.into(),
+            code: code.to_owned(),
+            errors: None,
+        }
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let status =
+            StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (status, axum::Json(self)).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        response
+    }
+}
+
+impl Error {
+    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::Conflict {
+            code,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::Forbidden {
+            code,
+            detail: detail.into(),
+        }
+    }
+
+    pub fn bad_request(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::BadRequest {
+            code,
+            detail: detail.into(),
+        }
+    }
+
+    /// One field, one message: the common case of `Validation`.
+    pub fn invalid_field(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Validation(FieldErrors::from([(field, vec![message.into()])]))
+    }
+
+    fn to_problem(&self) -> Problem {
+        match self {
+            Self::Validation(fields) => {
+                let mut problem = Problem::new(
+                    StatusCode::BAD_REQUEST,
+                    "validation_failed",
+                    summarize(fields),
+                );
+                problem.errors = Some(
+                    fields
+                        .iter()
+                        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                        .collect(),
+                );
+                problem
+            }
+            Self::BadRequest { code, detail } => {
+                Problem::new(StatusCode::BAD_REQUEST, code, detail.clone())
+            }
+            Self::Body {
+                status,
+                code,
+                detail,
+            } => Problem::new(*status, code, detail.clone()),
+            Self::Unauthorized(detail) => {
+                Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", *detail)
+            }
+            Self::Forbidden { code, detail } => {
+                Problem::new(StatusCode::FORBIDDEN, code, detail.clone())
+            }
+            Self::NotFound(what) => {
+                Problem::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+            }
+            Self::Conflict { code, detail } => {
+                Problem::new(StatusCode::CONFLICT, code, detail.clone())
+            }
+            Self::TooManyRequests { retry_after } => Problem::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!(
+                    "too many attempts; try again in {} seconds",
+                    retry_after_secs(*retry_after)
+                ),
+            ),
+            Self::Unavailable(detail) => {
+                Problem::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", *detail)
+            }
+            Self::Database(err) => match constraint_conflict(err) {
+                Some((code, detail)) => Problem::new(StatusCode::CONFLICT, code, detail),
+                None if is_unavailable(err) => Problem::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "the database is unavailable; try again shortly",
+                ),
+                None => internal_problem(),
+            },
+            Self::Internal(_) => internal_problem(),
+        }
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let problem = self.to_problem();
+        match &self {
+            Self::Database(err) if problem.status >= 500 => {
+                tracing::error!(error = %err, "database error");
+            }
+            Self::Internal(err) => tracing::error!(error = ?err, "internal error"),
+            _ => {}
+        }
+        let mut response = problem.into_response();
+        let headers = response.headers_mut();
+        match &self {
+            Self::Unauthorized(_) => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            Self::TooManyRequests { retry_after } => {
+                headers.insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(retry_after_secs(*retry_after)),
+                );
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+fn internal_problem() -> Problem {
+    Problem::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal_error",
+        "something went wrong on our side; it has been logged",
+    )
+}
+
+fn retry_after_secs(duration: Duration) -> u64 {
+    duration.as_secs_f64().ceil().max(1.0) as u64
+}
+
+fn summarize(fields: &FieldErrors) -> String {
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|(field, messages)| format!("{field} {}", messages.join(", ")))
+        .collect();
+    if parts.is_empty() {
+        "invalid input".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// Unique constraints that are a client's conflict, not our bug: the one place they are named.
+fn constraint_conflict(err: &sqlx::Error) -> Option<(&'static str, &'static str)> {
+    let constraint = err.as_database_error()?.constraint()?;
+    Some(match constraint {
+        "users_email_key" => ("email_taken", "an account with this email already exists"),
+        "workspaces_slug_key" => ("slug_taken", "a workspace with this slug already exists"),
+        _ => return None,
+    })
+}
+
+fn is_unavailable(err: &sqlx::Error) -> bool {
+    matches!(
+        err,
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_lists_every_field() {
+        let mut fields = FieldErrors::new();
+        fields.insert("password", vec!["must contain a digit".into()]);
+        fields.insert("email", vec!["is not a valid email address".into()]);
+        let problem = Error::Validation(fields).to_problem();
+        assert_eq!(problem.status, 400);
+        assert_eq!(problem.code, "validation_failed");
+        assert_eq!(
+            problem.detail,
+            "email is not a valid email address; password must contain a digit"
+        );
+        assert_eq!(problem.errors.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn internal_errors_leak_nothing() {
+        let problem = Error::Internal(anyhow::anyhow!("relation \"users\" does not exist"))
+            .to_problem();
+        assert_eq!(problem.status, 500);
+        assert!(!problem.detail.contains("relation"));
+    }
+
+    #[test]
+    fn retry_after_rounds_up_to_whole_seconds() {
+        assert_eq!(retry_after_secs(Duration::from_millis(1)), 1);
+        assert_eq!(retry_after_secs(Duration::from_millis(29_001)), 30);
+    }
+}

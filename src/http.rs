@@ -1,0 +1,135 @@
+//! The router and the middleware every request passes through.
+//!
+//! Order, outermost first: request id (set, then echoed back), tracing span with the matched
+//! route, metrics, panic catcher, body limit. Unknown paths and wrong methods answer in the
+//! same problem+json format as handlers do.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::http::{HeaderName, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Router, body::Body};
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::error::Problem;
+use crate::health;
+use crate::openapi::ApiDoc;
+use crate::state::AppState;
+
+/// Request bodies above this are refused with 413.
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Every route of the API, with its OpenAPI description.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::metrics))
+        .merge(crate::auth::router())
+}
+
+pub fn router(state: AppState) -> Router {
+    let (router, openapi) = api().split_for_parts();
+    let openapi_json: Arc<str> = openapi
+        .to_pretty_json()
+        .unwrap_or_else(|_| "{}".into())
+        .into();
+
+    router
+        .route(
+            "/openapi.json",
+            get(move || {
+                let body = openapi_json.clone();
+                async move { ([(header::CONTENT_TYPE, "application/json")], body.to_string()) }
+            }),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetSensitiveRequestHeadersLayer::new([header::AUTHORIZATION]))
+                .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(request_span))
+                .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+                .layer(middleware::from_fn(record_metrics))
+                .layer(CatchPanicLayer::custom(panic_response))
+                .layer(DefaultBodyLimit::max(BODY_LIMIT)),
+        )
+        .with_state(state)
+}
+
+/// The span every log line of a request carries. The path, never the query: the verification
+/// token travels in a query string and must not reach the logs.
+fn request_span(request: &Request<Body>) -> tracing::Span {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("<unmatched>", MatchedPath::as_str);
+    let request_id = request
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("-");
+    tracing::info_span!(
+        "request",
+        method = %request.method(),
+        route,
+        path = request.uri().path(),
+        request_id,
+    )
+}
+
+async fn record_metrics(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "<unmatched>".to_owned(), |p| p.as_str().to_owned());
+    let method = request.method().to_string();
+    let response = next.run(request).await;
+    let labels = [
+        ("method", method),
+        ("route", route),
+        ("status", response.status().as_u16().to_string()),
+    ];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    response
+}
+
+async fn not_found() -> Response {
+    Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource").into_response()
+}
+
+async fn method_not_allowed() -> Response {
+    Problem::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this resource does not support that method",
+    )
+    .into_response()
+}
+
+fn panic_response(_panic: Box<dyn Any + Send + 'static>) -> Response {
+    tracing::error!("a request handler panicked");
+    Problem::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal_error",
+        "something went wrong on our side; it has been logged",
+    )
+    .into_response()
+}

@@ -1,0 +1,22 @@
+//! Support Desk: a multi-tenant customer-support platform.
+//!
+//! One module per capability (`auth`, `workspaces`, ...), each owning its routes, SQL and
+//! types, plus the shared edges: configuration, errors, HTTP plumbing, database, telemetry.
+
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod email_address;
+pub mod error;
+pub mod extract;
+pub mod health;
+pub mod http;
+pub mod migrate;
+pub mod openapi;
+pub mod outbox;
+pub mod rate_limit;
+pub mod startup;
+pub mod state;
+pub mod telemetry;
+pub mod workspaces;

@@ -1,0 +1,39 @@
+//! The OpenAPI document, generated from the handlers' annotations: a route cannot exist
+//! without being described, because the same `routes!` call registers both.
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Support Desk API",
+        description = "Multi-tenant customer support. Errors are RFC 9457 problem details \
+                       (`application/problem+json`)."
+    ),
+    modifiers(&BearerAuth),
+    components(schemas(crate::error::Problem)),
+    tags(
+        (name = "auth", description = "Accounts, login and email verification"),
+        (name = "operations", description = "Health and metrics"),
+    )
+)]
+pub struct ApiDoc;
+
+/// `Authorization: Bearer <token>`: a user token, a workspace token or an API key.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT or API key")
+                    .build(),
+            ),
+        );
+    }
+}

@@ -1,0 +1,139 @@
+//! Building and running the API: `Application::build` wires everything from `Settings`;
+//! `launch` serves a router on a listener until a shutdown future resolves, so tests bind
+//! port 0 and stop the server when they are done.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::Router;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio::net::TcpListener;
+
+use crate::auth::jwt::JwtKeys;
+use crate::auth::password::PasswordHasher;
+use crate::auth::verification::EmailTokenKey;
+use crate::config::Settings;
+use crate::rate_limit::RateLimiter;
+use crate::state::AppState;
+use crate::{db, http, migrate, telemetry};
+
+/// How long in-flight requests may take to finish after a shutdown signal.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+}
+
+impl Application {
+    pub async fn build(settings: Settings, bind: &str) -> anyhow::Result<Self> {
+        if settings.run_migrations_on_startup {
+            let report = migrate::control_plane(&settings.database)
+                .await
+                .context("running migrations on startup")?;
+            tracing::info!(applied = ?report.applied, "migrations are current");
+        }
+        let state = app_state(settings)?;
+        let listener = TcpListener::bind(bind)
+            .await
+            .with_context(|| format!("binding {bind}"))?;
+        Ok(Self {
+            listener,
+            router: http::router(state),
+        })
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        launch(self.listener, self.router, shutdown).await
+    }
+}
+
+pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
+    let redis = connect_redis(&settings)?;
+    Ok(AppState {
+        db: db::pool(&settings.database, settings.database_max_connections),
+        jwt: JwtKeys::new(&settings.jwt_secret),
+        passwords: PasswordHasher::new(settings.password_hash_concurrency)?,
+        rate_limiter: RateLimiter::new(redis, &settings.redis_namespace, settings.redis_timeout()),
+        email_tokens: EmailTokenKey::derive(&settings.jwt_secret),
+        settings: Arc::new(settings),
+    })
+}
+
+/// A Redis connection that connects on first use and reconnects by itself, with timeouts
+/// short enough that a Redis outage degrades requests instead of hanging them.
+pub fn connect_redis(settings: &Settings) -> anyhow::Result<ConnectionManager> {
+    let client = redis::Client::open(settings.redis_url.expose()).context("REDIS_URL")?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(settings.redis_timeout()))
+        .set_response_timeout(Some(settings.redis_timeout()))
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_secs(2));
+    Ok(client.get_connection_manager_lazy(config)?)
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets in-flight requests
+/// finish for up to [`DRAIN_TIMEOUT`].
+pub async fn launch(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    telemetry::spawn_metrics_upkeep();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let server = axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let deadline = async move {
+        let mut stop_rx = stop_rx;
+        let _ = stop_rx.wait_for(|stopped| *stopped).await;
+        tokio::time::sleep(DRAIN_TIMEOUT).await;
+    };
+    tokio::select! {
+        result = server.into_future() => result,
+        () = deadline => {
+            tracing::warn!("requests still running after the drain timeout; stopping anyway");
+            Ok(())
+        }
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown signal received; draining");
+}

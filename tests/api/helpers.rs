@@ -1,0 +1,281 @@
+//! `spawn_app()`: the real router on a random port, over a fresh PostgreSQL database and a
+//! private Redis namespace, so tests run in parallel and never see each other's data.
+//!
+//! The server under test reaches PostgreSQL and Redis at `TEST_DATABASE_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`) and `TEST_REDIS_URL` (default
+//! `redis://127.0.0.1:6379`). Each app's database is dropped when the `TestApp` is.
+
+use std::collections::HashMap;
+
+use reqwest::header::CONTENT_TYPE;
+use reqwest::{Response, StatusCode};
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection, PgPool};
+use supportdesk::auth::verification::{self, EmailTokenKey};
+use supportdesk::config::{DatabaseSettings, Settings};
+use supportdesk::startup::Application;
+use uuid::Uuid;
+
+pub const JWT_SECRET: &str = "integration-test-secret-0123456789abcdef";
+pub const PASSWORD: &str = "Corr3ctHorse";
+
+pub fn admin_database() -> DatabaseSettings {
+    let url = std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    DatabaseSettings::parse(&url).expect("TEST_DATABASE_URL")
+}
+
+pub fn redis_url() -> String {
+    std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// A database of its own, migrated; dropped by [`drop_database`].
+pub async fn create_database() -> (String, DatabaseSettings) {
+    let admin = admin_database();
+    let name = format!("sd_test_{}", Uuid::new_v4().simple());
+    let mut conn = PgConnection::connect_with(&admin.connect_options())
+        .await
+        .expect("connect to PostgreSQL as admin");
+    sqlx::query(sqlx::AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
+        .execute(&mut conn)
+        .await
+        .expect("create test database");
+    let database = admin.with_database(&name);
+    supportdesk::migrate::control_plane(&database)
+        .await
+        .expect("migrate test database");
+    (name, database)
+}
+
+pub fn drop_database(name: String) {
+    // Drop runs outside any runtime we may block, so use a thread with its own.
+    let _ = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            if let Ok(mut conn) =
+                PgConnection::connect_with(&admin_database().connect_options()).await
+            {
+                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                    r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
+                )))
+                .execute(&mut conn)
+                .await;
+            }
+        });
+    })
+    .join();
+}
+
+/// The settings a test app runs with; `overrides` win.
+pub fn test_env(database: &DatabaseSettings, overrides: &[(&str, &str)]) -> HashMap<String, String> {
+    let db_name = database.database_name().unwrap_or_default().to_owned();
+    let admin_url = std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let url = match admin_url.rsplit_once('/') {
+        Some((base, _)) => format!("{base}/{db_name}"),
+        None => admin_url,
+    };
+    let mut env: HashMap<String, String> = [
+        ("ConnectionStrings__DefaultConnection", url.as_str()),
+        ("JWT_SECRET", JWT_SECRET),
+        ("ASPNETCORE_ENVIRONMENT", "Development"),
+        ("APP_URL", "http://desk.test"),
+        ("REDIS_URL", &redis_url()),
+        ("REDIS_NAMESPACE", &format!("sdtest:{}", Uuid::new_v4().simple())),
+        ("MAIL_DIR", "target/test-mail"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    for (k, v) in overrides {
+        env.insert((*k).to_owned(), (*v).to_owned());
+    }
+    env
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub db: PgPool,
+    pub settings: Settings,
+    db_name: String,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(stop) = self.shutdown.take() {
+            let _ = stop.send(());
+        }
+        drop_database(std::mem::take(&mut self.db_name));
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(&[]).await
+}
+
+/// An app whose environment differs from the default by `overrides`.
+pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
+    let (db_name, database) = create_database().await;
+    let settings = Settings::load_from(None, Some(test_env(&database, overrides)))
+        .expect("test settings are valid");
+    let app = Application::build(settings.clone(), "127.0.0.1:0")
+        .await
+        .expect("build application");
+    let address = format!("http://{}", app.local_addr().expect("bound"));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(app.run_until(async move {
+        let _ = stop_rx.await;
+    }));
+    TestApp {
+        address,
+        client: reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("http client"),
+        db: PgPool::connect_with(database.connect_options())
+            .await
+            .expect("connect test pool"),
+        settings,
+        db_name,
+        shutdown: Some(stop_tx),
+    }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Response {
+        let mut request = self.client.get(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn post_json(&self, path: &str, body: &Value, token: Option<&str>) -> Response {
+        let mut request = self.client.post(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn register(&self, email: &str, password: &str, full_name: &str) -> Response {
+        self.post_json(
+            "/auth/register",
+            &json!({"email": email, "password": password, "fullName": full_name}),
+            None,
+        )
+        .await
+    }
+
+    /// Registers `email` with [`PASSWORD`]; the user token and the user's id.
+    pub async fn signed_up(&self, email: &str) -> (String, Uuid) {
+        let response = self.register(email, PASSWORD, "Test User").await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let body: Value = response.json().await.expect("json");
+        (
+            body["token"].as_str().expect("token").to_owned(),
+            body["user"]["id"].as_str().expect("id").parse().expect("uuid"),
+        )
+    }
+
+    pub async fn login(&self, email: &str, password: &str) -> Response {
+        self.login_via(email, password, None).await
+    }
+
+    /// A login that claims to come through proxies (`X-Forwarded-For`).
+    pub async fn login_via(&self, email: &str, password: &str, forwarded_for: Option<&str>) -> Response {
+        let mut request = self
+            .client
+            .post(self.url("/auth/login"))
+            .json(&json!({"email": email, "password": password}));
+        if let Some(xff) = forwarded_for {
+            request = request.header("x-forwarded-for", xff);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn me(&self, token: &str) -> Response {
+        self.get("/auth/me", Some(token)).await
+    }
+
+    pub async fn verify_email(&self, token: &str) -> Response {
+        self.client
+            .get(self.url("/auth/verify-email"))
+            .query(&[("token", token)])
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn resend_verification(&self, token: &str) -> Response {
+        self.client
+            .post(self.url("/auth/resend-verification"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// The token of the newest verification email queued for `user_id`, derived exactly as
+    /// the worker derives it when it renders the email.
+    pub async fn verification_token(&self, user_id: Uuid) -> Option<String> {
+        let id: Option<Uuid> = sqlx::query_scalar(
+            "SELECT (o.payload->>'verificationId')::uuid
+               FROM public.outbox o
+               JOIN public.email_verifications v ON v.id = (o.payload->>'verificationId')::uuid
+              WHERE o.kind = 'verification_email' AND v.user_id = $1
+              ORDER BY o.created_at DESC LIMIT 1",
+        )
+        .bind(user_id)
+        .fetch_optional(&self.db)
+        .await
+        .expect("query outbox");
+        let key = EmailTokenKey::derive(&self.settings.jwt_secret);
+        verification::pending(&self.db, &key, id?)
+            .await
+            .expect("pending verification")
+            .map(|p| p.token)
+    }
+
+    pub async fn count(&self, table: &str) -> i64 {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM public.{table}")))
+            .fetch_one(&self.db)
+            .await
+            .expect("count")
+    }
+}
+
+/// Asserts an RFC 9457 problem with this status and code, and returns its body.
+pub async fn assert_problem(response: Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(response.status(), status, "status");
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let body: Value = response.json().await.expect("problem body is JSON");
+    assert_eq!(content_type, "application/problem+json", "content type of {body}");
+    assert_eq!(body["status"], status.as_u16(), "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["detail"].as_str().is_some_and(|d| !d.is_empty()),
+        "detail must be a non-empty message: {body}"
+    );
+    assert!(body["type"].as_str().is_some_and(|t| !t.is_empty()), "{body}");
+    assert!(body["title"].as_str().is_some_and(|t| !t.is_empty()), "{body}");
+    body
+}
+
+pub fn unique_email() -> String {
+    format!("user-{}@example.com", Uuid::new_v4().simple())
+}

@@ -1,0 +1,78 @@
+//! The contract's cross-cutting HTTP behaviour: problem+json everywhere, body limits, ids.
+
+use reqwest::StatusCode;
+
+use crate::helpers::{assert_problem, spawn_app};
+
+#[tokio::test]
+async fn malformed_json_is_a_bad_request() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .post(app.url("/auth/register"))
+        .header("content-type", "application/json")
+        .body(r#"{"email": "ann@example.com", "password": "#)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(response, StatusCode::BAD_REQUEST, "malformed_json").await;
+    assert_eq!(app.count("users").await, 0);
+}
+
+#[tokio::test]
+async fn a_wrong_content_type_is_unsupported() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .post(app.url("/auth/login"))
+        .header("content-type", "text/plain")
+        .body(r#"{"email":"a@b.co","password":"x"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(response, StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type").await;
+}
+
+#[tokio::test]
+async fn bodies_over_one_mebibyte_are_refused() {
+    let app = spawn_app().await;
+    let huge = format!(
+        r#"{{"email":"a@example.com","password":"Passw0rd","fullName":"{}"}}"#,
+        "x".repeat(1024 * 1024)
+    );
+    let response = app
+        .client
+        .post(app.url("/auth/register"))
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(response, StatusCode::PAYLOAD_TOO_LARGE, "body_too_large").await;
+    assert_eq!(app.count("users").await, 0);
+}
+
+#[tokio::test]
+async fn unknown_routes_and_methods_answer_in_problem_format() {
+    let app = spawn_app().await;
+    assert_problem(app.get("/no/such/thing", None).await, StatusCode::NOT_FOUND, "not_found").await;
+    let response = app.client.delete(app.url("/auth/login")).send().await.unwrap();
+    assert_problem(response, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
+}
+
+#[tokio::test]
+async fn every_response_carries_a_request_id_and_keeps_a_given_one() {
+    let app = spawn_app().await;
+    let response = app.get("/healthz", None).await;
+    let generated = response.headers()["x-request-id"].to_str().unwrap().to_owned();
+    assert_eq!(generated.len(), 36, "a UUID: {generated}");
+
+    let response = app
+        .client
+        .get(app.url("/auth/me"))
+        .header("x-request-id", "trace-me-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "trace-me-123");
+}

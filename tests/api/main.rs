@@ -1,0 +1,12 @@
+//! Black-box tests over HTTP against the real router, PostgreSQL and Redis.
+
+mod helpers;
+
+mod auth_login;
+mod auth_me;
+mod auth_register;
+mod auth_tokens;
+mod email_verification;
+mod http_conventions;
+mod operations;
+mod process;

@@ -1,0 +1,225 @@
+//! The `supportdesk` binary as an operator runs it: configuration errors, migrations,
+//! start-up migration across replicas, graceful shutdown, and what reaches the logs.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection};
+use uuid::Uuid;
+
+use crate::helpers::{JWT_SECRET, PASSWORD, admin_database, drop_database, redis_url};
+
+struct Database {
+    name: String,
+    url: String,
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        drop_database(std::mem::take(&mut self.name));
+    }
+}
+
+/// An empty database: nothing migrated.
+async fn empty_database() -> Database {
+    let name = format!("sd_test_{}", Uuid::new_v4().simple());
+    let mut conn = PgConnection::connect_with(&admin_database().connect_options()).await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let admin_url = std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(b, _)| b);
+    Database {
+        url: format!("{base}/{name}"),
+        name,
+    }
+}
+
+fn supportdesk(database_url: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_supportdesk"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("ConnectionStrings__DefaultConnection", database_url)
+        .env("JWT_SECRET", JWT_SECRET)
+        .env("APP_URL", "http://desk.test")
+        .env("REDIS_URL", redis_url())
+        .env("REDIS_NAMESPACE", format!("sdtest:{}", Uuid::new_v4().simple()))
+        .current_dir(std::env::temp_dir());
+    command
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn wait_healthy(base: &str) {
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(response) = client.get(format!("{base}/healthz")).send().await {
+            if response.status() == StatusCode::OK {
+                return;
+            }
+        }
+        assert!(Instant::now() < deadline, "{base} never became healthy");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn terminate(child: &std::process::Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn configuration_errors_name_the_variable_and_fail_fast() {
+    let cases: [(&str, &str, &str); 4] = [
+        ("JWT_SECRET", "short", "JWT_SECRET: must be at least 32 characters"),
+        ("RUN_MIGRATIONS_ON_STARTUP", "sometimes", "RUN_MIGRATIONS_ON_STARTUP:"),
+        ("ConnectionStrings__DefaultConnection", "Host=x;Port=notaport", "ConnectionStrings__DefaultConnection:"),
+        ("ASPNETCORE_ENVIRONMENT", "Staging", "ASPNETCORE_ENVIRONMENT:"),
+    ];
+    for (name, value, expected) in cases {
+        let output = supportdesk("postgres://postgres@127.0.0.1:5432/postgres")
+            .env(name, value)
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{name}={value} was accepted");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+    }
+    let output = supportdesk("")
+        .env_remove("ConnectionStrings__DefaultConnection")
+        .arg("migrate")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("ConnectionStrings__DefaultConnection is required"));
+}
+
+#[tokio::test]
+async fn migrate_is_idempotent_and_reports_json() {
+    let db = empty_database().await;
+    let first = supportdesk(&db.url).args(["migrate", "--json"]).output().unwrap();
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let report: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(report["applied"], json!(["V1__control_plane"]));
+
+    let second = supportdesk(&db.url).args(["migrate", "--json"]).output().unwrap();
+    assert!(second.status.success());
+    let report: Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(report["applied"], json!([]));
+}
+
+#[tokio::test]
+async fn replicas_starting_together_migrate_once_and_stop_cleanly_on_sigterm() {
+    let db = empty_database().await;
+    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let mut children: Vec<_> = ports
+        .iter()
+        .map(|port| {
+            supportdesk(&db.url)
+                .env("RUN_MIGRATIONS_ON_STARTUP", "true")
+                .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for port in &ports {
+        wait_healthy(&format!("http://127.0.0.1:{port}")).await;
+    }
+
+    let mut conn = PgConnection::connect(&db.url).await.unwrap();
+    let applied: Vec<i32> = sqlx::query_scalar("SELECT version FROM refinery_schema_history")
+        .fetch_all(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(applied, [1]);
+    conn.close().await.unwrap();
+
+    for child in &children {
+        terminate(child);
+    }
+    for child in &mut children {
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "exit status after SIGTERM");
+    }
+}
+
+#[tokio::test]
+async fn secrets_and_tokens_never_reach_the_logs() {
+    let db = empty_database().await;
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let log_path = std::env::temp_dir().join(format!("sd-log-{}.txt", Uuid::new_v4().simple()));
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut child = supportdesk(&db.url)
+        .env("ASPNETCORE_ENVIRONMENT", "Production")
+        .env("RUN_MIGRATIONS_ON_STARTUP", "true")
+        .env("RUST_LOG", "debug")
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    wait_healthy(&base).await;
+
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let registered: Value = client
+        .post(format!("{base}/auth/register"))
+        .json(&json!({"email": "ann@example.com", "password": PASSWORD, "fullName": "Ann"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let user_token = registered["token"].as_str().unwrap().to_owned();
+    let logged_in: Value = client
+        .post(format!("{base}/auth/login"))
+        .json(&json!({"email": "ann@example.com", "password": PASSWORD}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let login_token = logged_in["token"].as_str().unwrap().to_owned();
+    client
+        .get(format!("{base}/auth/me"))
+        .bearer_auth(&user_token)
+        .send()
+        .await
+        .unwrap();
+    let verification_token = "a-verification-token-that-must-stay-secret";
+    client
+        .get(format!("{base}/auth/verify-email?token={verification_token}"))
+        .send()
+        .await
+        .unwrap();
+
+    terminate(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let logs = std::fs::read_to_string(&log_path).unwrap();
+    let _ = std::fs::remove_file(&log_path);
+
+    assert!(logs.contains("\"route\":\"/auth/login\""), "JSON logs with the route: {logs}");
+    for secret in [PASSWORD, JWT_SECRET, &user_token, &login_token, verification_token] {
+        assert!(!logs.contains(secret), "a secret reached the logs: {secret}");
+    }
+}
