@@ -9,7 +9,11 @@ use crate::startup::{Application, shutdown_signal};
 use crate::{migrate, telemetry};
 
 #[derive(Debug, Parser)]
-#[command(name = "supportdesk", version, about = "Support Desk: multi-tenant customer support")]
+#[command(
+    name = "supportdesk",
+    version,
+    about = "Support Desk: multi-tenant customer support"
+)]
 pub struct Cli {
     /// A TOML file of settings, read before the environment (which wins).
     #[arg(long, global = true, value_name = "PATH")]

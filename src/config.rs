@@ -49,9 +49,7 @@ impl FromStr for Environment {
         match value.to_ascii_lowercase().as_str() {
             "development" => Ok(Self::Development),
             "production" => Ok(Self::Production),
-            other => Err(format!(
-                "expected Development or Production, got {other:?}"
-            )),
+            other => Err(format!("expected Development or Production, got {other:?}")),
         }
     }
 }
@@ -282,11 +280,7 @@ impl Settings {
         };
         let raw: Raw = config::Config::builder()
             .add_source(file_source)
-            .add_source(
-                config::Environment::default()
-                    .separator("__")
-                    .source(env),
-            )
+            .add_source(config::Environment::default().separator("__").source(env))
             .build()?
             .try_deserialize()?;
         Self::from_raw(raw)
@@ -413,7 +407,10 @@ fn parse_positive(
         None | Some("") => Ok(default),
         Some(v) => match v.parse::<usize>() {
             Ok(n) if n > 0 => Ok(n),
-            _ => Err(invalid(name, format!("expected a positive number, got {v:?}"))),
+            _ => Err(invalid(
+                name,
+                format!("expected a positive number, got {v:?}"),
+            )),
         },
     }
 }

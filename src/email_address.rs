@@ -66,9 +66,17 @@ mod tests {
 
     #[test]
     fn refuses_malformed_addresses() {
-        for bad in ["", "   ", "ann", "ann@", "@example.com", "ann@@example.com", "ann@localhost",
-            "Ann <ann@example.com>", "ann smith@example.com"]
-        {
+        for bad in [
+            "",
+            "   ",
+            "ann",
+            "ann@",
+            "@example.com",
+            "ann@@example.com",
+            "ann@localhost",
+            "Ann <ann@example.com>",
+            "ann smith@example.com",
+        ] {
             assert!(EmailAddress::parse(bad).is_err(), "{bad:?} was accepted");
         }
     }

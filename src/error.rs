@@ -83,8 +83,7 @@ impl Problem {
 
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
-        let status =
-            StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, axum::Json(self)).into_response();
         response.headers_mut().insert(
             header::CONTENT_TYPE,
@@ -151,9 +150,11 @@ impl Error {
             Self::Forbidden { code, detail } => {
                 Problem::new(StatusCode::FORBIDDEN, code, detail.clone())
             }
-            Self::NotFound(what) => {
-                Problem::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
-            }
+            Self::NotFound(what) => Problem::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!("{what} not found"),
+            ),
             Self::Conflict { code, detail } => {
                 Problem::new(StatusCode::CONFLICT, code, detail.clone())
             }
@@ -272,8 +273,8 @@ mod tests {
 
     #[test]
     fn internal_errors_leak_nothing() {
-        let problem = Error::Internal(anyhow::anyhow!("relation \"users\" does not exist"))
-            .to_problem();
+        let problem =
+            Error::Internal(anyhow::anyhow!("relation \"users\" does not exist")).to_problem();
         assert_eq!(problem.status, 500);
         assert!(!problem.detail.contains("relation"));
     }

@@ -56,13 +56,18 @@ fn json_rejection(rejection: JsonRejection) -> Error {
         JsonRejection::JsonDataError(err) => (
             StatusCode::BAD_REQUEST,
             "invalid_body",
-            format!("the body does not have the expected shape: {}", serde_cause(err)),
+            format!(
+                "the body does not have the expected shape: {}",
+                serde_cause(err)
+            ),
         ),
-        JsonRejection::BytesRejection(_) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "body_too_large",
-            "the request body is larger than the 1 MiB limit".to_owned(),
-        ),
+        JsonRejection::BytesRejection(_) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body_too_large",
+                "the request body is larger than the 1 MiB limit".to_owned(),
+            )
+        }
         _ => (
             StatusCode::BAD_REQUEST,
             "invalid_body",
@@ -182,7 +187,10 @@ mod tests {
     #[test]
     fn trusted_peer_without_header_is_the_client() {
         let trusted = TrustedProxies::parse("10.0.0.0/8").unwrap();
-        assert_eq!(ClientIp::resolve(ip("10.0.0.2"), &[], &trusted).0, ip("10.0.0.2"));
+        assert_eq!(
+            ClientIp::resolve(ip("10.0.0.2"), &[], &trusted).0,
+            ip("10.0.0.2")
+        );
     }
 
     #[test]

@@ -25,7 +25,11 @@ pub fn health_response(healthy: bool) -> impl IntoResponse {
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, "Unhealthy")
     };
-    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body)
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        body,
+    )
 }
 
 /// Liveness and readiness: `Healthy` when the database answers within 2 s.
@@ -49,7 +53,10 @@ pub async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
 )]
 pub async fn metrics() -> impl IntoResponse {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         crate::telemetry::prometheus().render(),
     )
 }

@@ -23,7 +23,9 @@ pub struct Quota {
 pub enum Decision {
     Allowed,
     /// Over the limit; the oldest counted event leaves the window after this long.
-    Limited { retry_after: Duration },
+    Limited {
+        retry_after: Duration,
+    },
 }
 
 const SLIDING_WINDOW: &str = r"

@@ -89,7 +89,12 @@ impl JwtKeys {
         workspace_id: Uuid,
         role: Role,
     ) -> anyhow::Result<IssuedToken> {
-        self.issue(user_id, TokenKind::Workspace, Some(workspace_id), Some(role))
+        self.issue(
+            user_id,
+            TokenKind::Workspace,
+            Some(workspace_id),
+            Some(role),
+        )
     }
 
     fn issue(
@@ -112,7 +117,8 @@ impl JwtKeys {
             tid,
             role,
         };
-        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)?;
+        let token =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)?;
         Ok(IssuedToken { token, expires_at })
     }
 
@@ -129,7 +135,11 @@ impl JwtKeys {
             TokenKind::User => claims.tid.is_none() && claims.role.is_none(),
             TokenKind::Workspace => claims.tid.is_some() && claims.role.is_some(),
         };
-        if coherent { Ok(claims) } else { Err(TokenError::Invalid) }
+        if coherent {
+            Ok(claims)
+        } else {
+            Err(TokenError::Invalid)
+        }
     }
 }
 
@@ -172,7 +182,10 @@ mod tests {
     fn another_key_is_refused() {
         let issued = keys(SECRET).issue_user(Uuid::new_v4()).unwrap();
         let other = keys("another-adequately-long-secret-0123456789");
-        assert_eq!(other.decode(&issued.token).unwrap_err(), TokenError::Invalid);
+        assert_eq!(
+            other.decode(&issued.token).unwrap_err(),
+            TokenError::Invalid
+        );
     }
 
     #[test]
@@ -200,8 +213,8 @@ mod tests {
             tid: Some(Uuid::new_v4()),
             role: Some(Role::Admin),
         };
-        let token =
-            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.0.encoding).unwrap();
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.0.encoding)
+            .unwrap();
         assert_eq!(keys.decode(&token).unwrap_err(), TokenError::Invalid);
     }
 }

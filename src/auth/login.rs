@@ -50,8 +50,10 @@ pub async fn login(
     ClientIp(ip): ClientIp,
     AppJson(request): AppJson<LoginRequest>,
 ) -> Result<AppJson<AuthResponse>> {
-    if let Decision::Limited { retry_after } =
-        state.rate_limiter.check(&format!("login:{ip}"), LOGIN_QUOTA).await
+    if let Decision::Limited { retry_after } = state
+        .rate_limiter
+        .check(&format!("login:{ip}"), LOGIN_QUOTA)
+        .await
     {
         tracing::warn!(client_ip = %ip, "login throttled");
         return Err(Error::TooManyRequests { retry_after });
@@ -66,7 +68,10 @@ pub async fn login(
         None => (None, None),
     };
     // Pays for one argon2 verify even when there is no such account.
-    let valid = state.passwords.verify(request.password, stored_hash).await?;
+    let valid = state
+        .passwords
+        .verify(request.password, stored_hash)
+        .await?;
     let user = match user {
         Some(user) if valid => user,
         _ => return Err(Error::Unauthorized(BAD_CREDENTIALS)),

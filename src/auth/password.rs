@@ -133,7 +133,9 @@ mod tests {
     use super::*;
 
     fn problems(candidate: &str) -> Vec<String> {
-        Password::parse(candidate.to_owned()).err().unwrap_or_default()
+        Password::parse(candidate.to_owned())
+            .err()
+            .unwrap_or_default()
     }
 
     #[test]
@@ -169,8 +171,18 @@ mod tests {
         let password = Password::parse("Corr3ctHorse".into()).unwrap();
         let hash = hasher.hash(&password).await.unwrap();
         assert!(hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
-        assert!(hasher.verify("Corr3ctHorse".into(), Some(hash.clone())).await.unwrap());
-        assert!(!hasher.verify("corr3ctHorse".into(), Some(hash)).await.unwrap());
+        assert!(
+            hasher
+                .verify("Corr3ctHorse".into(), Some(hash.clone()))
+                .await
+                .unwrap()
+        );
+        assert!(
+            !hasher
+                .verify("corr3ctHorse".into(), Some(hash))
+                .await
+                .unwrap()
+        );
         assert!(!hasher.verify("Corr3ctHorse".into(), None).await.unwrap());
     }
 }

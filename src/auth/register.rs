@@ -52,7 +52,10 @@ impl RegisterRequest {
             .ok();
         let full_name = self.full_name.trim().to_owned();
         if full_name.is_empty() {
-            errors.entry("fullName").or_default().push("is required".into());
+            errors
+                .entry("fullName")
+                .or_default()
+                .push("is required".into());
         } else if full_name.chars().count() > FULL_NAME_MAX_CHARS {
             errors
                 .entry("fullName")

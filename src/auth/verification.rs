@@ -68,10 +68,12 @@ pub async fn issue(
 ) -> sqlx::Result<Uuid> {
     let nonce: [u8; 16] = rand::random();
     let token = key.token_for(&nonce);
-    sqlx::query("DELETE FROM public.email_verifications WHERE user_id = $1 AND consumed_at IS NULL")
-        .bind(user_id)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "DELETE FROM public.email_verifications WHERE user_id = $1 AND consumed_at IS NULL",
+    )
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await?;
     let id = Uuid::now_v7();
     sqlx::query(
         "INSERT INTO public.email_verifications (id, user_id, email, nonce, token_hash, expires_at)
@@ -85,7 +87,13 @@ pub async fn issue(
     .bind(TOKEN_LIFETIME.as_secs_f64())
     .execute(&mut *tx)
     .await?;
-    outbox::enqueue(tx, &OutboxMessage::VerificationEmail { verification_id: id }).await?;
+    outbox::enqueue(
+        tx,
+        &OutboxMessage::VerificationEmail {
+            verification_id: id,
+        },
+    )
+    .await?;
     Ok(id)
 }
 
@@ -163,7 +171,12 @@ pub async fn verify_email(
     let token = query
         .token
         .filter(|t| !t.is_empty() && t.len() <= 128)
-        .ok_or_else(|| Error::bad_request("invalid_token", "the verification token is missing or malformed"))?;
+        .ok_or_else(|| {
+            Error::bad_request(
+                "invalid_token",
+                "the verification token is missing or malformed",
+            )
+        })?;
     match consume(&state.db, &token).await? {
         Some(_) => Ok(AppJson(MessageResponse {
             message: "Your email address is verified.".into(),
@@ -195,12 +208,11 @@ pub async fn resend_verification(
 ) -> Result<(StatusCode, AppJson<MessageResponse>)> {
     let mut tx = state.db.begin().await?;
     // Lock the user row so two resends cannot both leave a live token behind.
-    let verified: Option<(String, bool)> = sqlx::query_as(
-        "SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE",
-    )
-    .bind(user_id)
-    .fetch_optional(&mut *tx)
-    .await?;
+    let verified: Option<(String, bool)> =
+        sqlx::query_as("SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE")
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await?;
     let (email, verified) = verified.ok_or(Error::Unauthorized("the account no longer exists"))?;
     if verified {
         return Err(Error::conflict(

@@ -45,7 +45,10 @@ mod tests {
     fn wire_names_round_trip() {
         for role in [Role::Admin, Role::Agent] {
             assert_eq!(role.as_str().parse::<Role>().unwrap(), role);
-            assert_eq!(serde_json::to_string(&role).unwrap(), format!("\"{}\"", role.as_str()));
+            assert_eq!(
+                serde_json::to_string(&role).unwrap(),
+                format!("\"{}\"", role.as_str())
+            );
         }
         assert!("owner".parse::<Role>().is_err());
         assert!("Admin".parse::<Role>().is_err());

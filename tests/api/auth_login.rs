@@ -27,10 +27,12 @@ async fn wrong_password_and_unknown_email_are_indistinguishable() {
 
     let wrong_password = app.login(&email, "Wr0ngPassword").await;
     assert_eq!(
-        wrong_password.headers()["www-authenticate"], "Bearer",
+        wrong_password.headers()["www-authenticate"],
+        "Bearer",
         "401 carries WWW-Authenticate"
     );
-    let wrong_password = assert_problem(wrong_password, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let wrong_password =
+        assert_problem(wrong_password, StatusCode::UNAUTHORIZED, "unauthorized").await;
     let unknown = assert_problem(
         app.login(&unique_email(), PASSWORD).await,
         StatusCode::UNAUTHORIZED,
@@ -63,7 +65,11 @@ async fn the_eleventh_attempt_in_five_minutes_is_refused_with_retry_after() {
 
     for attempt in 1..=10 {
         let response = app.login(&email, "Wr0ngPassword").await;
-        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "attempt {attempt}");
+        assert_eq!(
+            response.status(),
+            StatusCode::UNAUTHORIZED,
+            "attempt {attempt}"
+        );
     }
     // Even the right password is refused once the limit is reached.
     let response = app.login(&email, PASSWORD).await;
@@ -96,7 +102,11 @@ async fn a_spoofed_forwarded_for_from_an_untrusted_peer_is_ignored() {
     for attempt in 1..=10 {
         let spoofed = format!("203.0.113.{attempt}");
         let response = app.login_via(&email, PASSWORD, Some(&spoofed)).await;
-        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "attempt {attempt}");
+        assert_eq!(
+            response.status(),
+            StatusCode::UNAUTHORIZED,
+            "attempt {attempt}"
+        );
     }
     let response = app.login_via(&email, PASSWORD, Some("198.51.100.99")).await;
     assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
@@ -131,7 +141,10 @@ async fn with_redis_down_login_works_and_is_still_throttled() {
     let response = app.login(&email, PASSWORD).await;
     assert_eq!(response.status(), StatusCode::OK);
     for _ in 0..9 {
-        assert_eq!(app.login(&email, "Wr0ngPassword").await.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            app.login(&email, "Wr0ngPassword").await.status(),
+            StatusCode::UNAUTHORIZED
+        );
     }
     let response = app.login(&email, PASSWORD).await;
     assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
@@ -146,7 +159,10 @@ async fn the_limit_is_shared_by_every_replica() {
     let second = spawn_app_with(&[("REDIS_NAMESPACE", &namespace)]).await;
     for i in 0..10 {
         let app = if i % 2 == 0 { &first } else { &second };
-        assert_eq!(app.login(&email, PASSWORD).await.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            app.login(&email, PASSWORD).await.status(),
+            StatusCode::UNAUTHORIZED
+        );
     }
     let response = second.login(&email, PASSWORD).await;
     assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);

@@ -4,7 +4,13 @@ use uuid::Uuid;
 
 use crate::helpers::{TestApp, assert_problem, spawn_app, unique_email};
 
-async fn add_membership(app: &TestApp, user_id: Uuid, slug: &str, role: &str, status: &str) -> Uuid {
+async fn add_membership(
+    app: &TestApp,
+    user_id: Uuid,
+    slug: &str,
+    role: &str,
+    status: &str,
+) -> Uuid {
     let workspace_id = Uuid::new_v4();
     sqlx::query(
         "INSERT INTO public.workspaces (id, name, slug, schema_name) VALUES ($1, $2, $3, $4)",
@@ -110,5 +116,10 @@ async fn me_for_a_deleted_account_is_unauthorized() {
         .execute(&app.db)
         .await
         .unwrap();
-    assert_problem(app.me(&token).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_problem(
+        app.me(&token).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
 }

@@ -12,7 +12,10 @@ async fn register_returns_a_user_token_and_the_user() {
 
     assert_eq!(response.status(), StatusCode::CREATED);
     let body: Value = response.json().await.unwrap();
-    assert!(body["token"].as_str().unwrap().split('.').count() == 3, "a JWT: {body}");
+    assert!(
+        body["token"].as_str().unwrap().split('.').count() == 3,
+        "a JWT: {body}"
+    );
     let user = &body["user"];
     assert_eq!(user["email"], email);
     assert_eq!(user["fullName"], "Ann Smith");
@@ -27,7 +30,9 @@ async fn register_returns_a_user_token_and_the_user() {
 #[tokio::test]
 async fn register_normalises_the_email() {
     let app = spawn_app().await;
-    let response = app.register("  Ann.Smith@Example.COM ", PASSWORD, "Ann").await;
+    let response = app
+        .register("  Ann.Smith@Example.COM ", PASSWORD, "Ann")
+        .await;
     assert_eq!(response.status(), StatusCode::CREATED);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["user"]["email"], "ann.smith@example.com");
@@ -68,7 +73,11 @@ async fn each_password_rule_is_enforced_with_its_own_message() {
     for (password, message) in cases {
         let response = app.register(&unique_email(), password, "Ann").await;
         let body = assert_problem(response, StatusCode::BAD_REQUEST, "validation_failed").await;
-        assert_eq!(body["errors"]["password"], json!([message]), "{password}: {body}");
+        assert_eq!(
+            body["errors"]["password"],
+            json!([message]),
+            "{password}: {body}"
+        );
     }
     // Exactly eight characters with all three classes passes.
     let response = app.register(&unique_email(), "Abcdefg1", "Ann").await;
@@ -101,7 +110,10 @@ async fn missing_fields_are_a_bad_request() {
     ] {
         let response = app.post_json("/auth/register", &body, None).await;
         let problem = assert_problem(response, StatusCode::BAD_REQUEST, "invalid_body").await;
-        assert!(!problem["detail"].as_str().unwrap().contains("sqlx"), "{problem}");
+        assert!(
+            !problem["detail"].as_str().unwrap().contains("sqlx"),
+            "{problem}"
+        );
     }
     assert_eq!(app.count("users").await, 0);
 }

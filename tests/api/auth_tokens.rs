@@ -41,8 +41,16 @@ async fn an_expired_token_is_refused() {
     let app = spawn_app().await;
     let (_, user_id) = app.signed_up(&unique_email()).await;
     let token = sign(&claims(user_id, 3601, 3600), JWT_SECRET, Algorithm::HS256);
-    let body = assert_problem(app.me(&token).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    assert!(body["detail"].as_str().unwrap().contains("expired"), "{body}");
+    let body = assert_problem(
+        app.me(&token).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("expired"),
+        "{body}"
+    );
 }
 
 #[tokio::test]
@@ -54,7 +62,12 @@ async fn a_token_signed_with_another_key_is_refused() {
         "some-other-secret-that-is-long-enough-0123",
         Algorithm::HS256,
     );
-    assert_problem(app.me(&token).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_problem(
+        app.me(&token).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -64,11 +77,21 @@ async fn alg_none_and_other_algorithms_are_refused() {
     let payload = URL_SAFE_NO_PAD.encode(claims(user_id, 0, 3600).to_string());
     for header in [r#"{"alg":"none","typ":"JWT"}"#, r#"{"alg":"None"}"#] {
         let forged = format!("{}.{payload}.", URL_SAFE_NO_PAD.encode(header));
-        assert_problem(app.me(&forged).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+        assert_problem(
+            app.me(&forged).await,
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        )
+        .await;
     }
     // Same secret, another HMAC: still refused, the algorithm is pinned.
     let hs512 = sign(&claims(user_id, 0, 3600), JWT_SECRET, Algorithm::HS512);
-    assert_problem(app.me(&hs512).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_problem(
+        app.me(&hs512).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -79,7 +102,12 @@ async fn wrong_issuer_or_audience_is_refused() {
         let mut forged = claims(user_id, 0, 3600);
         forged[field] = json!(value);
         let token = sign(&forged, JWT_SECRET, Algorithm::HS256);
-        assert_problem(app.me(&token).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+        assert_problem(
+            app.me(&token).await,
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        )
+        .await;
     }
 }
 
@@ -89,7 +117,11 @@ async fn a_workspace_token_is_not_a_user_token() {
     let (_, user_id) = app.signed_up(&unique_email()).await;
     let keys = supportdesk::auth::jwt::JwtKeys::new(&app.settings.jwt_secret);
     let workspace_token = keys
-        .issue_workspace(user_id, Uuid::new_v4(), supportdesk::workspaces::Role::Admin)
+        .issue_workspace(
+            user_id,
+            Uuid::new_v4(),
+            supportdesk::workspaces::Role::Admin,
+        )
         .unwrap()
         .token;
 
@@ -106,5 +138,10 @@ async fn a_user_token_cannot_claim_a_tenant() {
     forged["tid"] = json!(Uuid::new_v4());
     forged["role"] = json!("admin");
     let token = sign(&forged, JWT_SECRET, Algorithm::HS256);
-    assert_problem(app.me(&token).await, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_problem(
+        app.me(&token).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
 }

@@ -7,7 +7,10 @@ use crate::helpers::{assert_problem, spawn_app, unique_email};
 async fn the_emailed_token_verifies_the_address_once() {
     let app = spawn_app().await;
     let (user_token, user_id) = app.signed_up(&unique_email()).await;
-    let token = app.verification_token(user_id).await.expect("a pending verification");
+    let token = app
+        .verification_token(user_id)
+        .await
+        .expect("a pending verification");
 
     let response = app.verify_email(&token).await;
 
@@ -18,7 +21,12 @@ async fn the_emailed_token_verifies_the_address_once() {
     assert_eq!(me["emailVerified"], true);
 
     // Single use.
-    assert_problem(app.verify_email(&token).await, StatusCode::BAD_REQUEST, "invalid_token").await;
+    assert_problem(
+        app.verify_email(&token).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_token",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -29,7 +37,10 @@ async fn concurrent_uses_of_one_token_succeed_once() {
 
     let responses = futures::future::join_all((0..8).map(|_| app.verify_email(&token))).await;
 
-    let ok = responses.iter().filter(|r| r.status() == StatusCode::OK).count();
+    let ok = responses
+        .iter()
+        .filter(|r| r.status() == StatusCode::OK)
+        .count();
     assert_eq!(ok, 1);
 }
 
@@ -43,9 +54,17 @@ async fn an_expired_token_is_refused_and_changes_nothing() {
         .await
         .unwrap();
 
-    let body = assert_problem(app.verify_email(&token).await, StatusCode::BAD_REQUEST, "invalid_token").await;
+    let body = assert_problem(
+        app.verify_email(&token).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_token",
+    )
+    .await;
 
-    assert!(body["detail"].as_str().unwrap().contains("new one"), "{body}");
+    assert!(
+        body["detail"].as_str().unwrap().contains("new one"),
+        "{body}"
+    );
     let me: Value = app.me(&user_token).await.json().await.unwrap();
     assert_eq!(me["emailVerified"], false);
 }
@@ -67,8 +86,18 @@ async fn tokens_expire_after_24_hours() {
 #[tokio::test]
 async fn invalid_or_missing_tokens_are_a_bad_request() {
     let app = spawn_app().await;
-    assert_problem(app.verify_email("not-a-token").await, StatusCode::BAD_REQUEST, "invalid_token").await;
-    assert_problem(app.verify_email("").await, StatusCode::BAD_REQUEST, "invalid_token").await;
+    assert_problem(
+        app.verify_email("not-a-token").await,
+        StatusCode::BAD_REQUEST,
+        "invalid_token",
+    )
+    .await;
+    assert_problem(
+        app.verify_email("").await,
+        StatusCode::BAD_REQUEST,
+        "invalid_token",
+    )
+    .await;
     assert_problem(
         app.get("/auth/verify-email", None).await,
         StatusCode::BAD_REQUEST,
@@ -108,7 +137,12 @@ async fn resending_voids_the_older_token() {
     let second = app.verification_token(user_id).await.unwrap();
     assert_ne!(first, second);
     assert_eq!(app.count("outbox").await, 2, "a second email is queued");
-    assert_problem(app.verify_email(&first).await, StatusCode::BAD_REQUEST, "invalid_token").await;
+    assert_problem(
+        app.verify_email(&first).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_token",
+    )
+    .await;
     assert_eq!(app.verify_email(&second).await.status(), StatusCode::OK);
 }
 
@@ -142,10 +176,17 @@ async fn resending_is_rate_limited_per_user() {
     let app = spawn_app().await;
     let (user_token, _) = app.signed_up(&unique_email()).await;
     for _ in 0..5 {
-        assert_eq!(app.resend_verification(&user_token).await.status(), StatusCode::ACCEPTED);
+        assert_eq!(
+            app.resend_verification(&user_token).await.status(),
+            StatusCode::ACCEPTED
+        );
     }
     let response = app.resend_verification(&user_token).await;
     assert!(response.headers().contains_key("retry-after"));
     assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
-    assert_eq!(app.count("outbox").await, 6, "the refused resend queued nothing");
+    assert_eq!(
+        app.count("outbox").await,
+        6,
+        "the refused resend queued nothing"
+    );
 }

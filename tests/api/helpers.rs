@@ -2,7 +2,7 @@
 //! private Redis namespace, so tests run in parallel and never see each other's data.
 //!
 //! The server under test reaches PostgreSQL and Redis at `TEST_DATABASE_URL` (default
-//! `postgres://postgres@127.0.0.1:5432/postgres`) and `TEST_REDIS_URL` (default
+//! `postgres://postgres:postgres@127.0.0.1:5432/postgres`) and `TEST_REDIS_URL` (default
 //! `redis://127.0.0.1:6379`). Each app's database is dropped when the `TestApp` is.
 
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ pub const PASSWORD: &str = "Corr3ctHorse";
 
 pub fn admin_database() -> DatabaseSettings {
     let url = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into());
     DatabaseSettings::parse(&url).expect("TEST_DATABASE_URL")
 }
 
@@ -70,10 +70,13 @@ pub fn drop_database(name: String) {
 }
 
 /// The settings a test app runs with; `overrides` win.
-pub fn test_env(database: &DatabaseSettings, overrides: &[(&str, &str)]) -> HashMap<String, String> {
+pub fn test_env(
+    database: &DatabaseSettings,
+    overrides: &[(&str, &str)],
+) -> HashMap<String, String> {
     let db_name = database.database_name().unwrap_or_default().to_owned();
     let admin_url = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into());
     let url = match admin_url.rsplit_once('/') {
         Some((base, _)) => format!("{base}/{db_name}"),
         None => admin_url,
@@ -84,7 +87,10 @@ pub fn test_env(database: &DatabaseSettings, overrides: &[(&str, &str)]) -> Hash
         ("ASPNETCORE_ENVIRONMENT", "Development"),
         ("APP_URL", "http://desk.test"),
         ("REDIS_URL", &redis_url()),
-        ("REDIS_NAMESPACE", &format!("sdtest:{}", Uuid::new_v4().simple())),
+        (
+            "REDIS_NAMESPACE",
+            &format!("sdtest:{}", Uuid::new_v4().simple()),
+        ),
         ("MAIL_DIR", "target/test-mail"),
     ]
     .into_iter()
@@ -183,7 +189,11 @@ impl TestApp {
         let body: Value = response.json().await.expect("json");
         (
             body["token"].as_str().expect("token").to_owned(),
-            body["user"]["id"].as_str().expect("id").parse().expect("uuid"),
+            body["user"]["id"]
+                .as_str()
+                .expect("id")
+                .parse()
+                .expect("uuid"),
         )
     }
 
@@ -192,7 +202,12 @@ impl TestApp {
     }
 
     /// A login that claims to come through proxies (`X-Forwarded-For`).
-    pub async fn login_via(&self, email: &str, password: &str, forwarded_for: Option<&str>) -> Response {
+    pub async fn login_via(
+        &self,
+        email: &str,
+        password: &str,
+        forwarded_for: Option<&str>,
+    ) -> Response {
         let mut request = self
             .client
             .post(self.url("/auth/login"))
@@ -247,10 +262,12 @@ impl TestApp {
     }
 
     pub async fn count(&self, table: &str) -> i64 {
-        sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM public.{table}")))
-            .fetch_one(&self.db)
-            .await
-            .expect("count")
+        sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM public.{table}"
+        )))
+        .fetch_one(&self.db)
+        .await
+        .expect("count")
     }
 }
 
@@ -264,15 +281,24 @@ pub async fn assert_problem(response: Response, status: StatusCode, code: &str) 
         .unwrap_or_default()
         .to_owned();
     let body: Value = response.json().await.expect("problem body is JSON");
-    assert_eq!(content_type, "application/problem+json", "content type of {body}");
+    assert_eq!(
+        content_type, "application/problem+json",
+        "content type of {body}"
+    );
     assert_eq!(body["status"], status.as_u16(), "{body}");
     assert_eq!(body["code"], code, "{body}");
     assert!(
         body["detail"].as_str().is_some_and(|d| !d.is_empty()),
         "detail must be a non-empty message: {body}"
     );
-    assert!(body["type"].as_str().is_some_and(|t| !t.is_empty()), "{body}");
-    assert!(body["title"].as_str().is_some_and(|t| !t.is_empty()), "{body}");
+    assert!(
+        body["type"].as_str().is_some_and(|t| !t.is_empty()),
+        "{body}"
+    );
+    assert!(
+        body["title"].as_str().is_some_and(|t| !t.is_empty()),
+        "{body}"
+    );
     body
 }
 

@@ -30,7 +30,12 @@ async fn a_wrong_content_type_is_unsupported() {
         .send()
         .await
         .unwrap();
-    assert_problem(response, StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type").await;
+    assert_problem(
+        response,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -55,16 +60,34 @@ async fn bodies_over_one_mebibyte_are_refused() {
 #[tokio::test]
 async fn unknown_routes_and_methods_answer_in_problem_format() {
     let app = spawn_app().await;
-    assert_problem(app.get("/no/such/thing", None).await, StatusCode::NOT_FOUND, "not_found").await;
-    let response = app.client.delete(app.url("/auth/login")).send().await.unwrap();
-    assert_problem(response, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
+    assert_problem(
+        app.get("/no/such/thing", None).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
+    let response = app
+        .client
+        .delete(app.url("/auth/login"))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(
+        response,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn every_response_carries_a_request_id_and_keeps_a_given_one() {
     let app = spawn_app().await;
     let response = app.get("/healthz", None).await;
-    let generated = response.headers()["x-request-id"].to_str().unwrap().to_owned();
+    let generated = response.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(generated.len(), 36, "a UUID: {generated}");
 
     let response = app

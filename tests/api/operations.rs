@@ -8,7 +8,12 @@ async fn healthz_is_healthy_when_the_database_answers() {
     let app = spawn_app().await;
     let response = app.get("/healthz", None).await;
     assert_eq!(response.status(), StatusCode::OK);
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
     assert_eq!(response.text().await.unwrap(), "Healthy");
 }
 
@@ -37,7 +42,10 @@ async fn metrics_count_requests_by_matched_route() {
     let text = response.text().await.unwrap();
     assert!(text.contains("http_requests_total"), "{text}");
     assert!(text.contains(r#"route="/healthz""#), "{text}");
-    assert!(text.contains("http_request_duration_seconds_bucket"), "{text}");
+    assert!(
+        text.contains("http_request_duration_seconds_bucket"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -57,7 +65,10 @@ async fn openapi_describes_every_endpoint() {
         ("/healthz", "get"),
         ("/metrics", "get"),
     ] {
-        assert!(paths[path][method].is_object(), "{method} {path} missing from OpenAPI");
+        assert!(
+            paths[path][method].is_object(),
+            "{method} {path} missing from OpenAPI"
+        );
     }
     assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
 }

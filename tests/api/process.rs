@@ -25,14 +25,18 @@ impl Drop for Database {
 /// An empty database: nothing migrated.
 async fn empty_database() -> Database {
     let name = format!("sd_test_{}", Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect_with(&admin_database().connect_options()).await.unwrap();
+    let mut conn = PgConnection::connect_with(&admin_database().connect_options())
+        .await
+        .unwrap();
     sqlx::query(sqlx::AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
         .execute(&mut conn)
         .await
         .unwrap();
     let admin_url = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(b, _)| b);
+        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into());
+    let base = admin_url
+        .rsplit_once('/')
+        .map_or(admin_url.as_str(), |(b, _)| b);
     Database {
         url: format!("{base}/{name}"),
         name,
@@ -48,7 +52,10 @@ fn supportdesk(database_url: &str) -> Command {
         .env("JWT_SECRET", JWT_SECRET)
         .env("APP_URL", "http://desk.test")
         .env("REDIS_URL", redis_url())
-        .env("REDIS_NAMESPACE", format!("sdtest:{}", Uuid::new_v4().simple()))
+        .env(
+            "REDIS_NAMESPACE",
+            format!("sdtest:{}", Uuid::new_v4().simple()),
+        )
         .current_dir(std::env::temp_dir());
     command
 }
@@ -65,10 +72,10 @@ async fn wait_healthy(base: &str) {
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        if let Ok(response) = client.get(format!("{base}/healthz")).send().await {
-            if response.status() == StatusCode::OK {
-                return;
-            }
+        if let Ok(response) = client.get(format!("{base}/healthz")).send().await
+            && response.status() == StatusCode::OK
+        {
+            return;
         }
         assert!(Instant::now() < deadline, "{base} never became healthy");
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -86,13 +93,29 @@ fn terminate(child: &std::process::Child) {
 #[test]
 fn configuration_errors_name_the_variable_and_fail_fast() {
     let cases: [(&str, &str, &str); 4] = [
-        ("JWT_SECRET", "short", "JWT_SECRET: must be at least 32 characters"),
-        ("RUN_MIGRATIONS_ON_STARTUP", "sometimes", "RUN_MIGRATIONS_ON_STARTUP:"),
-        ("ConnectionStrings__DefaultConnection", "Host=x;Port=notaport", "ConnectionStrings__DefaultConnection:"),
-        ("ASPNETCORE_ENVIRONMENT", "Staging", "ASPNETCORE_ENVIRONMENT:"),
+        (
+            "JWT_SECRET",
+            "short",
+            "JWT_SECRET: must be at least 32 characters",
+        ),
+        (
+            "RUN_MIGRATIONS_ON_STARTUP",
+            "sometimes",
+            "RUN_MIGRATIONS_ON_STARTUP:",
+        ),
+        (
+            "ConnectionStrings__DefaultConnection",
+            "Host=x;Port=notaport",
+            "ConnectionStrings__DefaultConnection:",
+        ),
+        (
+            "ASPNETCORE_ENVIRONMENT",
+            "Staging",
+            "ASPNETCORE_ENVIRONMENT:",
+        ),
     ];
     for (name, value, expected) in cases {
-        let output = supportdesk("postgres://postgres@127.0.0.1:5432/postgres")
+        let output = supportdesk("postgres://postgres:postgres@127.0.0.1:5432/postgres")
             .env(name, value)
             .args(["serve", "--bind", "127.0.0.1:0"])
             .output()
@@ -107,18 +130,31 @@ fn configuration_errors_name_the_variable_and_fail_fast() {
         .output()
         .unwrap();
     assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("ConnectionStrings__DefaultConnection is required"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("ConnectionStrings__DefaultConnection is required")
+    );
 }
 
 #[tokio::test]
 async fn migrate_is_idempotent_and_reports_json() {
     let db = empty_database().await;
-    let first = supportdesk(&db.url).args(["migrate", "--json"]).output().unwrap();
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let first = supportdesk(&db.url)
+        .args(["migrate", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     let report: Value = serde_json::from_slice(&first.stdout).unwrap();
     assert_eq!(report["applied"], json!(["V1__control_plane"]));
 
-    let second = supportdesk(&db.url).args(["migrate", "--json"]).output().unwrap();
+    let second = supportdesk(&db.url)
+        .args(["migrate", "--json"])
+        .output()
+        .unwrap();
     assert!(second.status.success());
     let report: Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(report["applied"], json!([]));
@@ -208,7 +244,9 @@ async fn secrets_and_tokens_never_reach_the_logs() {
         .unwrap();
     let verification_token = "a-verification-token-that-must-stay-secret";
     client
-        .get(format!("{base}/auth/verify-email?token={verification_token}"))
+        .get(format!(
+            "{base}/auth/verify-email?token={verification_token}"
+        ))
         .send()
         .await
         .unwrap();
@@ -218,8 +256,20 @@ async fn secrets_and_tokens_never_reach_the_logs() {
     let logs = std::fs::read_to_string(&log_path).unwrap();
     let _ = std::fs::remove_file(&log_path);
 
-    assert!(logs.contains("\"route\":\"/auth/login\""), "JSON logs with the route: {logs}");
-    for secret in [PASSWORD, JWT_SECRET, &user_token, &login_token, verification_token] {
-        assert!(!logs.contains(secret), "a secret reached the logs: {secret}");
+    assert!(
+        logs.contains("\"route\":\"/auth/login\""),
+        "JSON logs with the route: {logs}"
+    );
+    for secret in [
+        PASSWORD,
+        JWT_SECRET,
+        &user_token,
+        &login_token,
+        verification_token,
+    ] {
+        assert!(
+            !logs.contains(secret),
+            "a secret reached the logs: {secret}"
+        );
     }
 }

@@ -23,8 +23,9 @@ pub fn router(probes: Probes) -> Router {
 
 async fn redis_answers(redis: &ConnectionManager) -> bool {
     let mut conn = redis.clone();
-    let ping = redis::cmd("PING").query_async::<String>(&mut conn);
-    matches!(tokio::time::timeout(HEALTH_TIMEOUT, ping).await, Ok(Ok(_)))
+    let ping = redis::cmd("PING");
+    let reply = tokio::time::timeout(HEALTH_TIMEOUT, ping.query_async::<String>(&mut conn)).await;
+    matches!(reply, Ok(Ok(_)))
 }
 
 async fn healthz(State(probes): State<Probes>) -> impl IntoResponse {

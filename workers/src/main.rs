@@ -13,7 +13,11 @@ use supportdesk::startup::{connect_redis, shutdown_signal};
 use supportdesk::{db, telemetry};
 
 #[derive(Debug, Parser)]
-#[command(name = "supportdesk-worker", version, about = "Support Desk background worker")]
+#[command(
+    name = "supportdesk-worker",
+    version,
+    about = "Support Desk background worker"
+)]
 struct Cli {
     /// A TOML file of settings, read before the environment (which wins).
     #[arg(long, value_name = "PATH")]
