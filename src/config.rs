@@ -54,11 +54,12 @@ impl FromStr for Environment {
     }
 }
 
-/// The signing secret for tokens. Its `Debug` never shows the value.
+/// A secret that signs or keys something (JWTs, emailed tokens), at least 32 characters.
+/// Its `Debug` never shows the value.
 #[derive(Clone)]
-pub struct JwtSecret(String);
+pub struct SigningSecret(String);
 
-impl JwtSecret {
+impl SigningSecret {
     pub const MIN_LEN: usize = 32;
 
     pub fn parse(value: String) -> Result<Self, String> {
@@ -77,9 +78,9 @@ impl JwtSecret {
     }
 }
 
-impl fmt::Debug for JwtSecret {
+impl fmt::Debug for SigningSecret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("JwtSecret(<redacted>)")
+        f.write_str("SigningSecret(<redacted>)")
     }
 }
 
@@ -128,36 +129,122 @@ impl fmt::Debug for DatabaseSettings {
     }
 }
 
+/// Splits `Key=Value;Key='Value'` pairs the way ADO.NET connection strings do: values may be
+/// quoted with `'` or `"` (a doubled quote inside is a literal one), so a password may contain
+/// `;`. Errors name keys, never values: a value may be a password.
+fn split_key_values(value: &str) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut chars = value.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace() || *c == ';') {
+            chars.next();
+        }
+        if chars.peek().is_none() {
+            return Ok(pairs);
+        }
+        let mut key = String::new();
+        let mut saw_equals = false;
+        for c in chars.by_ref() {
+            match c {
+                '=' => {
+                    saw_equals = true;
+                    break;
+                }
+                ';' => break,
+                c => key.push(c),
+            }
+        }
+        let key = key.trim().to_owned();
+        if !saw_equals || key.is_empty() {
+            return Err("expected Key=Value pairs separated by ';'".into());
+        }
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut val = String::new();
+        match chars.peek().copied() {
+            Some(quote @ ('\'' | '"')) => {
+                chars.next();
+                loop {
+                    match chars.next() {
+                        Some(c) if c == quote => {
+                            if chars.peek() == Some(&quote) {
+                                chars.next();
+                                val.push(quote);
+                            } else {
+                                break;
+                            }
+                        }
+                        Some(c) => val.push(c),
+                        None => return Err(format!("unterminated quote in the value of {key}")),
+                    }
+                }
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+                if chars.next().is_some_and(|c| c != ';') {
+                    return Err(format!("unexpected text after the quoted value of {key}"));
+                }
+            }
+            _ => {
+                val = chars.by_ref().take_while(|c| *c != ';').collect();
+                val = val.trim().to_owned();
+            }
+        }
+        pairs.push((key, val));
+    }
+}
+
 fn parse_key_value_connection_string(value: &str) -> Result<PgConnectOptions, String> {
     let mut options = PgConnectOptions::new_without_pgpass();
     let mut saw_host = false;
-    for part in value.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let (key, val) = part
-            .split_once('=')
-            .ok_or_else(|| format!("expected key=value, got {part:?}"))?;
-        let val = val.trim();
-        options = match key.trim().to_ascii_lowercase().replace(' ', "").as_str() {
+    for (key, val) in split_key_values(value)? {
+        let normalised = key.to_ascii_lowercase().replace([' ', '_'], "");
+        options = match normalised.as_str() {
             "host" | "server" => {
                 saw_host = true;
-                options.host(val)
+                options.host(&val)
             }
             "port" => options.port(
                 val.parse()
-                    .map_err(|_| format!("Port must be a number, got {val:?}"))?,
+                    .map_err(|_| format!("{key} must be a port number"))?,
             ),
-            "database" | "initialcatalog" => options.database(val),
-            "username" | "user" | "userid" | "uid" => options.username(val),
-            "password" | "pwd" => options.password(val),
+            "database" | "initialcatalog" => options.database(&val),
+            "username" | "user" | "userid" | "uid" => options.username(&val),
+            "password" | "pwd" => options.password(&val),
             "sslmode" => options.ssl_mode(
-                val.to_ascii_lowercase()
-                    .parse::<PgSslMode>()
-                    .map_err(|_| format!("unknown SSL Mode {val:?}"))?,
+                match val.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+                    "verifyca" => "verify-ca".to_owned(),
+                    "verifyfull" => "verify-full".to_owned(),
+                    other => other.to_owned(),
+                }
+                .parse::<PgSslMode>()
+                .map_err(|_| {
+                    format!("{key} must be Disable, Allow, Prefer, Require, VerifyCA or VerifyFull")
+                })?,
             ),
-            // Pooling knobs of other drivers: harmless, our pool is configured separately.
-            "pooling" | "minimumpoolsize" | "maximumpoolsize" | "timeout" | "commandtimeout" => {
-                options
+            "rootcertificate" | "sslrootcert" => options.ssl_root_cert(val.as_str()),
+            // Knobs of other drivers that mean nothing here (our pool and TLS verification are
+            // configured by SSL Mode and our own settings): accepted so a shared connection
+            // string works unchanged.
+            "pooling"
+            | "minimumpoolsize"
+            | "minpoolsize"
+            | "maximumpoolsize"
+            | "maxpoolsize"
+            | "timeout"
+            | "commandtimeout"
+            | "connectionidlelifetime"
+            | "keepalive"
+            | "includeerrordetail"
+            | "trustservercertificate"
+            | "applicationname"
+            | "connectionlifetime"
+            | "multiplexing" => options,
+            _ if key.len() <= 40 && key.chars().all(|c| c.is_ascii_alphabetic() || c == ' ') => {
+                return Err(format!("unknown key {key:?}"));
             }
-            other => return Err(format!("unknown key {other:?}")),
+            _ => return Err("unknown key".into()),
         };
     }
     if !saw_host {
@@ -225,7 +312,11 @@ pub struct Settings {
     pub environment: Environment,
     pub database: DatabaseSettings,
     pub database_max_connections: u32,
-    pub jwt_secret: JwtSecret,
+    pub jwt_secret: SigningSecret,
+    /// Keys the derivation of emailed tokens. Separate from the JWT secret so the worker, which
+    /// renders emails, need not be able to mint tokens, and rotating one does not void the
+    /// other. Defaults to `JWT_SECRET` when unset.
+    pub email_token_secret: Option<SigningSecret>,
     pub run_migrations_on_startup: bool,
     pub redis_url: RedactedUrl,
     /// Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis.
@@ -245,6 +336,7 @@ struct Raw {
     #[serde(default)]
     connectionstrings: RawConnectionStrings,
     jwt_secret: Option<String>,
+    email_token_secret: Option<String>,
     aspnetcore_environment: Option<String>,
     run_migrations_on_startup: Option<String>,
     database_max_connections: Option<String>,
@@ -310,7 +402,13 @@ impl Settings {
         let jwt_secret = raw
             .jwt_secret
             .ok_or(ConfigError::Missing { name: "JWT_SECRET" })
-            .and_then(|s| JwtSecret::parse(s).map_err(|e| invalid("JWT_SECRET", e)))?;
+            .and_then(|s| SigningSecret::parse(s).map_err(|e| invalid("JWT_SECRET", e)))?;
+
+        let email_token_secret = raw
+            .email_token_secret
+            .filter(|s| !s.is_empty())
+            .map(|s| SigningSecret::parse(s).map_err(|e| invalid("EMAIL_TOKEN_SECRET", e)))
+            .transpose()?;
 
         let run_migrations_on_startup = match raw.run_migrations_on_startup.as_deref() {
             None | Some("") => false,
@@ -370,6 +468,7 @@ impl Settings {
             database,
             database_max_connections,
             jwt_secret,
+            email_token_secret,
             run_migrations_on_startup,
             redis_url: RedactedUrl(redis_url),
             redis_namespace: raw
@@ -382,6 +481,11 @@ impl Settings {
             trusted_proxies,
             password_hash_concurrency,
         })
+    }
+
+    /// The secret emailed tokens are derived with.
+    pub fn email_token_secret(&self) -> &SigningSecret {
+        self.email_token_secret.as_ref().unwrap_or(&self.jwt_secret)
     }
 
     /// How long a Redis call may take before we treat Redis as down and use the fallback.
@@ -479,6 +583,32 @@ mod tests {
         assert_eq!(options.get_database(), Some("desk"));
         assert_eq!(options.get_username(), "app");
         assert!(!format!("{db:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn quoted_values_may_hold_separators_and_quotes() {
+        let db = DatabaseSettings::parse(
+            "Host=db;Database=desk;Username=app;Password='pa;ss''word';SSL Mode=VerifyFull;Trust Server Certificate=true",
+        )
+        .unwrap();
+        let options = db.connect_options();
+        assert_eq!(options.get_database(), Some("desk"));
+        assert!(matches!(options.get_ssl_mode(), PgSslMode::VerifyFull));
+        assert!(DatabaseSettings::parse(r#"Host=db;Password="x"y"#).is_err());
+        assert!(DatabaseSettings::parse("Host=db;Password='open").is_err());
+    }
+
+    #[test]
+    fn connection_string_errors_never_echo_values() {
+        for bad in [
+            "Host=db;Password=hunter2;tail-of-secret",
+            "Host=db;Port=hunter2",
+            "Host=db;SSL Mode=hunter2",
+            "Host=db;Password='hunter2",
+        ] {
+            let err = DatabaseSettings::parse(bad).err().unwrap();
+            assert!(!err.contains("hunter2") && !err.contains("tail"), "{err}");
+        }
     }
 
     #[test]

@@ -245,11 +245,14 @@ fn constraint_conflict(err: &sqlx::Error) -> Option<(&'static str, &'static str)
     })
 }
 
+/// Failures a retry will likely cure: the database is unreachable or saturated, or it chose
+/// this transaction as a deadlock victim or serialization loser (SQLSTATE 40P01, 40001).
 fn is_unavailable(err: &sqlx::Error) -> bool {
-    matches!(
-        err,
-        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_)
-    )
+    match err {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
+        sqlx::Error::Database(db) => matches!(db.code().as_deref(), Some("40P01" | "40001")),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

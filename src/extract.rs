@@ -6,7 +6,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::rejection::JsonRejection;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
@@ -81,6 +81,32 @@ fn json_rejection(rejection: JsonRejection) -> Error {
     }
 }
 
+/// `Query` whose rejection (a duplicated or mistyped parameter) is a problem+json 400.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AppQuery<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for AppQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(Self(value)),
+            Err(rejection) => Err(query_rejection(&rejection)),
+        }
+    }
+}
+
+fn query_rejection(rejection: &QueryRejection) -> Error {
+    Error::bad_request(
+        "invalid_query",
+        format!("the query string is not valid: {}", serde_cause(rejection)),
+    )
+}
+
 /// serde's own message ("missing field `email` at line 1 column 2"), without axum's prefix.
 fn serde_cause(err: &dyn std::error::Error) -> String {
     let mut source: &dyn std::error::Error = err;
@@ -111,19 +137,49 @@ impl ClientIp {
             .flat_map(|header| header.split(','))
             .rev()
         {
-            match entry.trim().parse::<IpAddr>() {
-                Ok(ip) => {
+            match parse_forwarded_entry(entry) {
+                Some(ip) => {
                     client = ip.to_canonical();
                     if !trusted.contains(client) {
                         break;
                     }
                 }
                 // A garbled entry ends what we can believe; the last good hop stands.
-                Err(_) => break,
+                None => break,
             }
         }
         Self(client)
     }
+}
+
+impl ClientIp {
+    /// The identity a per-client limit counts: the address itself for IPv4, the /64 network
+    /// for IPv6, since one subscriber routinely holds a whole /64 and could otherwise rotate
+    /// through addresses to dodge any limit.
+    pub fn rate_limit_key(&self) -> String {
+        match self.0 {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => {
+                let network = u128::from(v6) & !((1u128 << 64) - 1);
+                format!("{}/64", std::net::Ipv6Addr::from(network))
+            }
+        }
+    }
+}
+
+/// One `X-Forwarded-For` hop: `1.2.3.4`, `1.2.3.4:5678`, `2001:db8::1` or `[2001:db8::1]:5678`.
+fn parse_forwarded_entry(entry: &str) -> Option<IpAddr> {
+    let entry = entry.trim();
+    entry
+        .parse::<IpAddr>()
+        .ok()
+        .or_else(|| entry.parse::<SocketAddr>().ok().map(|s| s.ip()))
+        .or_else(|| {
+            entry
+                .strip_prefix('[')
+                .and_then(|rest| rest.strip_suffix(']'))
+                .and_then(|inner| inner.parse().ok())
+        })
 }
 
 /// Anything that can tell which proxies are trusted (the application state).
@@ -191,6 +247,30 @@ mod tests {
             ClientIp::resolve(ip("10.0.0.2"), &[], &trusted).0,
             ip("10.0.0.2")
         );
+    }
+
+    #[test]
+    fn hops_with_ports_are_understood() {
+        let trusted = TrustedProxies::parse("10.0.0.0/8").unwrap();
+        for (header, client) in [
+            ("198.51.100.7:51234", "198.51.100.7"),
+            ("[2001:db8::7]:443", "2001:db8::7"),
+            ("[2001:db8::7]", "2001:db8::7"),
+        ] {
+            let got = ClientIp::resolve(ip("10.0.0.2"), &[header], &trusted);
+            assert_eq!(got.0, ip(client), "{header}");
+        }
+    }
+
+    #[test]
+    fn ipv6_clients_are_counted_by_their_64() {
+        let a = ClientIp(ip("2001:db8:1:2:aaaa::1")).rate_limit_key();
+        let b = ClientIp(ip("2001:db8:1:2:ffff::9")).rate_limit_key();
+        let c = ClientIp(ip("2001:db8:1:3::1")).rate_limit_key();
+        assert_eq!(a, "2001:db8:1:2::/64");
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(ClientIp(ip("203.0.113.9")).rate_limit_key(), "203.0.113.9");
     }
 
     #[test]

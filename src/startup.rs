@@ -26,6 +26,7 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    state: AppState,
 }
 
 impl Application {
@@ -42,12 +43,18 @@ impl Application {
             .with_context(|| format!("binding {bind}"))?;
         Ok(Self {
             listener,
-            router: http::router(state),
+            router: http::router(state.clone()),
+            state,
         })
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The state the handlers share (tests inspect it).
+    pub fn state(&self) -> &AppState {
+        &self.state
     }
 
     pub async fn run_until(
@@ -65,7 +72,7 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         jwt: JwtKeys::new(&settings.jwt_secret),
         passwords: PasswordHasher::new(settings.password_hash_concurrency)?,
         rate_limiter: RateLimiter::new(redis, &settings.redis_namespace, settings.redis_timeout()),
-        email_tokens: EmailTokenKey::derive(&settings.jwt_secret),
+        email_tokens: EmailTokenKey::derive(settings.email_token_secret()),
         settings: Arc::new(settings),
     })
 }

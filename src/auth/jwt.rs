@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::config::JwtSecret;
+use crate::config::SigningSecret;
 use crate::workspaces::Role;
 
 /// Both token kinds live one hour (the spec's lifetime).
@@ -65,7 +65,7 @@ struct Keys {
 }
 
 impl JwtKeys {
-    pub fn new(secret: &JwtSecret) -> Self {
+    pub fn new(secret: &SigningSecret) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.algorithms = vec![Algorithm::HS256];
         validation.set_issuer(&[ISSUER]);
@@ -150,7 +150,7 @@ mod tests {
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
     fn keys(secret: &str) -> JwtKeys {
-        JwtKeys::new(&JwtSecret::parse(secret.into()).unwrap())
+        JwtKeys::new(&SigningSecret::parse(secret.into()).unwrap())
     }
 
     const SECRET: &str = "an-adequately-long-test-secret-0123456789";

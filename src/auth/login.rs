@@ -41,21 +41,24 @@ const BAD_CREDENTIALS: &str = "invalid email or password";
             content_type = "application/problem+json"),
         (status = 401, description = "Invalid credentials", body = crate::error::Problem,
             content_type = "application/problem+json"),
+        (status = 415, description = "Body is not application/json", body = crate::error::Problem,
+            content_type = "application/problem+json"),
         (status = 429, description = "More than 10 attempts in 5 minutes from this IP; see Retry-After",
             body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn login(
     State(state): State<AppState>,
-    ClientIp(ip): ClientIp,
+    client: ClientIp,
     AppJson(request): AppJson<LoginRequest>,
 ) -> Result<AppJson<AuthResponse>> {
+    let client_key = client.rate_limit_key();
     if let Decision::Limited { retry_after } = state
         .rate_limiter
-        .check(&format!("login:{ip}"), LOGIN_QUOTA)
+        .check(&format!("login:{client_key}"), LOGIN_QUOTA)
         .await
     {
-        tracing::warn!(client_ip = %ip, "login throttled");
+        tracing::warn!(client = %client_key, "login throttled");
         return Err(Error::TooManyRequests { retry_after });
     }
 

@@ -6,6 +6,8 @@
 //! blocking task: a client that disconnects mid-login cannot free its slot early.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use anyhow::Context;
 use argon2::password_hash::rand_core::OsRng;
@@ -13,6 +15,12 @@ use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier,
 use argon2::{Algorithm, Argon2, Params, Version};
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Semaphore;
+
+use crate::error::Error;
+
+/// How long a request waits for a hashing slot before it is told to come back later: under a
+/// flood, a fast 503 beats a queue that grows without bound.
+const QUEUE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A password that satisfies the rule: at least 8 characters, with an upper-case letter, a
 /// lower-case letter and a digit.
@@ -60,6 +68,7 @@ fn argon2() -> Argon2<'static> {
 #[derive(Clone)]
 pub struct PasswordHasher {
     permits: Arc<Semaphore>,
+    operations: Arc<AtomicU64>,
     /// Verified against when the email is unknown, so that path costs the same.
     dummy_hash: Arc<str>,
 }
@@ -73,11 +82,12 @@ impl PasswordHasher {
             .to_string();
         Ok(Self {
             permits: Arc::new(Semaphore::new(concurrency.max(1))),
+            operations: Arc::default(),
             dummy_hash: dummy_hash.into(),
         })
     }
 
-    pub async fn hash(&self, password: &Password) -> anyhow::Result<String> {
+    pub async fn hash(&self, password: &Password) -> Result<String, Error> {
         let secret = password.0.clone();
         self.run(move || {
             argon2()
@@ -93,7 +103,7 @@ impl PasswordHasher {
 
     /// Whether `candidate` matches `stored`; with no stored hash, pays for one verify anyway
     /// and answers false.
-    pub async fn verify(&self, candidate: String, stored: Option<String>) -> anyhow::Result<bool> {
+    pub async fn verify(&self, candidate: String, stored: Option<String>) -> Result<bool, Error> {
         let known = stored.is_some();
         let stored = stored.unwrap_or_else(|| self.dummy_hash.to_string());
         let candidate = SecretString::from(candidate);
@@ -112,19 +122,25 @@ impl PasswordHasher {
     async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
-    ) -> anyhow::Result<T> {
-        let permit = self
-            .permits
-            .clone()
-            .acquire_owned()
+    ) -> Result<T, Error> {
+        let permit = tokio::time::timeout(QUEUE_TIMEOUT, self.permits.clone().acquire_owned())
             .await
+            .map_err(|_| Error::Unavailable("too many sign-ins at once; try again shortly"))?
             .context("password hasher closed")?;
-        tokio::task::spawn_blocking(move || {
+        self.operations.fetch_add(1, Ordering::Relaxed);
+        let result = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             work()
         })
         .await
-        .context("password hashing task failed")?
+        .context("password hashing task failed")??;
+        Ok(result)
+    }
+
+    /// How many hashes and verifies this hasher has run (tests use it to prove that a login
+    /// for an unknown email still pays for one).
+    pub fn operations(&self) -> u64 {
+        self.operations.load(Ordering::Relaxed)
     }
 }
 

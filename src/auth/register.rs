@@ -1,5 +1,7 @@
 //! `POST /auth/register`: create an account, queue its verification email, sign it in.
 
+use std::time::Duration;
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -10,10 +12,18 @@ use crate::auth::users::{self, User};
 use crate::auth::verification;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldErrors, Result};
-use crate::extract::AppJson;
+use crate::extract::{AppJson, ClientIp};
+use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 
 const FULL_NAME_MAX_CHARS: usize = 200;
+
+/// Each registration costs an argon2 hash and an email; and answers whether an address has an
+/// account. Bounded per client like login, more loosely (shared offices and NATs sign up).
+pub const REGISTER_QUOTA: Quota = Quota {
+    limit: 30,
+    window: Duration::from_secs(600),
+};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -83,13 +93,28 @@ impl RegisterRequest {
             content_type = "application/problem+json"),
         (status = 409, description = "A user with this email exists", body = crate::error::Problem,
             content_type = "application/problem+json"),
+        (status = 413, description = "Body over 1 MiB", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+        (status = 415, description = "Body is not application/json", body = crate::error::Problem,
+            content_type = "application/problem+json"),
+        (status = 429, description = "Too many registrations from this client; see Retry-After",
+            body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn register(
     State(state): State<AppState>,
+    client: ClientIp,
     AppJson(request): AppJson<RegisterRequest>,
 ) -> Result<(StatusCode, AppJson<AuthResponse>)> {
     let new = request.validate()?;
+    let client_key = client.rate_limit_key();
+    if let Decision::Limited { retry_after } = state
+        .rate_limiter
+        .check(&format!("register:{client_key}"), REGISTER_QUOTA)
+        .await
+    {
+        return Err(Error::TooManyRequests { retry_after });
+    }
     let password_hash = state.passwords.hash(&new.password).await?;
 
     let mut tx = state.db.begin().await?;

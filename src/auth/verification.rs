@@ -1,28 +1,31 @@
 //! Email verification tokens.
 //!
 //! A token is `HMAC-SHA256(key, nonce)` where the nonce is 128 random bits stored with the
-//! row and the key is derived from `JWT_SECRET`. The database keeps the nonce and a SHA-256 of
-//! the token, never the token: the worker re-derives it when it renders the email, so the
-//! outbox carries only the row id and a database dump yields nothing that can be replayed.
-//! Tokens live 24 hours, are consumed atomically (a single UPDATE ... WHERE consumed_at IS
-//! NULL), and issuing a new one deletes the user's pending ones.
+//! row and the key is derived from `EMAIL_TOKEN_SECRET` (`JWT_SECRET` when unset). The database
+//! keeps the nonce and a SHA-256 of the token, never the token: the worker re-derives it when
+//! it renders the email, so the outbox carries only the row id and a database dump alone
+//! yields nothing that can be replayed. Tokens live 24 hours, are consumed once (an UPDATE ...
+//! WHERE consumed_at IS NULL), and issuing a new one deletes the user's pending ones.
+//!
+//! Lock order: every transaction here locks the user row before any of the user's
+//! verification rows, so verify and resend running at once cannot deadlock.
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use sqlx::{PgConnection, PgExecutor};
+use sqlx::{PgConnection, PgExecutor, PgPool};
 use std::time::Duration;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
-use crate::config::JwtSecret;
+use crate::config::SigningSecret;
 use crate::error::{Error, Result};
-use crate::extract::AppJson;
+use crate::extract::{AppJson, AppQuery};
 use crate::outbox::{self, OutboxMessage};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -39,7 +42,7 @@ const RESEND_QUOTA: Quota = Quota {
 pub struct EmailTokenKey([u8; 32]);
 
 impl EmailTokenKey {
-    pub fn derive(secret: &JwtSecret) -> Self {
+    pub fn derive(secret: &SigningSecret) -> Self {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose())
             .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
         mac.update(b"supportdesk/email-verification-token/v1");
@@ -126,8 +129,23 @@ pub async fn pending(
 
 /// Consumes a valid token and marks its address verified; `None` when the token is unknown,
 /// expired or already used.
-async fn consume(db: impl PgExecutor<'_>, token: &str) -> sqlx::Result<Option<Uuid>> {
-    sqlx::query_scalar(
+async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
+    let hash = token_hash(token);
+    let mut tx = db.begin().await?;
+    // The user row first (see the lock order above); no row means no such token.
+    let user: Option<Uuid> = sqlx::query_scalar(
+        "SELECT u.id FROM public.users u
+           JOIN public.email_verifications v ON v.user_id = u.id
+          WHERE v.token_hash = $1
+            FOR UPDATE OF u",
+    )
+    .bind(&hash)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if user.is_none() {
+        return Ok(None);
+    }
+    let verified = sqlx::query_scalar(
         "WITH consumed AS (
              UPDATE public.email_verifications SET consumed_at = now()
               WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now()
@@ -138,9 +156,11 @@ async fn consume(db: impl PgExecutor<'_>, token: &str) -> sqlx::Result<Option<Uu
           WHERE u.id = c.user_id
       RETURNING u.id",
     )
-    .bind(token_hash(token))
-    .fetch_optional(db)
-    .await
+    .bind(&hash)
+    .fetch_optional(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(verified)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -166,7 +186,7 @@ pub struct MessageResponse {
 )]
 pub async fn verify_email(
     State(state): State<AppState>,
-    Query(query): Query<VerifyQuery>,
+    AppQuery(query): AppQuery<VerifyQuery>,
 ) -> Result<AppJson<MessageResponse>> {
     let token = query
         .token
@@ -196,6 +216,8 @@ pub async fn verify_email(
         (status = 202, description = "A new verification email is queued", body = MessageResponse),
         (status = 401, description = "Missing or invalid user token", body = crate::error::Problem,
             content_type = "application/problem+json"),
+        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem,
+            content_type = "application/problem+json"),
         (status = 409, description = "The email is already verified", body = crate::error::Problem,
             content_type = "application/problem+json"),
         (status = 429, description = "Too many requests", body = crate::error::Problem,
@@ -206,6 +228,13 @@ pub async fn resend_verification(
     State(state): State<AppState>,
     UserToken(user_id): UserToken,
 ) -> Result<(StatusCode, AppJson<MessageResponse>)> {
+    if let Decision::Limited { retry_after } = state
+        .rate_limiter
+        .check(&format!("resend-verification:{user_id}"), RESEND_QUOTA)
+        .await
+    {
+        return Err(Error::TooManyRequests { retry_after });
+    }
     let mut tx = state.db.begin().await?;
     // Lock the user row so two resends cannot both leave a live token behind.
     let verified: Option<(String, bool)> =
@@ -219,13 +248,6 @@ pub async fn resend_verification(
             "already_verified",
             "this email address is already verified",
         ));
-    }
-    if let Decision::Limited { retry_after } = state
-        .rate_limiter
-        .check(&format!("resend-verification:{user_id}"), RESEND_QUOTA)
-        .await
-    {
-        return Err(Error::TooManyRequests { retry_after });
     }
     issue(&mut tx, &state.email_tokens, user_id, &email).await?;
     tx.commit().await?;
@@ -243,8 +265,8 @@ mod tests {
 
     #[test]
     fn tokens_are_deterministic_per_nonce_and_key() {
-        let key = EmailTokenKey::derive(&JwtSecret::parse("k".repeat(32)).unwrap());
-        let other = EmailTokenKey::derive(&JwtSecret::parse("j".repeat(32)).unwrap());
+        let key = EmailTokenKey::derive(&SigningSecret::parse("k".repeat(32)).unwrap());
+        let other = EmailTokenKey::derive(&SigningSecret::parse("j".repeat(32)).unwrap());
         let nonce = [7u8; 16];
         assert_eq!(key.token_for(&nonce), key.token_for(&nonce));
         assert_ne!(key.token_for(&nonce), key.token_for(&[8u8; 16]));

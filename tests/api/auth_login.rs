@@ -49,6 +49,70 @@ async fn wrong_password_and_unknown_email_are_indistinguishable() {
     assert_eq!(wrong_password["detail"], malformed["detail"]);
 }
 
+#[tokio::test]
+async fn an_unknown_email_still_pays_for_one_password_verify() {
+    let app = spawn_app().await;
+    let email = unique_email();
+    app.signed_up(&email).await;
+    let hasher = &app.state.passwords;
+
+    for (login_email, password) in [
+        (email.as_str(), "Wr0ngPassword"),
+        ("nobody@example.com", PASSWORD),
+        ("not an email", PASSWORD),
+    ] {
+        let before = hasher.operations();
+        let response = app.login(login_email, password).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(hasher.operations(), before + 1, "{login_email}");
+    }
+}
+
+#[tokio::test]
+async fn ipv6_clients_share_a_limit_across_their_64() {
+    let app = spawn_app_with(&[("TRUSTED_PROXIES", "127.0.0.1/32,::1")]).await;
+    let email = unique_email();
+    for host in 1..=10 {
+        let client = format!("2001:db8:aa:bb::{host:x}");
+        let response = app.login_via(&email, PASSWORD, Some(&client)).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{client}");
+    }
+    let same_network = app
+        .login_via(&email, PASSWORD, Some("2001:db8:aa:bb:ffff::1"))
+        .await;
+    assert_eq!(same_network.status(), StatusCode::TOO_MANY_REQUESTS);
+    let other_network = app
+        .login_via(&email, PASSWORD, Some("2001:db8:aa:bc::1"))
+        .await;
+    assert_eq!(other_network.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_proxy_that_appends_ports_does_not_merge_its_clients() {
+    let app = spawn_app_with(&[("TRUSTED_PROXIES", "127.0.0.1/32,::1")]).await;
+    let email = unique_email();
+    for client in 1..=12 {
+        let hop = format!("203.0.113.{client}:4{client:04}");
+        let response = app.login_via(&email, PASSWORD, Some(&hop)).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{hop}");
+    }
+}
+
+#[tokio::test]
+async fn tokens_from_register_and_login_are_one_hour_user_tokens() {
+    let app = spawn_app().await;
+    let email = unique_email();
+    let (registered, _) = app.signed_up(&email).await;
+    let logged_in: Value = app.login(&email, PASSWORD).await.json().await.unwrap();
+    for token in [registered.as_str(), logged_in["token"].as_str().unwrap()] {
+        let claims = app.state.jwt.decode(token).unwrap();
+        assert_eq!(claims.exp - claims.iat, 3600);
+        assert_eq!(claims.kind, supportdesk::auth::jwt::TokenKind::User);
+        let now = time::OffsetDateTime::now_utc().unix_timestamp();
+        assert!((claims.iat - now).abs() < 60);
+    }
+}
+
 fn retry_after(response: &reqwest::Response) -> u64 {
     response.headers()["retry-after"]
         .to_str()

@@ -49,6 +49,44 @@ async fn register_queues_one_verification_email_in_the_same_transaction() {
 }
 
 #[tokio::test]
+async fn when_the_email_cannot_be_queued_the_account_is_not_created() {
+    let app = spawn_app().await;
+    // Every outbox insert now fails: the user row must roll back with it.
+    sqlx::query("ALTER TABLE public.outbox ADD CONSTRAINT refuse_all CHECK (false) NOT VALID")
+        .execute(&app.db)
+        .await
+        .unwrap();
+
+    let response = app.register(&unique_email(), PASSWORD, "Ann").await;
+
+    let body = assert_problem(
+        response,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal_error",
+    )
+    .await;
+    assert!(
+        !body["detail"].as_str().unwrap().contains("refuse_all"),
+        "{body}"
+    );
+    assert_eq!(app.count("users").await, 0);
+    assert_eq!(app.count("email_verifications").await, 0);
+}
+
+#[tokio::test]
+async fn registrations_are_throttled_per_client() {
+    let app = spawn_app().await;
+    for i in 0..30 {
+        let response = app.register(&unique_email(), PASSWORD, "Ann").await;
+        assert_eq!(response.status(), StatusCode::CREATED, "registration {i}");
+    }
+    let response = app.register(&unique_email(), PASSWORD, "Ann").await;
+    assert!(response.headers().contains_key("retry-after"));
+    assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+    assert_eq!(app.count("users").await, 30);
+}
+
+#[tokio::test]
 async fn duplicate_email_in_another_case_is_a_conflict_and_changes_nothing() {
     let app = spawn_app().await;
     app.signed_up("ann@example.com").await;

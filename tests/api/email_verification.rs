@@ -107,6 +107,38 @@ async fn invalid_or_missing_tokens_are_a_bad_request() {
 }
 
 #[tokio::test]
+async fn a_malformed_query_string_is_a_problem_not_plain_text() {
+    let app = spawn_app().await;
+    let response = app.get("/auth/verify-email?token=a&token=b", None).await;
+    assert_problem(response, StatusCode::BAD_REQUEST, "invalid_query").await;
+}
+
+#[tokio::test]
+async fn verifying_and_resending_at_once_never_fails() {
+    // Verify locks the user row before the token rows, as resend does; opposite orders
+    // would deadlock under this interleaving.
+    let app = spawn_app().await;
+    for _ in 0..5 {
+        let (user_token, user_id) = app.signed_up(&unique_email()).await;
+        let token = app.verification_token(user_id).await.unwrap();
+        let (verified, resent) = tokio::join!(
+            app.verify_email(&token),
+            app.resend_verification(&user_token)
+        );
+        assert!(
+            [StatusCode::OK, StatusCode::BAD_REQUEST].contains(&verified.status()),
+            "verify: {}",
+            verified.status()
+        );
+        assert!(
+            [StatusCode::ACCEPTED, StatusCode::CONFLICT].contains(&resent.status()),
+            "resend: {}",
+            resent.status()
+        );
+    }
+}
+
+#[tokio::test]
 async fn the_database_never_holds_a_usable_token() {
     let app = spawn_app().await;
     let (_, user_id) = app.signed_up(&unique_email()).await;

@@ -107,6 +107,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub db: PgPool,
     pub settings: Settings,
+    pub state: supportdesk::state::AppState,
     db_name: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
@@ -133,6 +134,7 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
         .await
         .expect("build application");
     let address = format!("http://{}", app.local_addr().expect("bound"));
+    let state = app.state().clone();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(app.run_until(async move {
         let _ = stop_rx.await;
@@ -147,6 +149,7 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
             .await
             .expect("connect test pool"),
         settings,
+        state,
         db_name,
         shutdown: Some(stop_tx),
     }
@@ -254,7 +257,7 @@ impl TestApp {
         .fetch_optional(&self.db)
         .await
         .expect("query outbox");
-        let key = EmailTokenKey::derive(&self.settings.jwt_secret);
+        let key = EmailTokenKey::derive(self.settings.email_token_secret());
         verification::pending(&self.db, &key, id?)
             .await
             .expect("pending verification")

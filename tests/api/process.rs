@@ -16,6 +16,21 @@ struct Database {
     url: String,
 }
 
+impl Database {
+    /// The same database in the `Host=..;Port=..` form operators coming from .NET use.
+    fn key_value(&self) -> String {
+        let url = reqwest::Url::parse(&self.url).unwrap();
+        format!(
+            "Host={};Port={};Database={};Username={};Password='{}'",
+            url.host_str().unwrap(),
+            url.port().unwrap_or(5432),
+            self.name,
+            url.username(),
+            url.password().unwrap_or_default(),
+        )
+    }
+}
+
 impl Drop for Database {
     fn drop(&mut self) {
         drop_database(std::mem::take(&mut self.name));
@@ -83,8 +98,12 @@ async fn wait_healthy(base: &str) {
 }
 
 fn terminate(child: &std::process::Child) {
+    signal(child, "-TERM");
+}
+
+fn signal(child: &std::process::Child, which: &str) {
     let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([which, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
@@ -164,10 +183,17 @@ async fn migrate_is_idempotent_and_reports_json() {
 async fn replicas_starting_together_migrate_once_and_stop_cleanly_on_sigterm() {
     let db = empty_database().await;
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    // One replica is configured with the key=value connection string form.
     let mut children: Vec<_> = ports
         .iter()
-        .map(|port| {
-            supportdesk(&db.url)
+        .enumerate()
+        .map(|(i, port)| {
+            let connection = if i == 0 {
+                db.key_value()
+            } else {
+                db.url.clone()
+            };
+            supportdesk(&connection)
                 .env("RUN_MIGRATIONS_ON_STARTUP", "true")
                 .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
                 .stdout(Stdio::null())
@@ -188,13 +214,39 @@ async fn replicas_starting_together_migrate_once_and_stop_cleanly_on_sigterm() {
     assert_eq!(applied, [1]);
     conn.close().await.unwrap();
 
-    for child in &children {
-        terminate(child);
+    // SIGTERM (Kubernetes) for two, SIGINT (Ctrl-C) for the third: both drain and exit 0.
+    for (i, child) in children.iter().enumerate() {
+        signal(child, if i == 2 { "-INT" } else { "-TERM" });
     }
     for child in &mut children {
         let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(0), "exit status after SIGTERM");
+        assert_eq!(status.code(), Some(0), "exit status after the signal");
     }
+}
+
+const WRONG_PASSWORD: &str = "Wr0ngButSecret";
+const REDIS_PASSWORD: &str = "redis-password-never-logged";
+
+#[tokio::test]
+async fn development_logs_are_for_people_not_machines() {
+    let db = empty_database().await;
+    let output = supportdesk(&db.url)
+        .env("ASPNETCORE_ENVIRONMENT", "Development")
+        .arg("migrate")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("applying migration"), "{stderr}");
+    assert!(!stderr.trim_start().starts_with('{'), "{stderr}");
+    let output = supportdesk(&db.url)
+        .env("ASPNETCORE_ENVIRONMENT", "Production")
+        .arg("migrate")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr.lines().next().unwrap_or_default();
+    assert!(serde_json::from_str::<Value>(first).is_ok(), "{stderr}");
 }
 
 #[tokio::test]
@@ -208,6 +260,11 @@ async fn secrets_and_tokens_never_reach_the_logs() {
         .env("ASPNETCORE_ENVIRONMENT", "Production")
         .env("RUN_MIGRATIONS_ON_STARTUP", "true")
         .env("RUST_LOG", "debug")
+        // A password Redis does not expect: every Redis call fails and is logged.
+        .env(
+            "REDIS_URL",
+            format!("redis://:{REDIS_PASSWORD}@127.0.0.1:6379"),
+        )
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -242,6 +299,14 @@ async fn secrets_and_tokens_never_reach_the_logs() {
         .send()
         .await
         .unwrap();
+    for _ in 0..11 {
+        client
+            .post(format!("{base}/auth/login"))
+            .json(&json!({"email": "ann@example.com", "password": WRONG_PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+    }
     let verification_token = "a-verification-token-that-must-stay-secret";
     client
         .get(format!(
@@ -260,9 +325,16 @@ async fn secrets_and_tokens_never_reach_the_logs() {
         logs.contains("\"route\":\"/auth/login\""),
         "JSON logs with the route: {logs}"
     );
+    assert!(logs.contains("login throttled"), "the 429 path ran: {logs}");
+    assert!(
+        logs.contains("redis rate limit failed"),
+        "Redis errors were logged: {logs}"
+    );
     for secret in [
         PASSWORD,
+        WRONG_PASSWORD,
         JWT_SECRET,
+        REDIS_PASSWORD,
         &user_token,
         &login_token,
         verification_token,
