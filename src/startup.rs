@@ -14,8 +14,8 @@ use tokio::net::TcpListener;
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
-use crate::auth::verification::EmailTokenKey;
 use crate::config::Settings;
+use crate::email_tokens::EmailTokenKey;
 use crate::rate_limit::RateLimiter;
 use crate::state::AppState;
 use crate::{db, http, migrate, telemetry};

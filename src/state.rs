@@ -6,8 +6,8 @@ use sqlx::PgPool;
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
-use crate::auth::verification::EmailTokenKey;
 use crate::config::{Settings, TrustedProxies};
+use crate::email_tokens::EmailTokenKey;
 use crate::extract::HasTrustedProxies;
 use crate::rate_limit::RateLimiter;
 

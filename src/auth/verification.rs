@@ -1,29 +1,20 @@
-//! Email verification tokens.
-//!
-//! A token is `HMAC-SHA256(key, nonce)` where the nonce is 128 random bits stored with the
-//! row and the key is derived from `EMAIL_TOKEN_SECRET` (`JWT_SECRET` when unset). The database
-//! keeps the nonce and a SHA-256 of the token, never the token: the worker re-derives it when
-//! it renders the email, so the outbox carries only the row id and a database dump alone
-//! yields nothing that can be replayed. Tokens live 24 hours, are consumed once (an UPDATE ...
-//! WHERE consumed_at IS NULL), and issuing a new one deletes the user's pending ones.
+//! Email verification: tokens that prove an inbox (see `email_tokens`), their consumption,
+//! and the resend endpoint. Tokens live 24 hours, are consumed once (an UPDATE ... WHERE
+//! consumed_at IS NULL), and issuing a new one deletes the user's pending ones.
 //!
 //! Lock order: every transaction here locks the user row before any of the user's
 //! verification rows, so verify and resend running at once cannot deadlock.
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 use std::time::Duration;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
-use crate::config::SigningSecret;
+use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery};
 use crate::outbox::{self, OutboxMessage};
@@ -38,29 +29,6 @@ const RESEND_QUOTA: Quota = Quota {
     window: Duration::from_secs(3600),
 };
 
-#[derive(Clone)]
-pub struct EmailTokenKey([u8; 32]);
-
-impl EmailTokenKey {
-    pub fn derive(secret: &SigningSecret) -> Self {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose())
-            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
-        mac.update(b"supportdesk/email-verification-token/v1");
-        Self(mac.finalize().into_bytes().into())
-    }
-
-    pub fn token_for(&self, nonce: &[u8]) -> String {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
-            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
-        mac.update(nonce);
-        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
-    }
-}
-
-fn token_hash(token: &str) -> Vec<u8> {
-    Sha256::digest(token.as_bytes()).to_vec()
-}
-
 /// Creates a verification for `email`, voids the user's older ones, and queues the email, all
 /// in the caller's transaction.
 pub async fn issue(
@@ -69,8 +37,8 @@ pub async fn issue(
     user_id: Uuid,
     email: &str,
 ) -> sqlx::Result<Uuid> {
-    let nonce: [u8; 16] = rand::random();
-    let token = key.token_for(&nonce);
+    let nonce = new_nonce();
+    let token = key.token_for(Purpose::EmailVerification, &nonce);
     sqlx::query(
         "DELETE FROM public.email_verifications WHERE user_id = $1 AND consumed_at IS NULL",
     )
@@ -123,7 +91,7 @@ pub async fn pending(
     Ok(row.map(|(email, full_name, nonce)| PendingVerification {
         email,
         full_name,
-        token: key.token_for(&nonce),
+        token: key.token_for(Purpose::EmailVerification, &nonce),
     }))
 }
 
@@ -257,21 +225,4 @@ pub async fn resend_verification(
             message: "A new verification email is on its way.".into(),
         }),
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tokens_are_deterministic_per_nonce_and_key() {
-        let key = EmailTokenKey::derive(&SigningSecret::parse("k".repeat(32)).unwrap());
-        let other = EmailTokenKey::derive(&SigningSecret::parse("j".repeat(32)).unwrap());
-        let nonce = [7u8; 16];
-        assert_eq!(key.token_for(&nonce), key.token_for(&nonce));
-        assert_ne!(key.token_for(&nonce), key.token_for(&[8u8; 16]));
-        assert_ne!(key.token_for(&nonce), other.token_for(&nonce));
-        // 256 bits, URL-safe, no padding.
-        assert_eq!(key.token_for(&nonce).len(), 43);
-    }
 }

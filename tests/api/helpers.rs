@@ -1,106 +1,20 @@
 //! `spawn_app()`: the real router on a random port, over a fresh PostgreSQL database and a
 //! private Redis namespace, so tests run in parallel and never see each other's data.
-//!
-//! The server under test reaches PostgreSQL and Redis at `TEST_DATABASE_URL` (default
-//! `postgres://postgres:postgres@127.0.0.1:5432/postgres`) and `TEST_REDIS_URL` (default
-//! `redis://127.0.0.1:6379`). Each app's database is dropped when the `TestApp` is.
-
-use std::collections::HashMap;
 
 use reqwest::header::CONTENT_TYPE;
 use reqwest::{Response, StatusCode};
 use serde_json::{Value, json};
-use sqlx::{Connection, PgConnection, PgPool};
-use supportdesk::auth::verification::{self, EmailTokenKey};
-use supportdesk::config::{DatabaseSettings, Settings};
+use sqlx::PgPool;
+use supportdesk::auth::verification;
+use supportdesk::config::Settings;
+use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::startup::Application;
+use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::test_env;
 use uuid::Uuid;
 
-pub const JWT_SECRET: &str = "integration-test-secret-0123456789abcdef";
+pub use supportdesk_test_support::JWT_SECRET;
 pub const PASSWORD: &str = "Corr3ctHorse";
-
-pub fn admin_database() -> DatabaseSettings {
-    let url = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into());
-    DatabaseSettings::parse(&url).expect("TEST_DATABASE_URL")
-}
-
-pub fn redis_url() -> String {
-    std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-/// A database of its own, migrated; dropped by [`drop_database`].
-pub async fn create_database() -> (String, DatabaseSettings) {
-    let admin = admin_database();
-    let name = format!("sd_test_{}", Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect_with(&admin.connect_options())
-        .await
-        .expect("connect to PostgreSQL as admin");
-    sqlx::query(sqlx::AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
-        .execute(&mut conn)
-        .await
-        .expect("create test database");
-    let database = admin.with_database(&name);
-    supportdesk::migrate::control_plane(&database)
-        .await
-        .expect("migrate test database");
-    (name, database)
-}
-
-pub fn drop_database(name: String) {
-    // Drop runs outside any runtime we may block, so use a thread with its own.
-    let _ = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async {
-            if let Ok(mut conn) =
-                PgConnection::connect_with(&admin_database().connect_options()).await
-            {
-                let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
-                    r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
-                )))
-                .execute(&mut conn)
-                .await;
-            }
-        });
-    })
-    .join();
-}
-
-/// The settings a test app runs with; `overrides` win.
-pub fn test_env(
-    database: &DatabaseSettings,
-    overrides: &[(&str, &str)],
-) -> HashMap<String, String> {
-    let db_name = database.database_name().unwrap_or_default().to_owned();
-    let admin_url = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into());
-    let url = match admin_url.rsplit_once('/') {
-        Some((base, _)) => format!("{base}/{db_name}"),
-        None => admin_url,
-    };
-    let mut env: HashMap<String, String> = [
-        ("ConnectionStrings__DefaultConnection", url.as_str()),
-        ("JWT_SECRET", JWT_SECRET),
-        ("ASPNETCORE_ENVIRONMENT", "Development"),
-        ("APP_URL", "http://desk.test"),
-        ("REDIS_URL", &redis_url()),
-        (
-            "REDIS_NAMESPACE",
-            &format!("sdtest:{}", Uuid::new_v4().simple()),
-        ),
-        ("MAIL_DIR", "target/test-mail"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-    .collect();
-    for (k, v) in overrides {
-        env.insert((*k).to_owned(), (*v).to_owned());
-    }
-    env
-}
 
 pub struct TestApp {
     pub address: String,
@@ -108,8 +22,9 @@ pub struct TestApp {
     pub db: PgPool,
     pub settings: Settings,
     pub state: supportdesk::state::AppState,
-    db_name: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    // Last: dropped (and the database with it) after the server was told to stop.
+    _database: TestDatabase,
 }
 
 impl Drop for TestApp {
@@ -117,7 +32,6 @@ impl Drop for TestApp {
         if let Some(stop) = self.shutdown.take() {
             let _ = stop.send(());
         }
-        drop_database(std::mem::take(&mut self.db_name));
     }
 }
 
@@ -127,8 +41,8 @@ pub async fn spawn_app() -> TestApp {
 
 /// An app whose environment differs from the default by `overrides`.
 pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
-    let (db_name, database) = create_database().await;
-    let settings = Settings::load_from(None, Some(test_env(&database, overrides)))
+    let database = TestDatabase::migrated().await;
+    let settings = Settings::load_from(None, Some(test_env(&database.url, overrides)))
         .expect("test settings are valid");
     let app = Application::build(settings.clone(), "127.0.0.1:0")
         .await
@@ -145,13 +59,13 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
             .no_proxy()
             .build()
             .expect("http client"),
-        db: PgPool::connect_with(database.connect_options())
+        db: PgPool::connect_with(database.settings.connect_options())
             .await
             .expect("connect test pool"),
         settings,
         state,
-        db_name,
         shutdown: Some(stop_tx),
+        _database: database,
     }
 }
 

@@ -9,53 +9,14 @@ use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection};
 use uuid::Uuid;
 
-use crate::helpers::{JWT_SECRET, PASSWORD, admin_database, drop_database, redis_url};
+use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::{free_port, redis_url};
 
-struct Database {
-    name: String,
-    url: String,
-}
-
-impl Database {
-    /// The same database in the `Host=..;Port=..` form operators coming from .NET use.
-    fn key_value(&self) -> String {
-        let url = reqwest::Url::parse(&self.url).unwrap();
-        format!(
-            "Host={};Port={};Database={};Username={};Password='{}'",
-            url.host_str().unwrap(),
-            url.port().unwrap_or(5432),
-            self.name,
-            url.username(),
-            url.password().unwrap_or_default(),
-        )
-    }
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        drop_database(std::mem::take(&mut self.name));
-    }
-}
+use crate::helpers::{JWT_SECRET, PASSWORD};
 
 /// An empty database: nothing migrated.
-async fn empty_database() -> Database {
-    let name = format!("sd_test_{}", Uuid::new_v4().simple());
-    let mut conn = PgConnection::connect_with(&admin_database().connect_options())
-        .await
-        .unwrap();
-    sqlx::query(sqlx::AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
-        .execute(&mut conn)
-        .await
-        .unwrap();
-    let admin_url = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into());
-    let base = admin_url
-        .rsplit_once('/')
-        .map_or(admin_url.as_str(), |(b, _)| b);
-    Database {
-        url: format!("{base}/{name}"),
-        name,
-    }
+async fn empty_database() -> TestDatabase {
+    TestDatabase::empty().await
 }
 
 fn supportdesk(database_url: &str) -> Command {
@@ -73,14 +34,6 @@ fn supportdesk(database_url: &str) -> Command {
         )
         .current_dir(std::env::temp_dir());
     command
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 async fn wait_healthy(base: &str) {
@@ -168,7 +121,10 @@ async fn migrate_is_idempotent_and_reports_json() {
         String::from_utf8_lossy(&first.stderr)
     );
     let report: Value = serde_json::from_slice(&first.stdout).unwrap();
-    assert_eq!(report["applied"], json!(["V1__control_plane"]));
+    assert_eq!(
+        report["applied"],
+        json!(["V1__control_plane", "V2__outbox_delivery_and_invitations"])
+    );
 
     let second = supportdesk(&db.url)
         .args(["migrate", "--json"])
@@ -211,7 +167,7 @@ async fn replicas_starting_together_migrate_once_and_stop_cleanly_on_sigterm() {
         .fetch_all(&mut conn)
         .await
         .unwrap();
-    assert_eq!(applied, [1]);
+    assert_eq!(applied, [1, 2]);
     conn.close().await.unwrap();
 
     // SIGTERM (Kubernetes) for two, SIGINT (Ctrl-C) for the third: both drain and exit 0.
@@ -344,4 +300,90 @@ async fn secrets_and_tokens_never_reach_the_logs() {
             "a secret reached the logs: {secret}"
         );
     }
+}
+
+#[tokio::test]
+async fn jobs_list_and_retry_show_and_revive_dead_work() {
+    let db = TestDatabase::migrated().await;
+    let mut conn = PgConnection::connect(&db.url).await.unwrap();
+    let (dead, pending) = (Uuid::now_v7(), Uuid::now_v7());
+    sqlx::query(
+        "INSERT INTO public.outbox (id, kind, payload, attempts, outcome, last_error, finished_at)
+         VALUES ($1, 'verification_email', '{}', 8, 'dead', 'SMTP: 550 no such mailbox', now()),
+                ($2, 'invitation_email', '{}', 1, NULL, NULL, NULL)",
+    )
+    .bind(dead)
+    .bind(pending)
+    .execute(&mut conn)
+    .await
+    .unwrap();
+
+    let listed = supportdesk(&db.url)
+        .args(["jobs", "list", "--dead", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    let rows: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["id"], dead.to_string());
+    assert_eq!(rows[0]["attempts"], 8);
+    assert_eq!(rows[0]["lastError"], "SMTP: 550 no such mailbox");
+
+    let table = supportdesk(&db.url)
+        .args(["jobs", "list"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains(&dead.to_string()) && table.contains(&pending.to_string()),
+        "{table}"
+    );
+    assert!(
+        table.contains("dead") && table.contains("pending"),
+        "{table}"
+    );
+
+    let unknown = supportdesk(&db.url)
+        .args(["jobs", "retry", &Uuid::new_v4().to_string()])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no dead job"));
+    let nothing = supportdesk(&db.url)
+        .args(["jobs", "retry"])
+        .output()
+        .unwrap();
+    assert!(!nothing.status.success(), "an id or --all-dead is required");
+
+    let retried = supportdesk(&db.url)
+        .args(["jobs", "retry", &dead.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        retried.status.success(),
+        "{}",
+        String::from_utf8_lossy(&retried.stderr)
+    );
+    let (outcome, attempts, relayed): (Option<String>, i32, Option<time::OffsetDateTime>) =
+        sqlx::query_as("SELECT outcome, attempts, relayed_at FROM public.outbox WHERE id = $1")
+            .bind(dead)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(
+        (outcome, attempts, relayed),
+        (None, 0, None),
+        "back in line for the relay"
+    );
+
+    let again = supportdesk(&db.url)
+        .args(["jobs", "retry", "--all-dead"])
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("revived 0"));
 }

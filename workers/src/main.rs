@@ -1,16 +1,14 @@
-//! `supportdesk-worker`: background work (email delivery, the outbox relay) and a small
-//! health/metrics server for Kubernetes probes on `WORKER_HEALTH_PORT` (default 5001).
-
-mod health;
-mod settings;
+//! `supportdesk-worker`: delivers emails from the outbox through the job queues, with
+//! `/healthz` and `/metrics` on `WORKER_HEALTH_PORT` (default 5001) for Kubernetes probes.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Parser;
 use supportdesk::config::Settings;
-use supportdesk::startup::{connect_redis, shutdown_signal};
-use supportdesk::{db, telemetry};
+use supportdesk::startup::shutdown_signal;
+use supportdesk::telemetry;
+use supportdesk_worker::settings::WorkerSettings;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -37,18 +35,12 @@ async fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let settings = Settings::load(cli.config.as_deref())?;
-    let worker = settings::WorkerSettings::from_env()?;
+    let worker = WorkerSettings::from_env()?;
     telemetry::init_logging(settings.environment);
-
-    let probes = health::Probes {
-        db: db::pool(&settings.database, 4),
-        redis: connect_redis(&settings)?,
-    };
+    telemetry::spawn_metrics_upkeep();
     let listener = tokio::net::TcpListener::bind(("0.0.0.0", worker.health_port))
         .await
         .with_context(|| format!("binding the health port {}", worker.health_port))?;
-    tracing::info!(address = %listener.local_addr()?, "worker health endpoint listening");
-    supportdesk::startup::launch(listener, health::router(probes), shutdown_signal()).await?;
-    tracing::info!("worker stopped");
-    Ok(())
+    tracing::info!(address = %listener.local_addr()?, "health endpoint listening");
+    supportdesk_worker::run(settings, worker, listener, shutdown_signal()).await
 }

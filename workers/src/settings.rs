@@ -1,21 +1,115 @@
 //! Settings only the worker has; the shared ones come from `supportdesk::config`.
 
+use std::time::Duration;
+
 use anyhow::bail;
 
+#[derive(Debug, Clone)]
 pub struct WorkerSettings {
     /// `WORKER_HEALTH_PORT`: where `/healthz` and `/metrics` listen (default 5001).
     pub health_port: u16,
+    /// `WORKER_CONCURRENCY`: emails in flight at once, per queue (default 4).
+    pub concurrency: usize,
+    /// `JOB_MAX_ATTEMPTS`: delivery attempts before an email is dead (default 8).
+    pub max_attempts: i32,
+    /// `JOB_BACKOFF_BASE_MS`: wait after the first failed attempt, doubled each time
+    /// (default 10 000, so 10 s, 20 s, 40 s, ...).
+    pub backoff_base: Duration,
+    /// `JOB_BACKOFF_MAX_SECS`: the longest wait between attempts (default 3600).
+    pub backoff_max: Duration,
 }
 
 impl WorkerSettings {
     pub fn from_env() -> anyhow::Result<Self> {
-        let health_port = match std::env::var("WORKER_HEALTH_PORT") {
-            Err(_) => 5001,
-            Ok(value) => match value.trim().parse::<u16>() {
-                Ok(port) => port,
-                Err(_) => bail!("WORKER_HEALTH_PORT: expected a port number, got {value:?}"),
-            },
-        };
-        Ok(Self { health_port })
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        fn number<T: std::str::FromStr + PartialOrd + Default>(
+            lookup: &impl Fn(&str) -> Option<String>,
+            name: &str,
+            default: T,
+        ) -> anyhow::Result<T> {
+            match lookup(name).as_deref().map(str::trim) {
+                None | Some("") => Ok(default),
+                Some(value) => match value.parse::<T>() {
+                    Ok(n) if n > T::default() => Ok(n),
+                    _ => bail!("{name}: expected a positive number, got {value:?}"),
+                },
+            }
+        }
+        Ok(Self {
+            health_port: number(&lookup, "WORKER_HEALTH_PORT", 5001u16)?,
+            concurrency: number(&lookup, "WORKER_CONCURRENCY", 4usize)?,
+            max_attempts: number(&lookup, "JOB_MAX_ATTEMPTS", 8i32)?,
+            backoff_base: Duration::from_millis(number(&lookup, "JOB_BACKOFF_BASE_MS", 10_000u64)?),
+            backoff_max: Duration::from_secs(number(&lookup, "JOB_BACKOFF_MAX_SECS", 3600u64)?),
+        })
+    }
+
+    /// The wait after failed attempt `attempt` (1-based): exponential, capped, with ±20 %
+    /// jitter so a burst of failures does not retry in lockstep.
+    pub fn backoff(&self, attempt: i32) -> Duration {
+        let exponent = attempt.saturating_sub(1).clamp(0, 30) as u32;
+        let raw = self.backoff_base.saturating_mul(1u32 << exponent.min(20));
+        let capped = raw.min(self.backoff_max);
+        let jitter = 0.8 + rand::random::<f64>() * 0.4;
+        capped.mul_f64(jitter).min(self.backoff_max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[(&str, &str)]) -> anyhow::Result<WorkerSettings> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        WorkerSettings::from_lookup(|name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn defaults() {
+        let s = settings(&[]).unwrap();
+        assert_eq!(s.health_port, 5001);
+        assert_eq!(s.concurrency, 4);
+        assert_eq!(s.max_attempts, 8);
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let err = settings(&[("WORKER_CONCURRENCY", "0")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("WORKER_CONCURRENCY:"), "{err}");
+        let err = settings(&[("WORKER_HEALTH_PORT", "http")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("WORKER_HEALTH_PORT:"), "{err}");
+    }
+
+    #[test]
+    fn backoff_doubles_with_jitter_up_to_the_cap() {
+        let s = settings(&[
+            ("JOB_BACKOFF_BASE_MS", "1000"),
+            ("JOB_BACKOFF_MAX_SECS", "30"),
+        ])
+        .unwrap();
+        for (attempt, expected) in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0)] {
+            let got = s.backoff(attempt).as_secs_f64();
+            assert!(
+                got >= expected * 0.8 - 1e-9 && got <= expected * 1.2 + 1e-9,
+                "{attempt}: {got}"
+            );
+        }
+        assert!(s.backoff(40) <= Duration::from_secs(30));
+        assert!(s.backoff(40) >= Duration::from_secs(24));
     }
 }

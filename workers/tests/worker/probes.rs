@@ -1,35 +1,29 @@
-//! The `supportdesk-worker` binary as Kubernetes runs it: probes and graceful termination.
+//! The worker process as Kubernetes runs it: probes on its health port, exit 0 on SIGTERM.
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const JWT_SECRET: &str = "integration-test-secret-0123456789abcdef";
+use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::{JWT_SECRET, free_port, redis_url};
 
-fn database_url() -> String {
-    std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into())
-}
+use crate::harness::{signal, wait_exit};
 
-fn redis_url() -> String {
-    std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn worker(port: u16, redis: &str) -> Child {
+fn worker(database_url: &str, port: u16, redis: &str) -> Child {
     Command::new(env!("CARGO_BIN_EXE_supportdesk-worker"))
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("ConnectionStrings__DefaultConnection", database_url())
+        .env("ConnectionStrings__DefaultConnection", database_url)
         .env("JWT_SECRET", JWT_SECRET)
         .env("APP_URL", "http://desk.test")
         .env("REDIS_URL", redis)
+        .env(
+            "REDIS_NAMESPACE",
+            format!("sdtest:{}", uuid::Uuid::new_v4().simple()),
+        )
+        .env(
+            "MAIL_DIR",
+            std::env::temp_dir().join("supportdesk-test-mail"),
+        )
         .env("WORKER_HEALTH_PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -55,26 +49,26 @@ async fn probe(port: u16) -> (u16, String) {
     }
 }
 
-fn terminate_and_wait(mut child: Child) -> Option<i32> {
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    child.wait().unwrap().code()
-}
-
 #[tokio::test]
 async fn the_worker_is_healthy_with_its_dependencies_and_exits_zero_on_sigterm() {
+    let db = TestDatabase::migrated().await;
     let port = free_port();
-    let child = worker(port, &redis_url());
+    let mut child = worker(&db.url, port, &redis_url());
     assert_eq!(probe(port).await, (200, "Healthy".to_owned()));
-    assert_eq!(terminate_and_wait(child), Some(0));
+    let metrics = reqwest::get(format!("http://127.0.0.1:{port}/metrics"))
+        .await
+        .unwrap();
+    assert_eq!(metrics.status(), 200);
+    signal(&child, "-TERM");
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(30)), Some(0));
 }
 
 #[tokio::test]
 async fn the_worker_is_unhealthy_without_redis() {
+    let db = TestDatabase::migrated().await;
     let port = free_port();
-    let child = worker(port, "redis://127.0.0.1:1");
+    let mut child = worker(&db.url, port, "redis://127.0.0.1:1");
     assert_eq!(probe(port).await, (503, "Unhealthy".to_owned()));
-    assert_eq!(terminate_and_wait(child), Some(0));
+    signal(&child, "-TERM");
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(30)), Some(0));
 }

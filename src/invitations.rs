@@ -1,0 +1,118 @@
+//! Invitations to join a workspace: the token, its row and its email.
+//!
+//! Tokens are derived like verification tokens (see `email_tokens`): the row keeps a nonce and
+//! a hash, the worker re-derives the token for the email. An invitation lives seven days and
+//! re-inviting the same address to the same workspace replaces the open one.
+
+use std::time::Duration;
+
+use sqlx::{PgConnection, PgExecutor};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::email_address::EmailAddress;
+use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use crate::outbox::{self, OutboxMessage};
+use crate::workspaces::Role;
+
+pub const LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
+
+#[derive(Debug, Clone)]
+pub struct NewInvitation {
+    pub id: Uuid,
+    pub expires_at: OffsetDateTime,
+}
+
+/// Creates an invitation (revoking any open one for the same address and workspace) and
+/// queues its email, in the caller's transaction.
+pub async fn issue(
+    tx: &mut PgConnection,
+    key: &EmailTokenKey,
+    workspace_id: Uuid,
+    email: &EmailAddress,
+    role: Role,
+    invited_by: Option<Uuid>,
+) -> sqlx::Result<NewInvitation> {
+    sqlx::query(
+        "UPDATE public.invitations SET revoked_at = now()
+          WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
+    )
+    .bind(workspace_id)
+    .bind(email.as_str())
+    .execute(&mut *tx)
+    .await?;
+    let nonce = new_nonce();
+    let token = key.token_for(Purpose::Invitation, &nonce);
+    let id = Uuid::now_v7();
+    let expires_at: OffsetDateTime = sqlx::query_scalar(
+        "INSERT INTO public.invitations
+             (id, workspace_id, email, role, invited_by, nonce, token_hash, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
+         RETURNING expires_at",
+    )
+    .bind(id)
+    .bind(workspace_id)
+    .bind(email.as_str())
+    .bind(role.as_str())
+    .bind(invited_by)
+    .bind(&nonce[..])
+    .bind(token_hash(&token))
+    .bind(LIFETIME.as_secs_f64())
+    .fetch_one(&mut *tx)
+    .await?;
+    outbox::enqueue(tx, &OutboxMessage::InvitationEmail { invitation_id: id }).await?;
+    Ok(NewInvitation { id, expires_at })
+}
+
+/// What the worker needs to send an invitation email, if it is still open.
+#[derive(Debug, Clone)]
+pub struct PendingInvitation {
+    pub email: String,
+    pub workspace_name: String,
+    pub inviter_name: Option<String>,
+    pub role: Role,
+    pub token: String,
+    pub expires_at: OffsetDateTime,
+}
+
+pub async fn pending(
+    db: impl PgExecutor<'_>,
+    key: &EmailTokenKey,
+    invitation_id: Uuid,
+) -> sqlx::Result<Option<PendingInvitation>> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        email: String,
+        workspace_name: String,
+        inviter_name: Option<String>,
+        role: String,
+        nonce: Vec<u8>,
+        expires_at: OffsetDateTime,
+    }
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT i.email, w.name AS workspace_name, u.full_name AS inviter_name, i.role, i.nonce,
+                i.expires_at
+           FROM public.invitations i
+           JOIN public.workspaces w ON w.id = i.workspace_id
+           LEFT JOIN public.users u ON u.id = i.invited_by
+          WHERE i.id = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+            AND i.expires_at > now() AND w.status = 'active'",
+    )
+    .bind(invitation_id)
+    .fetch_optional(db)
+    .await?;
+    row.map(|row| {
+        Ok(PendingInvitation {
+            role: row
+                .role
+                .parse()
+                .map_err(|e: String| sqlx::Error::Decode(e.into()))?,
+            token: key.token_for(Purpose::Invitation, &row.nonce),
+            email: row.email,
+            workspace_name: row.workspace_name,
+            inviter_name: row.inviter_name,
+            expires_at: row.expires_at,
+        })
+    })
+    .transpose()
+}

@@ -1,0 +1,95 @@
+//! A PostgreSQL database per test, dropped when the test is done.
+//!
+//! Reached at `TEST_DATABASE_URL` (default `postgres://postgres:postgres@127.0.0.1:5432/postgres`),
+//! which must be a URL naming the maintenance database.
+
+use sqlx::{Connection, PgConnection};
+use supportdesk::config::DatabaseSettings;
+use uuid::Uuid;
+
+pub fn admin_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into())
+}
+
+pub struct TestDatabase {
+    pub name: String,
+    /// `postgres://...` URL of this database.
+    pub url: String,
+    pub settings: DatabaseSettings,
+}
+
+impl TestDatabase {
+    /// An empty database.
+    pub async fn empty() -> Self {
+        let admin = DatabaseSettings::parse(&admin_url()).expect("TEST_DATABASE_URL");
+        let name = format!("sd_test_{}", Uuid::new_v4().simple());
+        let mut conn = PgConnection::connect_with(&admin.connect_options())
+            .await
+            .expect("connect to PostgreSQL as admin");
+        sqlx::query(sqlx::AssertSqlSafe(format!(r#"CREATE DATABASE "{name}""#)))
+            .execute(&mut conn)
+            .await
+            .expect("create test database");
+        let _ = conn.close().await;
+        let admin_url = admin_url();
+        let base = admin_url
+            .rsplit_once('/')
+            .map_or(admin_url.as_str(), |(b, _)| b);
+        Self {
+            url: format!("{base}/{name}"),
+            settings: admin.with_database(&name),
+            name,
+        }
+    }
+
+    /// A database with the control-plane migrations applied.
+    pub async fn migrated() -> Self {
+        let db = Self::empty().await;
+        supportdesk::migrate::control_plane(&db.settings)
+            .await
+            .expect("migrate test database");
+        db
+    }
+
+    /// The same database in the `Host=..;Port=..` form.
+    pub fn key_value(&self) -> String {
+        let rest = self.url.split_once("://").map_or("", |(_, r)| r);
+        let (credentials, host) = rest.rsplit_once('@').unwrap_or(("", rest));
+        let (user, password) = credentials.split_once(':').unwrap_or((credentials, ""));
+        let host_port = host.split('/').next().unwrap_or("127.0.0.1:5432");
+        let (host, port) = host_port.split_once(':').unwrap_or((host_port, "5432"));
+        format!(
+            "Host={host};Port={port};Database={};Username={user};Password='{password}'",
+            self.name
+        )
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let name = std::mem::take(&mut self.name);
+        // Drop may run inside a runtime we must not block: use a thread with its own.
+        let _ = std::thread::spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(async {
+                let Ok(admin) = DatabaseSettings::parse(&admin_url()) else {
+                    return;
+                };
+                if let Ok(mut conn) = PgConnection::connect_with(&admin.connect_options()).await {
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                        r#"DROP DATABASE IF EXISTS "{name}" WITH (FORCE)"#
+                    )))
+                    .execute(&mut conn)
+                    .await;
+                }
+            });
+        })
+        .join();
+    }
+}

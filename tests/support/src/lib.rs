@@ -1,0 +1,55 @@
+//! Test harness pieces shared by the API and the worker tests. Every piece is a real
+//! component: PostgreSQL databases, Redis servers and an SMTP server that speaks the protocol.
+
+pub mod database;
+pub mod redis_server;
+pub mod smtp_sink;
+
+use std::collections::HashMap;
+
+pub const JWT_SECRET: &str = "integration-test-secret-0123456789abcdef";
+
+pub fn redis_url() -> String {
+    std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// The environment a test process runs with (database, secrets, a private Redis namespace);
+/// `overrides` win.
+pub fn test_env(database_url: &str, overrides: &[(&str, &str)]) -> HashMap<String, String> {
+    let mut env: HashMap<String, String> = [
+        (
+            "ConnectionStrings__DefaultConnection",
+            database_url.to_owned(),
+        ),
+        ("JWT_SECRET", JWT_SECRET.to_owned()),
+        ("ASPNETCORE_ENVIRONMENT", "Development".to_owned()),
+        ("APP_URL", "http://desk.test".to_owned()),
+        ("REDIS_URL", redis_url()),
+        (
+            "REDIS_NAMESPACE",
+            format!("sdtest:{}", uuid::Uuid::new_v4().simple()),
+        ),
+        (
+            "MAIL_DIR",
+            std::env::temp_dir()
+                .join("supportdesk-test-mail")
+                .display()
+                .to_string(),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    for (k, v) in overrides {
+        env.insert((*k).to_owned(), (*v).to_owned());
+    }
+    env
+}

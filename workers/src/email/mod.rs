@@ -1,0 +1,4 @@
+//! Emails: what they say (`render`) and how they leave (`transport`).
+
+pub mod render;
+pub mod transport;

@@ -1,0 +1,148 @@
+//! The Support Desk worker: relays the outbox to the job queues, delivers emails, keeps house,
+//! and answers Kubernetes probes on a small port.
+//!
+//! Built on apalis with Redis queues, one per kind of email. PostgreSQL stays the record of
+//! what was sent: the queues carry delivery attempts, the outbox rows carry their outcomes.
+
+pub mod delivery;
+pub mod email;
+pub mod health;
+pub mod janitor;
+pub mod queues;
+pub mod relay;
+pub mod settings;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use apalis::prelude::{BackendExt, Monitor, WorkerBuilder, WorkerBuilderExt};
+use supportdesk::config::Settings;
+use supportdesk::db;
+use supportdesk::email_tokens::EmailTokenKey;
+use supportdesk::outbox::MessageKind;
+use tokio_util::sync::CancellationToken;
+
+use crate::delivery::{Deliverer, deliver};
+use crate::email::render::Renderer;
+use crate::email::transport::Mailer;
+use crate::settings::WorkerSettings;
+
+/// How long in-flight deliveries may take to finish after a shutdown signal; longer than the
+/// SMTP timeout, shorter than the chart's termination grace period.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+/// How often an idle worker asks its queue for work.
+const POLL: Duration = Duration::from_millis(200);
+
+/// A name no other worker process has had: the queue refuses a name whose last heartbeat is
+/// recent, which a restarted pod with a reused name would have.
+fn worker_base_name() -> String {
+    let host = hostname::get()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .unwrap_or_else(|| "worker".into());
+    format!("{host}-{:06x}", rand::random::<u32>() & 0xff_ffff)
+}
+
+/// Runs the worker until `shutdown` resolves, then drains.
+pub async fn run(
+    settings: Settings,
+    worker: WorkerSettings,
+    health_listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let db = db::pool(&settings.database, (worker.concurrency * 2 + 4) as u32);
+    let redis = queues::connect(&settings)?;
+    let deliverer = Arc::new(Deliverer {
+        db: db.clone(),
+        tokens: EmailTokenKey::derive(settings.email_token_secret()),
+        renderer: Renderer::new(&settings.app_url, &settings.mail_from)?,
+        mailer: Mailer::new(&settings.mail)?,
+        settings: worker.clone(),
+    });
+    let namespace = settings.redis_namespace.clone();
+
+    let stop = CancellationToken::new();
+    tokio::spawn({
+        let stop = stop.clone();
+        async move {
+            shutdown.await;
+            stop.cancel();
+        }
+    });
+
+    let probes = health::Probes {
+        db: db.clone(),
+        redis: supportdesk::startup::connect_redis(&settings)?,
+    };
+    let health_stop = CancellationToken::new();
+    let health = tokio::spawn(supportdesk::startup::launch(
+        health_listener,
+        health::router(probes),
+        health_stop.clone().cancelled_owned(),
+    ));
+    let relay =
+        tokio::spawn(relay::Relay::new(db.clone(), redis.clone(), &namespace).run(stop.clone()));
+    let janitor = tokio::spawn(janitor::run(
+        db.clone(),
+        redis.clone(),
+        namespace.clone(),
+        stop.clone(),
+    ));
+
+    let base = worker_base_name();
+    let mut monitor = Monitor::new();
+    for kind in MessageKind::ALL {
+        let storage = queues::storage(redis.clone(), &namespace, kind);
+        let deliverer = deliverer.clone();
+        let name = format!("{base}-{}", queues::queue_name(&namespace, kind));
+        let concurrency = worker.concurrency;
+        monitor = monitor.register(move |restarts| {
+            WorkerBuilder::new(format!("{name}-{restarts}"))
+                .backend(storage.clone().poll_with_interval(POLL))
+                .concurrency(concurrency)
+                .catch_panic()
+                .data(deliverer.clone())
+                .build(deliver)
+        });
+    }
+    tracing::info!(worker = %base, concurrency = worker.concurrency, "worker started");
+    let result = monitor
+        // A queue worker stops on any Redis error (an outage, a timeout). Restart it, after a
+        // pause that grows with repeated failures, instead of the library's immediate retry
+        // loop that would spin through thousands of restarts a second while Redis is down.
+        .should_restart({
+            let stop = stop.clone();
+            move |worker, error| {
+                if stop.is_cancelled() {
+                    return false;
+                }
+                let pause = Duration::from_millis(200)
+                    .saturating_mul(1 << worker.restarts().min(5))
+                    .min(Duration::from_secs(5));
+                tracing::warn!(worker = worker.name(), %error, pause_ms = pause.as_millis() as u64,
+                "queue worker stopped; restarting");
+                tokio::task::block_in_place(|| std::thread::sleep(pause));
+                !stop.is_cancelled()
+            }
+        })
+        .shutdown_timeout(DRAIN_TIMEOUT)
+        .run_with_signal({
+            let stop = stop.clone();
+            async move {
+                stop.cancelled().await;
+                Ok(())
+            }
+        })
+        .await
+        .context("running the queue workers");
+
+    stop.cancel();
+    let _ = relay.await;
+    let _ = janitor.await;
+    health_stop.cancel();
+    let _ = health.await;
+    tracing::info!("worker stopped");
+    result
+}

@@ -1,0 +1,75 @@
+//! The job queues on Redis (apalis-redis): one per kind of email, with explicit names.
+//!
+//! apalis-redis's defaults are unsafe for a service: a 500 ms Redis response timeout that
+//! kills a worker under load, orphan detection after 10 missed 30 s heartbeats, and queue
+//! names taken from Rust type paths. Here the connection is ours (5 s timeouts), heartbeats
+//! are 5 s with orphans re-enqueued after 3 misses, and queue names are stable strings.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use apalis_redis::{Config, RedisStorage};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use serde::{Deserialize, Serialize};
+use supportdesk::config::Settings;
+use supportdesk::outbox::MessageKind;
+use uuid::Uuid;
+
+/// One attempt at delivering one outbox message. Everything else is read from the row, so
+/// the task format never needs to change when the email does.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmailTask {
+    #[serde(rename = "outboxId")]
+    pub outbox_id: Uuid,
+}
+
+pub type EmailStorage = RedisStorage<EmailTask>;
+
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+pub const MISSED_HEARTBEATS: usize = 3;
+
+/// `{namespace}:email:verification`, `{namespace}:email:invitation`.
+pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
+    let suffix = match kind {
+        MessageKind::VerificationEmail => "email:verification",
+        MessageKind::InvitationEmail => "email:invitation",
+    };
+    format!("{namespace}:{suffix}")
+}
+
+pub fn queue_config(namespace: &str, kind: MessageKind) -> Config {
+    Config::default()
+        .queue(queue_name(namespace, kind))
+        .batch_size(8)
+        .heartbeat_interval(HEARTBEAT)
+        .missed_heartbeats(MISSED_HEARTBEATS)
+        .persist_results(true)
+}
+
+pub fn storage(conn: ConnectionManager, namespace: &str, kind: MessageKind) -> EmailStorage {
+    RedisStorage::new(conn).with_config(queue_config(namespace, kind))
+}
+
+/// A Redis connection for the queues, connecting on first use, with timeouts long enough not
+/// to fail healthy-but-busy calls and short enough to notice an outage.
+pub fn connect(settings: &Settings) -> anyhow::Result<ConnectionManager> {
+    let client = redis::Client::open(settings.redis_url.expose()).context("REDIS_URL")?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(Duration::from_secs(5)))
+        .set_response_timeout(Some(Duration::from_secs(5)))
+        .set_number_of_retries(2)
+        .set_max_delay(Duration::from_secs(2));
+    Ok(client.get_connection_manager_lazy(config)?)
+}
+
+/// Tasks waiting in a queue (ready or scheduled), for metrics.
+pub async fn depth(conn: &mut ConnectionManager, config: &Config) -> redis::RedisResult<u64> {
+    let (ready, scheduled): (u64, u64) = redis::pipe()
+        .cmd("LLEN")
+        .arg(config.active_jobs_list())
+        .cmd("ZCARD")
+        .arg(config.scheduled_jobs_set())
+        .query_async(conn)
+        .await?;
+    Ok(ready + scheduled)
+}

@@ -1,0 +1,112 @@
+//! The outbox relay: hands committed outbox rows to the job queues.
+//!
+//! Rows are taken with `FOR UPDATE SKIP LOCKED` (so any number of workers relay in parallel
+//! without double hand-overs), pushed to Redis, and marked relayed in the same transaction:
+//! if Redis is down the push fails, the transaction rolls back and the rows wait for the next
+//! round. The relay wakes on the outbox's NOTIFY, and polls as a safety net and for retries
+//! whose backoff has run out.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use apalis::prelude::{TaskBuilder, TaskId, TaskSink};
+use redis::aio::ConnectionManager;
+use sqlx::PgPool;
+use sqlx::postgres::PgListener;
+use supportdesk::outbox::{self, MessageKind};
+use tokio_util::sync::CancellationToken;
+
+use crate::queues::{self, EmailStorage, EmailTask};
+
+const BATCH: i64 = 200;
+const POLL: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+pub struct Relay {
+    db: PgPool,
+    queues: HashMap<MessageKind, EmailStorage>,
+}
+
+impl Relay {
+    pub fn new(db: PgPool, redis: ConnectionManager, namespace: &str) -> Self {
+        let queues = MessageKind::ALL
+            .into_iter()
+            .map(|kind| (kind, queues::storage(redis.clone(), namespace, kind)))
+            .collect();
+        Self { db, queues }
+    }
+
+    /// Relays until `stop` is cancelled.
+    pub async fn run(mut self, stop: CancellationToken) {
+        let mut listener = None;
+        let mut failures = 0u32;
+        while !stop.is_cancelled() {
+            if listener.is_none() {
+                listener = self.listen().await;
+            }
+            let wait = match self.relay_due().await {
+                Ok(relayed) => {
+                    failures = 0;
+                    if relayed as i64 == BATCH {
+                        continue;
+                    }
+                    match outbox::next_due_in(&self.db).await {
+                        Ok(Some(due)) => due.min(POLL),
+                        _ => POLL,
+                    }
+                }
+                Err(err) => {
+                    failures += 1;
+                    let backoff = (Duration::from_millis(250)
+                        * 2u32.saturating_pow(failures.min(8)))
+                    .min(MAX_BACKOFF);
+                    tracing::warn!(error = %err, retry_in_ms = backoff.as_millis() as u64,
+                        "outbox relay failed; nothing was lost, retrying");
+                    backoff
+                }
+            };
+            let notified = async {
+                match listener.as_mut() {
+                    Some(l) => l.recv().await.map(drop),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = stop.cancelled() => break,
+                () = tokio::time::sleep(wait) => {}
+                received = notified => if received.is_err() { listener = None; },
+            }
+        }
+        tracing::info!("outbox relay stopped");
+    }
+
+    async fn listen(&self) -> Option<PgListener> {
+        let mut listener = PgListener::connect_with(&self.db).await.ok()?;
+        listener.listen("supportdesk_outbox").await.ok()?;
+        Some(listener)
+    }
+
+    /// One batch: how many rows were handed over.
+    pub async fn relay_due(&mut self) -> anyhow::Result<usize> {
+        let mut tx = self.db.begin().await?;
+        let due = outbox::take_due(&mut tx, BATCH).await?;
+        for item in &due {
+            let Some(queue) = self.queues.get_mut(&item.kind) else {
+                continue;
+            };
+            let task = TaskBuilder::new(EmailTask { outbox_id: item.id })
+                .task_id(TaskId::from_string(item.task_name.clone()))
+                .build();
+            queue
+                .push_task(task)
+                .await
+                .map_err(|e| anyhow::anyhow!("pushing to the {} queue: {e}", item.kind.as_str()))?;
+        }
+        tx.commit().await?;
+        if !due.is_empty() {
+            metrics::counter!("outbox_relayed_total").increment(due.len() as u64);
+            tracing::debug!(count = due.len(), "relayed outbox messages");
+        }
+        Ok(due.len())
+    }
+}

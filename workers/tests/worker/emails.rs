@@ -1,0 +1,165 @@
+//! What the emails say, where their links go, and that the links work.
+
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use supportdesk::email_address::EmailAddress;
+use supportdesk::email_tokens::EmailTokenKey;
+use supportdesk::invitations;
+use supportdesk::workspaces::Role;
+use uuid::Uuid;
+
+use crate::harness::{stack, stack_without_worker, unique_email};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registration_sends_a_verification_email_whose_link_verifies() {
+    let stack = stack(&[]).await;
+    let email = unique_email();
+    let (user_token, _) = stack.register(&email).await;
+
+    let received = stack.sink.wait_for(1, Duration::from_secs(15)).await;
+
+    let mail = &received[0];
+    assert_eq!(mail.rcpt_to, std::slice::from_ref(&email));
+    assert_eq!(mail.mail_from, "no-reply@localhost");
+    assert_eq!(
+        mail.subject(),
+        "Confirm your email address for Support Desk"
+    );
+    let rows = stack.outbox().await;
+    assert_eq!(mail.message_id(), format!("{}@localhost", rows[0].0));
+    assert!(mail.text().contains(&email), "{}", mail.text());
+    let token = mail
+        .token_in_link("http://desk.test/verify-email")
+        .expect("a verify link");
+    assert_eq!(token.len(), 43);
+    assert!(
+        mail.html()
+            .contains(&format!("http://desk.test/verify-email?token={token}"))
+    );
+    // The name is user input: escaped in HTML, verbatim in text.
+    assert!(
+        mail.html().contains("Ann &#60;Smith&#62;") || mail.html().contains("Ann &lt;Smith&gt;")
+    );
+    assert!(mail.text().contains("Hello Ann <Smith>,"));
+
+    let verified = stack
+        .client
+        .get(format!("{}/auth/verify-email", stack.api))
+        .query(&[("token", &token)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(verified.status(), 200);
+    let me: serde_json::Value = stack
+        .client
+        .get(format!("{}/auth/me", stack.api))
+        .bearer_auth(&user_token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["emailVerified"], true);
+    let rows = stack.outbox().await;
+    assert_eq!((rows[0].1.as_deref(), rows[0].2), (Some("sent"), 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_email_carries_a_join_link_to_the_workspace() {
+    let stack = stack(&[]).await;
+    let (inviter, workspace) = (Uuid::now_v7(), Uuid::now_v7());
+    sqlx::query(
+        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', 'Olive Owner', 'x');
+         ",
+    )
+    .bind(inviter)
+    .execute(&stack.db)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO public.workspaces (id, name, slug, schema_name) VALUES ($1, 'Acme Support', 'acme', $2)")
+        .bind(workspace)
+        .bind(format!("ws_{}", workspace.simple()))
+        .execute(&stack.db)
+        .await
+        .unwrap();
+    let key = EmailTokenKey::derive(
+        &supportdesk::config::SigningSecret::parse(supportdesk_test_support::JWT_SECRET.into())
+            .unwrap(),
+    );
+    let invitee = EmailAddress::parse("new.agent@example.com").unwrap();
+    let mut tx = stack.db.begin().await.unwrap();
+    let invitation = invitations::issue(
+        &mut tx,
+        &key,
+        workspace,
+        &invitee,
+        Role::Agent,
+        Some(inviter),
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+
+    let received = stack.sink.wait_for(1, Duration::from_secs(15)).await;
+
+    let mail = &received[0];
+    assert_eq!(mail.rcpt_to, ["new.agent@example.com"]);
+    assert_eq!(
+        mail.subject(),
+        "Olive Owner invited you to Acme Support on Support Desk"
+    );
+    assert!(
+        mail.text()
+            .contains("join the Acme Support workspace on Support Desk as an agent")
+    );
+    let token = mail
+        .token_in_link("http://desk.test/join")
+        .expect("a join link");
+    assert!(
+        mail.html()
+            .contains(&format!("http://desk.test/join?token={token}"))
+    );
+    let stored: Vec<u8> =
+        sqlx::query_scalar("SELECT token_hash FROM public.invitations WHERE id = $1")
+            .bind(invitation.id)
+            .fetch_one(&stack.db)
+            .await
+            .unwrap();
+    assert_eq!(
+        stored,
+        Sha256::digest(token.as_bytes()).to_vec(),
+        "the link carries the invitation's token"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_verification_replaced_before_delivery_is_skipped_not_sent() {
+    let mut stack = stack_without_worker(&[]).await;
+    let email = unique_email();
+    let (user_token, _) = stack.register(&email).await;
+    let resent = stack
+        .client
+        .post(format!("{}/auth/resend-verification", stack.api))
+        .bearer_auth(&user_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resent.status(), 202);
+
+    stack.start_worker().await;
+    let rows = stack
+        .wait_outbox(Duration::from_secs(15), "both rows finished", |rows| {
+            rows.len() == 2 && rows.iter().all(|r| r.1.is_some())
+        })
+        .await;
+
+    assert_eq!(rows[0].1.as_deref(), Some("skipped"));
+    assert_eq!(rows[1].1.as_deref(), Some("sent"));
+    assert_eq!(
+        stack.sink.received().len(),
+        1,
+        "only the live token is mailed"
+    );
+}

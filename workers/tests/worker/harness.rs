@@ -1,0 +1,199 @@
+//! A whole stack per test: the API and the worker over a fresh database, a private Redis
+//! namespace (or a Redis server of the test's own) and an SMTP sink.
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use supportdesk::config::Settings;
+use supportdesk::startup::Application;
+use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::smtp_sink::SmtpSink;
+use supportdesk_test_support::{free_port, test_env};
+use supportdesk_worker::settings::WorkerSettings;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use uuid::Uuid;
+
+pub const PASSWORD: &str = "Corr3ctHorse";
+
+pub struct Stack {
+    pub api: String,
+    pub client: reqwest::Client,
+    pub db: PgPool,
+    pub sink: SmtpSink,
+    pub env: HashMap<String, String>,
+    api_stop: Option<oneshot::Sender<()>>,
+    worker: Option<(oneshot::Sender<()>, JoinHandle<anyhow::Result<()>>)>,
+    _database: TestDatabase,
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        if let Some(stop) = self.api_stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some((stop, _)) = self.worker.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// The API only; start the worker with [`Stack::start_worker`] or as a process.
+pub async fn stack_without_worker(overrides: &[(&str, &str)]) -> Stack {
+    let database = TestDatabase::migrated().await;
+    let sink = SmtpSink::start().await;
+    let smtp_url = sink.url();
+    let mut all: Vec<(&str, &str)> = vec![("SMTP_URL", &smtp_url), ("JOB_BACKOFF_BASE_MS", "200")];
+    all.extend_from_slice(overrides);
+    let env = test_env(&database.url, &all);
+    let settings = Settings::load_from(None, Some(env.clone())).expect("settings");
+    let app = Application::build(settings, "127.0.0.1:0")
+        .await
+        .expect("api");
+    let api = format!("http://{}", app.local_addr().expect("addr"));
+    let (api_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(app.run_until(async move {
+        let _ = stopped.await;
+    }));
+    Stack {
+        api,
+        client: reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("client"),
+        db: PgPool::connect_with(database.settings.connect_options())
+            .await
+            .expect("pool"),
+        sink,
+        env,
+        api_stop: Some(api_stop),
+        worker: None,
+        _database: database,
+    }
+}
+
+/// The API and an in-process worker.
+pub async fn stack(overrides: &[(&str, &str)]) -> Stack {
+    let mut stack = stack_without_worker(overrides).await;
+    stack.start_worker().await;
+    stack
+}
+
+impl Stack {
+    pub async fn start_worker(&mut self) {
+        let settings = Settings::load_from(None, Some(self.env.clone())).expect("settings");
+        let env = self.env.clone();
+        let worker =
+            WorkerSettings::from_lookup(|name| env.get(name).cloned()).expect("worker settings");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let handle = tokio::spawn(supportdesk_worker::run(
+            settings,
+            worker,
+            listener,
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        self.worker = Some((stop, handle));
+    }
+
+    /// The worker binary with this stack's environment; `WORKER_HEALTH_PORT` is free.
+    pub fn worker_process(&self, extra: &[(&str, &str)]) -> Child {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_supportdesk-worker"));
+        command
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .envs(&self.env)
+            .env("WORKER_HEALTH_PORT", free_port().to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in extra {
+            command.env(k, v);
+        }
+        command.spawn().expect("start the worker")
+    }
+
+    pub async fn register(&self, email: &str) -> (String, Uuid) {
+        let response = self
+            .client
+            .post(format!("{}/auth/register", self.api))
+            .json(&json!({"email": email, "password": PASSWORD, "fullName": "Ann <Smith>"}))
+            .send()
+            .await
+            .expect("register");
+        assert_eq!(response.status(), 201);
+        let body: Value = response.json().await.expect("json");
+        (
+            body["token"].as_str().expect("token").to_owned(),
+            body["user"]["id"]
+                .as_str()
+                .expect("id")
+                .parse()
+                .expect("uuid"),
+        )
+    }
+
+    /// (outcome, attempts, last_error) of every outbox row, oldest first.
+    pub async fn outbox(&self) -> Vec<(Uuid, Option<String>, i32, Option<String>)> {
+        sqlx::query_as(
+            "SELECT id, outcome, attempts, last_error FROM public.outbox ORDER BY created_at",
+        )
+        .fetch_all(&self.db)
+        .await
+        .expect("outbox")
+    }
+
+    /// Waits until `check` holds for the outbox rows, or panics after `timeout`.
+    pub async fn wait_outbox(
+        &self,
+        timeout: Duration,
+        what: &str,
+        check: impl Fn(&[(Uuid, Option<String>, i32, Option<String>)]) -> bool,
+    ) -> Vec<(Uuid, Option<String>, i32, Option<String>)> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let rows = self.outbox().await;
+            if check(&rows) {
+                return rows;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what} within {timeout:?}: {rows:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+pub fn unique_email() -> String {
+    format!("user-{}@example.com", Uuid::new_v4().simple())
+}
+
+pub fn signal(child: &Child, which: &str) {
+    let status = Command::new("kill")
+        .args([which, &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+}
+
+/// Waits for a child process to exit, or panics after `timeout`.
+pub fn wait_exit(child: &mut Child, timeout: Duration) -> Option<i32> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status.code();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the process did not exit within {timeout:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,7 @@
+//! Black-box tests of the worker against the real API, PostgreSQL, Redis and an SMTP server.
+
+mod harness;
+
+mod emails;
+mod faults;
+mod probes;
