@@ -33,7 +33,7 @@ use crate::settings::WorkerSettings;
 /// SMTP timeout, shorter than the chart's termination grace period.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
 /// How often an idle worker asks its queue for work.
-const POLL: Duration = Duration::from_millis(200);
+const POLL: Duration = Duration::from_millis(100);
 
 /// A name no other worker process has had: the queue refuses a name whose last heartbeat is
 /// recent, which a restarted pod with a reused name would have.
