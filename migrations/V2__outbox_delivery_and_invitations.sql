@@ -1,7 +1,7 @@
 -- Delivery state of outbox messages. The row is the source of truth for each email: the
 -- job queue carries one task per delivery attempt, and the worker records the outcome here.
 --   outcome NULL           pending (waiting for relay, queued, or waiting to retry)
---   outcome 'sent'         delivered to the mail transport
+--   outcome 'done'         delivered to the mail transport (or, for other work, carried out)
 --   outcome 'skipped'      no longer worth sending (token used, voided or expired first)
 --   outcome 'dead'         gave up: permanent refusal or out of attempts; `jobs retry` revives it
 -- `relays` counts hand-overs to the queue; with the row id it names the queue task, so a relay
@@ -11,7 +11,7 @@ ALTER TABLE public.outbox
     ADD COLUMN relays       integer NOT NULL DEFAULT 0,
     ADD COLUMN attempts     integer NOT NULL DEFAULT 0,
     ADD COLUMN last_error   text,
-    ADD COLUMN outcome      text CHECK (outcome IN ('sent', 'skipped', 'dead')),
+    ADD COLUMN outcome      text CHECK (outcome IN ('done', 'skipped', 'dead')),
     ADD COLUMN finished_at  timestamptz;
 
 DROP INDEX public.outbox_pending;
@@ -20,7 +20,7 @@ CREATE INDEX outbox_due ON public.outbox (available_at)
 CREATE INDEX outbox_open ON public.outbox (kind) WHERE outcome IS NULL;
 CREATE INDEX outbox_dead ON public.outbox (finished_at) WHERE outcome = 'dead';
 -- Delivered rows are purged after a retention period; this finds them.
-CREATE INDEX outbox_finished ON public.outbox (finished_at) WHERE outcome IN ('sent', 'skipped');
+CREATE INDEX outbox_finished ON public.outbox (finished_at) WHERE outcome IN ('done', 'skipped');
 
 -- Wake the relay as soon as a message commits, instead of waiting for its next poll.
 CREATE FUNCTION public.outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -40,6 +40,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(health::healthz))
         .routes(routes!(health::metrics))
         .merge(crate::auth::router())
+        .merge(crate::workspaces::router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -21,4 +21,5 @@ pub mod rate_limit;
 pub mod startup;
 pub mod state;
 pub mod telemetry;
+pub mod tenancy;
 pub mod workspaces;

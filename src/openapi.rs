@@ -15,6 +15,7 @@ use utoipa::{Modify, OpenApi};
     components(schemas(crate::error::Problem)),
     tags(
         (name = "auth", description = "Accounts, login and email verification"),
+        (name = "workspaces", description = "Workspaces (tenants), selecting one, deleting one"),
         (name = "operations", description = "Health and metrics"),
     )
 )]

@@ -21,15 +21,21 @@ use uuid::Uuid;
 pub enum MessageKind {
     VerificationEmail,
     InvitationEmail,
+    DropWorkspace,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 2] = [Self::VerificationEmail, Self::InvitationEmail];
+    pub const ALL: [Self; 3] = [
+        Self::VerificationEmail,
+        Self::InvitationEmail,
+        Self::DropWorkspace,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::VerificationEmail => "verification_email",
             Self::InvitationEmail => "invitation_email",
+            Self::DropWorkspace => "drop_workspace",
         }
     }
 
@@ -45,6 +51,8 @@ pub enum OutboxMessage {
     VerificationEmail { verification_id: Uuid },
     /// The invitation email for `public.invitations` row `invitation_id`.
     InvitationEmail { invitation_id: Uuid },
+    /// Drop the data of a workspace marked for deletion.
+    DropWorkspace { workspace_id: Uuid },
 }
 
 impl OutboxMessage {
@@ -52,6 +60,7 @@ impl OutboxMessage {
         match self {
             Self::VerificationEmail { .. } => MessageKind::VerificationEmail,
             Self::InvitationEmail { .. } => MessageKind::InvitationEmail,
+            Self::DropWorkspace { .. } => MessageKind::DropWorkspace,
         }
     }
 
@@ -62,6 +71,9 @@ impl OutboxMessage {
             }
             Self::InvitationEmail { invitation_id } => {
                 serde_json::json!({ "invitationId": invitation_id })
+            }
+            Self::DropWorkspace { workspace_id } => {
+                serde_json::json!({ "workspaceId": workspace_id })
             }
         }
     }
@@ -74,6 +86,9 @@ impl OutboxMessage {
             }),
             MessageKind::InvitationEmail => Some(Self::InvitationEmail {
                 invitation_id: id("invitationId")?,
+            }),
+            MessageKind::DropWorkspace => Some(Self::DropWorkspace {
+                workspace_id: id("workspaceId")?,
             }),
         }
     }
@@ -183,7 +198,8 @@ pub async fn begin_attempt(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Op
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
-    Sent,
+    /// Delivered (an email) or carried out (other work).
+    Done,
     /// Nothing to send any more (the token was used, voided or expired first).
     Skipped,
     /// Failed for now; handed to the queue again after `retry_in`.
@@ -193,9 +209,7 @@ pub enum Outcome {
         error: String,
     },
     /// Given up on; an operator can revive it.
-    Dead {
-        error: String,
-    },
+    Dead { error: String },
 }
 
 /// A duration as (fractional) seconds.
@@ -215,8 +229,8 @@ mod serde_secs {
 
 pub async fn record(db: impl PgExecutor<'_>, id: Uuid, outcome: &Outcome) -> sqlx::Result<()> {
     let query = match outcome {
-        Outcome::Sent => sqlx::query(
-            "UPDATE public.outbox SET outcome = 'sent', finished_at = now(), last_error = NULL
+        Outcome::Done => sqlx::query(
+            "UPDATE public.outbox SET outcome = 'done', finished_at = now(), last_error = NULL
               WHERE id = $1",
         )
         .bind(id),
@@ -324,7 +338,7 @@ pub async fn backlog(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, i64, 
 pub async fn purge_finished(db: impl PgExecutor<'_>, retention: Duration) -> sqlx::Result<u64> {
     let purged = sqlx::query(
         "DELETE FROM public.outbox
-          WHERE outcome IN ('sent', 'skipped')
+          WHERE outcome IN ('done', 'skipped')
             AND finished_at < now() - make_interval(secs => $1)",
     )
     .bind(retention.as_secs_f64())

@@ -11,6 +11,7 @@ use anyhow::Context;
 use axum::Router;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
@@ -18,6 +19,8 @@ use crate::config::Settings;
 use crate::email_tokens::EmailTokenKey;
 use crate::rate_limit::RateLimiter;
 use crate::state::AppState;
+use crate::tenancy::membership::MembershipCache;
+use crate::tenancy::migrations::{Selection, migrate_all};
 use crate::{db, http, migrate, telemetry};
 
 /// How long in-flight requests may take to finish after a shutdown signal.
@@ -27,6 +30,7 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     state: AppState,
+    redis_client: redis::Client,
 }
 
 impl Application {
@@ -35,7 +39,20 @@ impl Application {
             let report = migrate::control_plane(&settings.database)
                 .await
                 .context("running migrations on startup")?;
-            tracing::info!(applied = ?report.applied, "migrations are current");
+            tracing::info!(applied = ?report.applied, "control-plane migrations are current");
+            let pool = db::pool(&settings.database, 4);
+            let tenants = migrate_all(&pool, &Selection::default(), 4, Arc::new(|_| {}))
+                .await
+                .context("running tenant migrations on startup")?;
+            pool.close().await;
+            if !tenants.failed.is_empty() {
+                anyhow::bail!(
+                    "{} workspace(s) failed to migrate: {:?}",
+                    tenants.failed.len(),
+                    tenants.failed
+                );
+            }
+            tracing::info!(migrated = tenants.migrated, "tenant migrations are current");
         }
         let state = app_state(settings)?;
         let listener = TcpListener::bind(bind)
@@ -44,6 +61,7 @@ impl Application {
         Ok(Self {
             listener,
             router: http::router(state.clone()),
+            redis_client: redis::Client::open(state.settings.redis_url.expose())?,
             state,
         })
     }
@@ -57,11 +75,22 @@ impl Application {
         &self.state
     }
 
+    /// Serves until `shutdown`, applying other replicas' membership changes meanwhile.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        launch(self.listener, self.router, shutdown).await
+        let stop = CancellationToken::new();
+        let listener = tokio::spawn(
+            self.state
+                .memberships
+                .clone()
+                .listen(self.redis_client, stop.clone()),
+        );
+        let served = launch(self.listener, self.router, shutdown).await;
+        stop.cancel();
+        let _ = listener.await;
+        served
     }
 }
 
@@ -71,8 +100,17 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         db: db::pool(&settings.database, settings.database_max_connections),
         jwt: JwtKeys::new(&settings.jwt_secret),
         passwords: PasswordHasher::new(settings.password_hash_concurrency)?,
-        rate_limiter: RateLimiter::new(redis, &settings.redis_namespace, settings.redis_timeout()),
+        rate_limiter: RateLimiter::new(
+            redis.clone(),
+            &settings.redis_namespace,
+            settings.redis_timeout(),
+        ),
         email_tokens: EmailTokenKey::derive(settings.email_token_secret()),
+        memberships: MembershipCache::new(
+            redis.clone(),
+            &settings.redis_namespace,
+            settings.redis_timeout(),
+        ),
         settings: Arc::new(settings),
     })
 }

@@ -10,6 +10,7 @@ use crate::config::{Settings, TrustedProxies};
 use crate::email_tokens::EmailTokenKey;
 use crate::extract::HasTrustedProxies;
 use crate::rate_limit::RateLimiter;
+use crate::tenancy::membership::MembershipCache;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -18,6 +19,7 @@ pub struct AppState {
     pub passwords: PasswordHasher,
     pub rate_limiter: RateLimiter,
     pub email_tokens: EmailTokenKey,
+    pub memberships: MembershipCache,
     pub settings: Arc<Settings>,
 }
 

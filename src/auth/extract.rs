@@ -29,7 +29,8 @@ fn bearer(parts: &Parts) -> Result<&str, Error> {
     Ok(token.trim())
 }
 
-fn decode(parts: &Parts, state: &AppState) -> Result<Claims, Error> {
+/// The verified claims of the request's bearer JWT, whatever its kind.
+pub fn bearer_claims(parts: &Parts, state: &AppState) -> Result<Claims, Error> {
     state.jwt.decode(bearer(parts)?).map_err(|e| match e {
         TokenError::Expired => Error::Unauthorized("the token has expired"),
         TokenError::Invalid => Error::Unauthorized("the token is invalid"),
@@ -44,7 +45,7 @@ impl FromRequestParts<AppState> for UserToken {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let claims = decode(parts, state)?;
+        let claims = bearer_claims(parts, state)?;
         match claims.kind {
             TokenKind::User => Ok(Self(claims.sub)),
             TokenKind::Workspace => Err(Error::forbidden(
@@ -63,6 +64,6 @@ impl FromRequestParts<AppState> for AnyToken {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        decode(parts, state).map(Self)
+        bearer_claims(parts, state).map(Self)
     }
 }

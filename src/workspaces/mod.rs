@@ -1,8 +1,24 @@
-//! Workspaces (tenants) and memberships, as far as the rest of the service needs them.
+//! Workspaces (tenants): creating, listing, selecting and deleting them, and memberships as
+//! far as the rest of the service needs them.
 
+pub mod provision;
 mod role;
+mod routes;
+pub mod slug;
 
 pub use role::Role;
+
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::state::AppState;
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(routes::create, routes::list))
+        .routes(routes!(routes::select))
+        .routes(routes!(routes::current, routes::delete))
+}
 
 use serde::Serialize;
 use sqlx::PgExecutor;

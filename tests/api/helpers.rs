@@ -35,6 +35,27 @@ impl Drop for TestApp {
     }
 }
 
+/// Another API process over the same database and Redis namespace as `app` (a replica).
+pub async fn spawn_replica(app: &TestApp) -> Replica {
+    let server = Application::build(app.settings.clone(), "127.0.0.1:0")
+        .await
+        .expect("build replica");
+    let address = format!("http://{}", server.local_addr().expect("bound"));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.run_until(async move {
+        let _ = stop_rx.await;
+    }));
+    Replica {
+        address,
+        _stop: stop_tx,
+    }
+}
+
+pub struct Replica {
+    pub address: String,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(&[]).await
 }
@@ -178,6 +199,64 @@ impl TestApp {
             .map(|p| p.token)
     }
 
+    pub async fn create_workspace(&self, token: &str, name: &str, slug: Option<&str>) -> Response {
+        let mut body = json!({ "name": name });
+        if let Some(slug) = slug {
+            body["slug"] = json!(slug);
+        }
+        self.post_json("/workspaces", &body, Some(token)).await
+    }
+
+    pub async fn select(&self, token: &str, workspace_id: &str) -> Response {
+        self.post_json(
+            &format!("/workspaces/{workspace_id}/select"),
+            &json!({}),
+            Some(token),
+        )
+        .await
+    }
+
+    /// A new user owning a new workspace: (user token, user id, workspace id, workspace token).
+    pub async fn owner_with_workspace(&self, slug: &str) -> Owner {
+        let (user_token, user_id) = self.signed_up(&unique_email()).await;
+        let created = self
+            .create_workspace(&user_token, &format!("Workspace {slug}"), Some(slug))
+            .await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let workspace_id: Uuid = created.json::<Value>().await.expect("json")["id"]
+            .as_str()
+            .expect("id")
+            .parse()
+            .expect("uuid");
+        let selected: Value = self
+            .select(&user_token, &workspace_id.to_string())
+            .await
+            .json()
+            .await
+            .expect("json");
+        Owner {
+            user_token,
+            user_id,
+            workspace_id,
+            workspace_token: selected["token"].as_str().expect("token").to_owned(),
+        }
+    }
+
+    /// Adds `user_id` to the workspace directly (the invitation flow comes with team
+    /// management) and tells every replica.
+    pub async fn add_member(&self, workspace_id: Uuid, user_id: Uuid, role: &str) {
+        sqlx::query(
+            "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)",
+        )
+        .bind(workspace_id)
+        .bind(user_id)
+        .bind(role)
+        .execute(&self.db)
+        .await
+        .expect("add member");
+        self.state.memberships.changed(user_id, workspace_id).await;
+    }
+
     pub async fn count(&self, table: &str) -> i64 {
         sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT count(*) FROM public.{table}"
@@ -217,6 +296,13 @@ pub async fn assert_problem(response: Response, status: StatusCode, code: &str) 
         "{body}"
     );
     body
+}
+
+pub struct Owner {
+    pub user_token: String,
+    pub user_id: Uuid,
+    pub workspace_id: Uuid,
+    pub workspace_token: String,
 }
 
 pub fn unique_email() -> String {

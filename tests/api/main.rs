@@ -10,3 +10,5 @@ mod email_verification;
 mod http_conventions;
 mod operations;
 mod process;
+mod tenancy;
+mod workspaces;

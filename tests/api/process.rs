@@ -122,9 +122,14 @@ async fn migrate_is_idempotent_and_reports_json() {
     );
     let report: Value = serde_json::from_slice(&first.stdout).unwrap();
     assert_eq!(
-        report["applied"],
-        json!(["V1__control_plane", "V2__outbox_delivery_and_invitations"])
+        report["controlPlane"]["applied"],
+        json!([
+            "V1__control_plane",
+            "V2__outbox_delivery_and_invitations",
+            "V3__workspace_schema_version"
+        ])
     );
+    assert_eq!(report["tenants"]["tenants"], 0);
 
     let second = supportdesk(&db.url)
         .args(["migrate", "--json"])
@@ -132,7 +137,7 @@ async fn migrate_is_idempotent_and_reports_json() {
         .unwrap();
     assert!(second.status.success());
     let report: Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!(report["applied"], json!([]));
+    assert_eq!(report["controlPlane"]["applied"], json!([]));
 }
 
 #[tokio::test]
@@ -167,7 +172,7 @@ async fn replicas_starting_together_migrate_once_and_stop_cleanly_on_sigterm() {
         .fetch_all(&mut conn)
         .await
         .unwrap();
-    assert_eq!(applied, [1, 2]);
+    assert_eq!(applied, [1, 2, 3]);
     conn.close().await.unwrap();
 
     // SIGTERM (Kubernetes) for two, SIGINT (Ctrl-C) for the third: both drain and exit 0.
@@ -386,4 +391,199 @@ async fn jobs_list_and_retry_show_and_revive_dead_work() {
         .unwrap();
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stdout).contains("revived 0"));
+}
+
+fn run_ok(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the_rest() {
+    let db = TestDatabase::migrated().await;
+    let mut conn = PgConnection::connect(&db.url).await.unwrap();
+    sqlx::query(
+        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', 'Olive', 'x')",
+    )
+    .bind(Uuid::now_v7())
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    for slug in ["alpha", "bravo", "charlie"] {
+        let out = run_ok(supportdesk(&db.url).args([
+            "tenants",
+            "create",
+            "--name",
+            &format!("Team {slug}"),
+            "--slug",
+            slug,
+            "--owner-email",
+            "owner@example.com",
+            "--json",
+        ]));
+        let created: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(created["slug"], slug);
+    }
+    let missing_owner = supportdesk(&db.url)
+        .args([
+            "tenants",
+            "create",
+            "--name",
+            "X",
+            "--owner-email",
+            "nobody@example.com",
+        ])
+        .output()
+        .unwrap();
+    assert!(!missing_owner.status.success());
+
+    let listed: Value = serde_json::from_str(&run_ok(
+        supportdesk(&db.url).args(["tenants", "list", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 3);
+    assert_eq!(listed[0]["members"], 1);
+    let latest = supportdesk::tenancy::migrations::latest_version();
+    assert_eq!(listed[0]["schemaVersion"], latest);
+
+    // Nothing to do: every tenant is skipped by its recorded version.
+    let noop: Value = serde_json::from_str(&run_ok(
+        supportdesk(&db.url).args(["tenants", "migrate", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(
+        (
+            noop["tenants"].clone(),
+            noop["alreadyCurrent"].clone(),
+            noop["migrated"].clone()
+        ),
+        (json!(3), json!(3), json!(0))
+    );
+
+    // Pretend all three are behind; bravo's schema is broken so its migration fails.
+    sqlx::query("UPDATE public.workspaces SET schema_version = 0")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(
+        "DO $$ DECLARE s text; BEGIN
+             FOR s IN SELECT schema_name FROM public.workspaces LOOP
+                 EXECUTE format('DELETE FROM %I.refinery_schema_history', s);
+             END LOOP;
+             FOR s IN SELECT schema_name FROM public.workspaces WHERE slug <> 'bravo' LOOP
+                 EXECUTE format('DROP TABLE %I.agent_profiles, %I.settings', s, s);
+             END LOOP;
+         END $$"
+            .to_owned(),
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let run = supportdesk(&db.url)
+        .args(["tenants", "migrate", "--concurrency", "2", "--json"])
+        .output()
+        .unwrap();
+    assert!(!run.status.success(), "a failed tenant makes the run fail");
+    let report: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(report["migrated"], 2);
+    assert_eq!(report["failed"].as_array().unwrap().len(), 1);
+    assert_eq!(report["failed"][0]["slug"], "bravo");
+    assert!(
+        report["failed"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("already exists"),
+        "{report}"
+    );
+
+    // Fixed, a re-run resumes with just the one that failed.
+    sqlx::raw_sql(sqlx::AssertSqlSafe(
+        "DO $$ DECLARE s text; BEGIN
+             SELECT schema_name INTO s FROM public.workspaces WHERE slug = 'bravo';
+             EXECUTE format('DROP TABLE %I.agent_profiles, %I.settings', s, s);
+         END $$"
+            .to_owned(),
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let resumed: Value = serde_json::from_str(&run_ok(
+        supportdesk(&db.url).args(["tenants", "migrate", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(
+        (
+            resumed["alreadyCurrent"].clone(),
+            resumed["migrated"].clone()
+        ),
+        (json!(2), json!(1))
+    );
+    let only: Value = serde_json::from_str(&run_ok(
+        supportdesk(&db.url).args(["tenants", "migrate", "--only", "alpha", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(only["tenants"], 1);
+
+    // add-member with a new account, then drop.
+    run_ok(supportdesk(&db.url).args([
+        "tenants",
+        "add-member",
+        "--slug",
+        "alpha",
+        "--email",
+        "New.Agent@example.com",
+        "--role",
+        "agent",
+        "--create-user",
+        "--password",
+        "Corr3ctHorse",
+    ]));
+    let (role, verified): (String, bool) = sqlx::query_as(
+        "SELECT m.role, u.email_verified FROM public.memberships m JOIN public.users u ON u.id = m.user_id
+          WHERE u.email = 'new.agent@example.com'",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!((role.as_str(), verified), ("agent", true));
+    let weak = supportdesk(&db.url)
+        .args([
+            "tenants",
+            "add-member",
+            "--slug",
+            "alpha",
+            "--email",
+            "x@example.com",
+            "--role",
+            "agent",
+            "--create-user",
+            "--password",
+            "weak",
+        ])
+        .output()
+        .unwrap();
+    assert!(!weak.status.success());
+
+    let unconfirmed = supportdesk(&db.url)
+        .args(["tenants", "drop", "charlie"])
+        .output()
+        .unwrap();
+    assert!(!unconfirmed.status.success(), "drop needs --yes");
+    run_ok(supportdesk(&db.url).args(["tenants", "drop", "charlie", "--yes"]));
+    let schemas: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'ws\\_%'")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(schemas, 2);
+    let remaining: Value = serde_json::from_str(&run_ok(
+        supportdesk(&db.url).args(["tenants", "list", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(remaining.as_array().unwrap().len(), 2);
 }

@@ -1,4 +1,5 @@
-//! Delivering one outbox message: the handler every email task runs.
+//! Carrying out one outbox message: the handler every queue task runs. Mostly email
+//! delivery; also dropping the data of deleted workspaces.
 //!
 //! Each task is one attempt. The attempt is counted on the outbox row before sending, the
 //! outcome recorded after, and the row (not the queue) decides what happens next: a transient
@@ -19,10 +20,11 @@ use supportdesk::auth::verification;
 use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::invitations;
 use supportdesk::outbox::{self, Attempt, OutboxMessage, Outcome};
+use supportdesk::workspaces::provision::drop_workspace;
 
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
-use crate::queues::EmailTask;
+use crate::queues::OutboxTask;
 use crate::settings::WorkerSettings;
 
 pub struct Deliverer {
@@ -35,19 +37,27 @@ pub struct Deliverer {
 
 /// The apalis handler.
 pub async fn deliver(
-    task: EmailTask,
+    task: OutboxTask,
     deliverer: Data<Arc<Deliverer>>,
 ) -> Result<Outcome, BoxDynError> {
     Ok(deliverer.attempt(task).await?)
 }
 
 impl Deliverer {
-    pub async fn attempt(&self, task: EmailTask) -> anyhow::Result<Outcome> {
+    pub async fn attempt(&self, task: OutboxTask) -> anyhow::Result<Outcome> {
         let Some(attempt) = outbox::begin_attempt(&self.db, task.outbox_id).await? else {
             // Already sent, skipped or dead (a redelivered or revived duplicate task).
             return Ok(Outcome::Skipped);
         };
         let kind = attempt.message.kind().as_str();
+        if let OutboxMessage::DropWorkspace { workspace_id } = attempt.message {
+            let dropped = drop_workspace(&self.db, workspace_id)
+                .await
+                .map_err(|e| anyhow::anyhow!("dropping workspace {workspace_id}: {e}"))?;
+            tracing::info!(%workspace_id, dropped, "deleted workspace's data dropped");
+            outbox::record(&self.db, attempt.id, &Outcome::Done).await?;
+            return Ok(Outcome::Done);
+        }
         let outcome = match self.render(&attempt).await? {
             None => Outcome::Skipped,
             Some(email) => {
@@ -57,7 +67,7 @@ impl Deliverer {
                 metrics::histogram!("email_send_duration_seconds", "kind" => kind)
                     .record(started.elapsed().as_secs_f64());
                 match sent {
-                    Ok(()) => Outcome::Sent,
+                    Ok(()) => Outcome::Done,
                     Err(err) if err.permanent => Outcome::Dead { error: err.message },
                     Err(err) if attempt.number >= self.settings.max_attempts => Outcome::Dead {
                         error: format!("{} (after {} attempts)", err.message, attempt.number),
@@ -71,7 +81,7 @@ impl Deliverer {
         };
         outbox::record(&self.db, attempt.id, &outcome).await?;
         match &outcome {
-            Outcome::Sent => {
+            Outcome::Done => {
                 metrics::counter!("emails_sent_total", "kind" => kind).increment(1);
                 tracing::info!(outbox_id = %attempt.id, kind, attempt = attempt.number, "email sent");
             }
@@ -120,6 +130,7 @@ impl Deliverer {
                     )?),
                 }
             }
+            OutboxMessage::DropWorkspace { .. } => None,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! The job queues on Redis (apalis-redis): one per kind of email, with explicit names.
+//! The job queues on Redis (apalis-redis): one per kind of outbox work, with explicit names.
 //!
 //! apalis-redis's defaults are unsafe for a service: a 500 ms Redis response timeout that
 //! kills a worker under load, orphan detection after 10 missed 30 s heartbeats, and queue
@@ -15,24 +15,26 @@ use supportdesk::config::Settings;
 use supportdesk::outbox::MessageKind;
 use uuid::Uuid;
 
-/// One attempt at delivering one outbox message. Everything else is read from the row, so
-/// the task format never needs to change when the email does.
+/// One attempt at carrying out one outbox message. Everything else is read from the row, so
+/// the task format never needs to change when the work does.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EmailTask {
+pub struct OutboxTask {
     #[serde(rename = "outboxId")]
     pub outbox_id: Uuid,
 }
 
-pub type EmailStorage = RedisStorage<EmailTask>;
+pub type OutboxStorage = RedisStorage<OutboxTask>;
 
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub const MISSED_HEARTBEATS: usize = 3;
 
-/// `{namespace}:email:verification`, `{namespace}:email:invitation`.
+/// `{namespace}:email:verification`, `{namespace}:email:invitation`,
+/// `{namespace}:workspace:drop`.
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
     let suffix = match kind {
         MessageKind::VerificationEmail => "email:verification",
         MessageKind::InvitationEmail => "email:invitation",
+        MessageKind::DropWorkspace => "workspace:drop",
     };
     format!("{namespace}:{suffix}")
 }
@@ -46,7 +48,7 @@ pub fn queue_config(namespace: &str, kind: MessageKind) -> Config {
         .persist_results(true)
 }
 
-pub fn storage(conn: ConnectionManager, namespace: &str, kind: MessageKind) -> EmailStorage {
+pub fn storage(conn: ConnectionManager, namespace: &str, kind: MessageKind) -> OutboxStorage {
     RedisStorage::new(conn).with_config(queue_config(namespace, kind))
 }
 

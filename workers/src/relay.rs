@@ -16,7 +16,7 @@ use sqlx::postgres::PgListener;
 use supportdesk::outbox::{self, MessageKind};
 use tokio_util::sync::CancellationToken;
 
-use crate::queues::{self, EmailStorage, EmailTask};
+use crate::queues::{self, OutboxStorage, OutboxTask};
 
 const BATCH: i64 = 200;
 const POLL: Duration = Duration::from_secs(1);
@@ -24,7 +24,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 pub struct Relay {
     db: PgPool,
-    queues: HashMap<MessageKind, EmailStorage>,
+    queues: HashMap<MessageKind, OutboxStorage>,
 }
 
 impl Relay {
@@ -94,7 +94,7 @@ impl Relay {
             let Some(queue) = self.queues.get_mut(&item.kind) else {
                 continue;
             };
-            let task = TaskBuilder::new(EmailTask { outbox_id: item.id })
+            let task = TaskBuilder::new(OutboxTask { outbox_id: item.id })
                 .task_id(TaskId::from_string(item.task_name.clone()))
                 .build();
             queue

@@ -63,7 +63,7 @@ async fn registration_sends_a_verification_email_whose_link_verifies() {
         .unwrap();
     assert_eq!(me["emailVerified"], true);
     let rows = stack.outbox().await;
-    assert_eq!((rows[0].1.as_deref(), rows[0].2), (Some("sent"), 1));
+    assert_eq!((rows[0].1.as_deref(), rows[0].2), (Some("done"), 1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -156,10 +156,74 @@ async fn a_verification_replaced_before_delivery_is_skipped_not_sent() {
         .await;
 
     assert_eq!(rows[0].1.as_deref(), Some("skipped"));
-    assert_eq!(rows[1].1.as_deref(), Some("sent"));
+    assert_eq!(rows[1].1.as_deref(), Some("done"));
     assert_eq!(
         stack.sink.received().len(),
         1,
         "only the live token is mailed"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_workspace_has_its_schema_dropped_in_the_background() {
+    let stack = stack(&[]).await;
+    let (user_token, _) = stack.register(&unique_email()).await;
+    let created: serde_json::Value = stack
+        .client
+        .post(format!("{}/workspaces", stack.api))
+        .bearer_auth(&user_token)
+        .json(&serde_json::json!({"name": "Doomed", "slug": "doomed"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id: Uuid = created["id"].as_str().unwrap().parse().unwrap();
+    let selected: serde_json::Value = stack
+        .client
+        .post(format!("{}/workspaces/{id}/select", stack.api))
+        .bearer_auth(&user_token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let deleted = stack
+        .client
+        .delete(format!("{}/api/workspace", stack.api))
+        .bearer_auth(selected["token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 202);
+
+    let schema = format!("ws_{}", id.simple());
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (schemas, rows): (i64, i64) = sqlx::query_as(
+            "SELECT (SELECT count(*) FROM pg_namespace WHERE nspname = $1),
+                    (SELECT count(*) FROM public.workspaces WHERE id = $2)",
+        )
+        .bind(&schema)
+        .bind(id)
+        .fetch_one(&stack.db)
+        .await
+        .unwrap();
+        if (schemas, rows) == (0, 0) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "schema {schemas}, row {rows}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let outcome: Option<String> =
+        sqlx::query_scalar("SELECT outcome FROM public.outbox WHERE kind = 'drop_workspace'")
+            .fetch_one(&stack.db)
+            .await
+            .unwrap();
+    assert_eq!(outcome.as_deref(), Some("done"));
 }

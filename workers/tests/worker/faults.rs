@@ -61,7 +61,7 @@ async fn smtp_refusing_then_accepting_is_retried_and_delivered_once() {
     assert_eq!(received[0].rcpt_to, [email]);
     let rows = stack
         .wait_outbox(Duration::from_secs(5), "marked sent", |rows| {
-            rows[0].1.as_deref() == Some("sent")
+            rows[0].1.as_deref() == Some("done")
         })
         .await;
     assert!(rows[0].2 >= 2, "{rows:?}");
@@ -99,7 +99,7 @@ async fn out_of_attempts_the_email_is_dead_until_revived() {
     stack.sink.wait_for(1, Duration::from_secs(20)).await;
     let rows = stack
         .wait_outbox(Duration::from_secs(5), "sent after revival", |rows| {
-            rows[0].1.as_deref() == Some("sent")
+            rows[0].1.as_deref() == Some("done")
         })
         .await;
     assert_eq!(rows[0].2, 1, "a revived email gets a fresh set of attempts");
@@ -147,7 +147,7 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
     let mut second = stack.worker_process(&[]);
     let rows = stack
         .wait_outbox(Duration::from_secs(90), "every email sent", |rows| {
-            rows.iter().all(|r| r.1.as_deref() == Some("sent"))
+            rows.iter().all(|r| r.1.as_deref() == Some("done"))
         })
         .await;
     signal(&second, "-TERM");
@@ -198,7 +198,7 @@ async fn sigterm_lets_the_delivery_in_flight_finish() {
     let rows = stack.outbox().await;
     assert_eq!(
         rows[0].1.as_deref(),
-        Some("sent"),
+        Some("done"),
         "and recorded before exiting"
     );
 }

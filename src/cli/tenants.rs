@@ -1,0 +1,310 @@
+//! `supportdesk tenants`: provisioning and migrating workspaces from the command line.
+
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::auth::password::{Password, PasswordHasher};
+use crate::config::Settings;
+use crate::db;
+use crate::email_address::EmailAddress;
+use crate::startup::connect_redis;
+use crate::tenancy::TenantSchema;
+use crate::tenancy::membership::MembershipCache;
+use crate::tenancy::migrations::{MigrateAllReport, Progress, Selection, migrate_all};
+use crate::workspaces::Role;
+use crate::workspaces::provision::{add_profile, create_workspace, drop_workspace};
+use crate::workspaces::slug::Slug;
+
+#[derive(Debug, Subcommand)]
+pub enum TenantsCommand {
+    /// Create a workspace owned by an existing user.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Lower-case [a-z0-9-]{3,48}; derived from the name when absent.
+        #[arg(long)]
+        slug: Option<String>,
+        /// The owner's account email.
+        #[arg(long)]
+        owner_email: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List workspaces with their schema version and member count.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring workspace schemas to the latest tenant migration.
+    Migrate {
+        /// Workspaces migrated at once.
+        #[arg(long, default_value_t = 4)]
+        concurrency: usize,
+        /// Only this workspace.
+        #[arg(long, value_name = "SLUG")]
+        only: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a workspace and all its data, now.
+    Drop {
+        slug: String,
+        /// Confirm: this cannot be undone.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Add someone to a workspace (or change their role and reactivate them).
+    AddMember {
+        #[arg(long)]
+        slug: String,
+        #[arg(long)]
+        email: String,
+        #[arg(long, value_parser = ["admin", "agent"])]
+        role: String,
+        /// Create the account if there is none (its email counts as verified).
+        #[arg(long, requires = "password")]
+        create_user: bool,
+        /// Password for a created account.
+        #[arg(long)]
+        password: Option<String>,
+    },
+}
+
+pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result<()> {
+    let pool = db::pool(&settings.database, 8);
+    match command {
+        TenantsCommand::Create {
+            name,
+            slug,
+            owner_email,
+            json,
+        } => {
+            let slug = slug
+                .map(|s| Slug::parse(&s))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--slug {e}"))?;
+            let owner = user_by_email(&pool, &owner_email)
+                .await?
+                .with_context(|| format!("no account with email {owner_email}"))?;
+            let workspace = create_workspace(&pool, name.trim(), slug, owner)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"id": workspace.id, "name": workspace.name, "slug": workspace.slug.as_str()})
+                );
+            } else {
+                println!("created workspace {} ({})", workspace.slug, workspace.id);
+            }
+        }
+        TenantsCommand::List { json } => list(&pool, json).await?,
+        TenantsCommand::Migrate {
+            concurrency,
+            only,
+            json,
+        } => {
+            let report = migrate_all(
+                &pool,
+                &Selection { only },
+                concurrency,
+                progress_reporter(json),
+            )
+            .await?;
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                print_migrate_report(&report);
+            }
+            fail_if_any_failed(&report)?;
+        }
+        TenantsCommand::Drop { slug, yes } => {
+            if !yes {
+                bail!("dropping {slug} deletes all its data; add --yes to confirm");
+            }
+            let id: Uuid = sqlx::query_scalar(
+                "UPDATE public.workspaces SET status = 'deleting' WHERE slug = $1 RETURNING id",
+            )
+            .bind(&slug)
+            .fetch_optional(&pool)
+            .await?
+            .with_context(|| format!("no workspace {slug}"))?;
+            memberships(settings)?.workspace_changed(id).await;
+            drop_workspace(&pool, id)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            println!("dropped workspace {slug}");
+        }
+        TenantsCommand::AddMember {
+            slug,
+            email,
+            role,
+            create_user,
+            password,
+        } => {
+            let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            let email = EmailAddress::parse(&email).map_err(|e| anyhow::anyhow!("--email {e}"))?;
+            let (workspace_id, schema): (Uuid, String) = sqlx::query_as(
+                "SELECT id, schema_name FROM public.workspaces WHERE slug = $1 AND status = 'active'",
+            )
+            .bind(&slug)
+            .fetch_optional(&pool)
+            .await?
+            .with_context(|| format!("no active workspace {slug}"))?;
+            let user_id = match user_by_email(&pool, email.as_str()).await? {
+                Some(id) => id,
+                None if create_user => {
+                    let password = Password::parse(password.unwrap_or_default())
+                        .map_err(|e| anyhow::anyhow!("--password {}", e.join(", ")))?;
+                    let hash = PasswordHasher::new(1)?
+                        .hash(&password)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    sqlx::query_scalar(
+                        "INSERT INTO public.users (id, email, full_name, password_hash, email_verified)
+                         VALUES ($1, $2, split_part($2, '@', 1), $3, true) RETURNING id",
+                    )
+                    .bind(Uuid::now_v7())
+                    .bind(email.as_str())
+                    .bind(hash)
+                    .fetch_one(&pool)
+                    .await?
+                }
+                None => bail!("no account with email {email}; add --create-user --password P"),
+            };
+            let schema = TenantSchema::parse(&schema).map_err(|e| anyhow::anyhow!(e))?;
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
+                 ON CONFLICT (workspace_id, user_id)
+                 DO UPDATE SET role = EXCLUDED.role, status = 'active', updated_at = now()",
+            )
+            .bind(workspace_id)
+            .bind(user_id)
+            .bind(role.as_str())
+            .execute(&mut *tx)
+            .await?;
+            add_profile(&mut tx, &schema, user_id)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            tx.commit().await?;
+            memberships(settings)?.changed(user_id, workspace_id).await;
+            println!("{email} is now {} of {slug}", role.as_str());
+        }
+    }
+    Ok(())
+}
+
+fn memberships(settings: &Settings) -> anyhow::Result<MembershipCache> {
+    Ok(MembershipCache::new(
+        connect_redis(settings)?,
+        &settings.redis_namespace,
+        settings.redis_timeout(),
+    ))
+}
+
+async fn user_by_email(pool: &PgPool, email: &str) -> anyhow::Result<Option<Uuid>> {
+    let email = EmailAddress::parse(email).map_err(|e| anyhow::anyhow!("email {e}"))?;
+    Ok(
+        sqlx::query_scalar("SELECT id FROM public.users WHERE email = $1")
+            .bind(email.as_str())
+            .fetch_optional(pool)
+            .await?,
+    )
+}
+
+#[derive(Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+struct TenantRow {
+    id: Uuid,
+    slug: String,
+    name: String,
+    status: String,
+    schema_version: i32,
+    members: i64,
+}
+
+async fn list(pool: &PgPool, json: bool) -> anyhow::Result<()> {
+    let rows: Vec<TenantRow> = sqlx::query_as(
+        "SELECT w.id, w.slug, w.name, w.status, w.schema_version,
+                (SELECT count(*) FROM public.memberships m
+                  WHERE m.workspace_id = w.id AND m.status = 'active') AS members
+           FROM public.workspaces w ORDER BY w.created_at",
+    )
+    .fetch_all(pool)
+    .await?;
+    if json {
+        println!("{}", serde_json::to_string(&rows)?);
+        return Ok(());
+    }
+    println!(
+        "{:<36}  {:<24}  {:<9}  {:>7}  {:>7}  name",
+        "id", "slug", "status", "version", "members"
+    );
+    for row in rows {
+        println!(
+            "{:<36}  {:<24}  {:<9}  {:>7}  {:>7}  {}",
+            row.id, row.slug, row.status, row.schema_version, row.members, row.name
+        );
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal, or with --json).
+pub fn progress_reporter(json: bool) -> Arc<dyn Fn(Progress) + Send + Sync> {
+    let bar = if json {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} tenants {pos}/{len} [{bar:30}] {per_sec} eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    Arc::new(move |event| match event {
+        Progress::Started { behind } => bar.set_length(behind as u64),
+        Progress::Finished { slug, ok } => {
+            if !ok {
+                bar.println(format!("failed: {slug}"));
+            }
+            bar.inc(1);
+            if bar.position() >= bar.length().unwrap_or(0) {
+                bar.finish_and_clear();
+            }
+        }
+    })
+}
+
+pub fn print_migrate_report(report: &MigrateAllReport) {
+    println!(
+        "tenants: {} total, {} already at version {}, {} migrated, {} failed",
+        report.tenants,
+        report.already_current,
+        report.latest_version,
+        report.migrated,
+        report.failed.len()
+    );
+    for failure in &report.failed {
+        println!("  {}: {}", failure.slug, failure.error);
+    }
+}
+
+pub fn fail_if_any_failed(report: &MigrateAllReport) -> anyhow::Result<()> {
+    if report.failed.is_empty() {
+        Ok(())
+    } else {
+        bail!(
+            "{} workspace(s) failed to migrate; re-run to resume",
+            report.failed.len()
+        )
+    }
+}

@@ -1,0 +1,201 @@
+//! Who may act in which workspace, looked up once per (user, workspace) and cached.
+//!
+//! Every request with a workspace token needs the caller's current membership: the token's
+//! role claim may be stale (roles change), and a deactivated member must be refused at once.
+//! A moka cache keyed by (user, workspace) answers most requests without PostgreSQL; any
+//! membership change invalidates the entry here and, through a Redis channel, on every other
+//! replica. Entries also expire after `TTL`, which bounds staleness if a Redis message is lost
+//! (an outage): the listener drops the whole cache whenever it (re)subscribes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use redis::aio::ConnectionManager;
+use sqlx::PgExecutor;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use crate::tenancy::TenantSchema;
+use crate::workspaces::Role;
+
+/// The longest a membership change can go unnoticed by a replica that missed its message.
+pub const TTL: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Clone)]
+pub struct Membership {
+    pub workspace_id: Uuid,
+    pub user_id: Uuid,
+    pub role: Role,
+    /// The membership is active and the workspace is not being deleted.
+    pub active: bool,
+    pub workspace_active: bool,
+    pub schema: TenantSchema,
+}
+
+type Key = (Uuid, Uuid);
+
+#[derive(Clone)]
+pub struct MembershipCache {
+    cache: moka::future::Cache<Key, Option<Arc<Membership>>>,
+    redis: ConnectionManager,
+    channel: Arc<str>,
+    redis_timeout: Duration,
+}
+
+impl MembershipCache {
+    pub fn new(redis: ConnectionManager, namespace: &str, redis_timeout: Duration) -> Self {
+        Self {
+            cache: moka::future::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(TTL)
+                .support_invalidation_closures()
+                .build(),
+            redis,
+            channel: format!("{namespace}:memberships").into(),
+            redis_timeout,
+        }
+    }
+
+    /// The membership of `user_id` in `workspace_id` (None: not a member, or no such
+    /// workspace). Concurrent misses for one key share a single query.
+    pub async fn get<'e>(
+        &self,
+        db: impl PgExecutor<'e>,
+        user_id: Uuid,
+        workspace_id: Uuid,
+    ) -> Result<Option<Arc<Membership>>, Arc<sqlx::Error>> {
+        self.cache
+            .try_get_with((user_id, workspace_id), load(db, user_id, workspace_id))
+            .await
+    }
+
+    /// Forget one membership here and on every replica.
+    pub async fn changed(&self, user_id: Uuid, workspace_id: Uuid) {
+        self.cache.invalidate(&(user_id, workspace_id)).await;
+        self.publish(format!("m:{user_id}:{workspace_id}")).await;
+    }
+
+    /// Forget every membership of a workspace here and on every replica.
+    pub async fn workspace_changed(&self, workspace_id: Uuid) {
+        self.invalidate_workspace(workspace_id);
+        self.publish(format!("w:{workspace_id}")).await;
+    }
+
+    fn invalidate_workspace(&self, workspace_id: Uuid) {
+        if let Err(err) = self
+            .cache
+            .invalidate_entries_if(move |key, _| key.1 == workspace_id)
+        {
+            tracing::warn!(error = %err, "could not invalidate a workspace's memberships; dropping all");
+            self.cache.invalidate_all();
+        }
+    }
+
+    async fn publish(&self, message: String) {
+        let mut conn = self.redis.clone();
+        let mut command = redis::cmd("PUBLISH");
+        command.arg(&*self.channel).arg(&message);
+        let publish = command.query_async::<i64>(&mut conn);
+        match tokio::time::timeout(self.redis_timeout, publish).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => {
+                tracing::warn!(error = %err, "membership change not broadcast; other replicas catch up within the cache TTL")
+            }
+            Err(_) => tracing::warn!(
+                "membership change broadcast timed out; other replicas catch up within the cache TTL"
+            ),
+        }
+    }
+
+    /// Applies other replicas' changes until `stop`; reconnects with backoff, and drops the
+    /// whole cache on every (re)subscription since messages may have been missed meanwhile.
+    pub async fn listen(self, client: redis::Client, stop: CancellationToken) {
+        let mut failures = 0u32;
+        while !stop.is_cancelled() {
+            match self.listen_once(&client, &stop).await {
+                Ok(()) => return,
+                Err(err) => {
+                    failures += 1;
+                    let pause = (Duration::from_millis(200) * 2u32.pow(failures.min(5)))
+                        .min(Duration::from_secs(5));
+                    tracing::warn!(error = %err, "membership invalidation channel lost; resubscribing");
+                    tokio::select! {
+                        () = stop.cancelled() => return,
+                        () = tokio::time::sleep(pause) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    async fn listen_once(
+        &self,
+        client: &redis::Client,
+        stop: &CancellationToken,
+    ) -> anyhow::Result<()> {
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(&*self.channel).await?;
+        self.cache.invalidate_all();
+        let mut messages = pubsub.on_message();
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return Ok(()),
+                message = messages.next() => {
+                    let Some(message) = message else {
+                        anyhow::bail!("subscription ended");
+                    };
+                    let payload: String = message.get_payload()?;
+                    self.apply(&payload).await;
+                }
+            }
+        }
+    }
+
+    async fn apply(&self, payload: &str) {
+        let mut parts = payload.split(':');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("m"), Some(user), Some(workspace)) => {
+                if let (Ok(user), Ok(workspace)) = (user.parse(), workspace.parse()) {
+                    self.cache.invalidate(&(user, workspace)).await;
+                }
+            }
+            (Some("w"), Some(workspace), None) => {
+                if let Ok(workspace) = workspace.parse() {
+                    self.invalidate_workspace(workspace);
+                }
+            }
+            _ => tracing::warn!(payload, "unknown membership invalidation message"),
+        }
+    }
+}
+
+async fn load<'e>(
+    db: impl PgExecutor<'e>,
+    user_id: Uuid,
+    workspace_id: Uuid,
+) -> Result<Option<Arc<Membership>>, sqlx::Error> {
+    let row: Option<(String, String, String, String)> = sqlx::query_as(
+        "SELECT m.role, m.status, w.status, w.schema_name
+           FROM public.memberships m
+           JOIN public.workspaces w ON w.id = m.workspace_id
+          WHERE m.user_id = $1 AND m.workspace_id = $2",
+    )
+    .bind(user_id)
+    .bind(workspace_id)
+    .fetch_optional(db)
+    .await?;
+    let Some((role, status, workspace_status, schema)) = row else {
+        return Ok(None);
+    };
+    let decode = |e: String| sqlx::Error::Decode(e.into());
+    let workspace_active = workspace_status == "active";
+    Ok(Some(Arc::new(Membership {
+        workspace_id,
+        user_id,
+        role: role.parse().map_err(decode)?,
+        active: status == "active" && workspace_active,
+        workspace_active,
+        schema: TenantSchema::parse(&schema).map_err(decode)?,
+    })))
+}

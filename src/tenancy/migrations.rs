@@ -1,0 +1,184 @@
+//! Tenant migrations: `tenant_migrations/` applied to each workspace schema with refinery,
+//! each schema keeping its own history table.
+//!
+//! Every run for a tenant is one transaction under that tenant's advisory lock, with
+//! `search_path` set (locally) to the tenant's schema only, and it records the schema's new
+//! version on the workspace row. `migrate_all` reads those versions in one query, so tenants
+//! already current cost nothing, and it migrates the rest with bounded parallelism; one
+//! tenant's failure is reported and does not stop the others, and a re-run resumes.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use refinery_core::Runner;
+use serde::Serialize;
+use sqlx::{AssertSqlSafe, PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::migrate::SqlxMigrator;
+use crate::tenancy::TenantSchema;
+
+mod embedded {
+    refinery::embed_migrations!("tenant_migrations");
+}
+
+pub fn runner() -> Runner {
+    embedded::migrations::runner()
+        .set_abort_divergent(true)
+        .set_abort_missing(true)
+}
+
+/// The version every tenant schema should be at: the highest tenant migration.
+pub fn latest_version() -> i32 {
+    runner()
+        .get_migrations()
+        .iter()
+        .map(|m| m.version())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Creates `schema` and brings it to the latest version, in the caller's transaction.
+pub async fn provision(tx: &mut PgConnection, schema: &TenantSchema) -> anyhow::Result<()> {
+    sqlx::raw_sql(AssertSqlSafe(format!(
+        "CREATE SCHEMA {schema}; SET LOCAL search_path TO {schema}",
+        schema = schema.quoted()
+    )))
+    .execute(&mut *tx)
+    .await?;
+    runner()
+        .set_grouped(true)
+        .run_async(&mut SqlxMigrator(&mut *tx))
+        .await?;
+    sqlx::query("RESET search_path").execute(&mut *tx).await?;
+    Ok(())
+}
+
+/// Brings one tenant to the latest version in its own transaction; the migrations applied.
+pub async fn migrate_one(
+    pool: &PgPool,
+    workspace_id: Uuid,
+    schema: &TenantSchema,
+) -> anyhow::Result<Vec<String>> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(schema.lock_key())
+        .execute(&mut *tx)
+        .await?;
+    sqlx::raw_sql(AssertSqlSafe(format!(
+        "SET LOCAL search_path TO {}",
+        schema.quoted()
+    )))
+    .execute(&mut *tx)
+    .await?;
+    let report = runner()
+        .set_grouped(true)
+        .run_async(&mut SqlxMigrator(&mut tx))
+        .await?;
+    sqlx::query("UPDATE public.workspaces SET schema_version = $2 WHERE id = $1")
+        .bind(workspace_id)
+        .bind(latest_version())
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(report
+        .applied_migrations()
+        .iter()
+        .map(ToString::to_string)
+        .collect())
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TenantFailure {
+    pub slug: String,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MigrateAllReport {
+    pub latest_version: i32,
+    pub tenants: usize,
+    pub already_current: usize,
+    pub migrated: usize,
+    pub failed: Vec<TenantFailure>,
+}
+
+/// Which tenants a run covers.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Only the workspace with this slug.
+    pub only: Option<String>,
+}
+
+/// Migrates every tenant that is behind, `concurrency` at a time; `progress` hears of each
+/// tenant as it finishes (after being told the count of tenants to migrate).
+pub async fn migrate_all(
+    pool: &PgPool,
+    selection: &Selection,
+    concurrency: usize,
+    progress: Arc<dyn Fn(Progress) + Send + Sync>,
+) -> anyhow::Result<MigrateAllReport> {
+    let latest = latest_version();
+    let rows: Vec<(Uuid, String, String, i32)> = sqlx::query_as(
+        "SELECT id, slug, schema_name, schema_version FROM public.workspaces
+          WHERE status = 'active' AND ($1::text IS NULL OR slug = $1)
+          ORDER BY created_at",
+    )
+    .bind(selection.only.as_deref())
+    .fetch_all(pool)
+    .await?;
+    if let Some(only) = &selection.only
+        && rows.is_empty()
+    {
+        anyhow::bail!("no active workspace with slug {only:?}");
+    }
+    let mut report = MigrateAllReport {
+        latest_version: latest,
+        tenants: rows.len(),
+        ..Default::default()
+    };
+    let behind: Vec<_> = rows.into_iter().filter(|r| r.3 < latest).collect();
+    report.already_current = report.tenants - behind.len();
+    progress(Progress::Started {
+        behind: behind.len(),
+    });
+
+    let results: Vec<(String, anyhow::Result<Vec<String>>)> = futures::stream::iter(behind)
+        .map(|(id, slug, schema_name, _)| {
+            let progress = progress.clone();
+            async move {
+                let result = match TenantSchema::parse(&schema_name) {
+                    Ok(schema) => migrate_one(pool, id, &schema).await,
+                    Err(e) => Err(anyhow::anyhow!(e)),
+                };
+                progress(Progress::Finished {
+                    slug: slug.clone(),
+                    ok: result.is_ok(),
+                });
+                (slug, result)
+            }
+        })
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    for (slug, result) in results {
+        match result {
+            Ok(_) => report.migrated += 1,
+            Err(err) => report.failed.push(TenantFailure {
+                slug,
+                error: format!("{err:#}"),
+            }),
+        }
+    }
+    report.failed.sort_by(|a, b| a.slug.cmp(&b.slug));
+    Ok(report)
+}
+
+/// What `migrate_all` reports as it goes.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Started { behind: usize },
+    Finished { slug: String, ok: bool },
+}

@@ -1,0 +1,269 @@
+//! `/workspaces` (user token): create, list, select; `/api/workspace` (workspace token): the
+//! current workspace, and deleting it.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::auth::extract::UserToken;
+use crate::error::{Error, FieldErrors, Result};
+use crate::extract::AppJson;
+use crate::outbox::{self, OutboxMessage};
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+use crate::workspaces::provision::create_workspace;
+use crate::workspaces::slug::Slug;
+use crate::workspaces::{MembershipSummary, Role, memberships_of};
+
+const NAME_MAX_CHARS: usize = 100;
+
+#[derive(Deserialize, ToSchema)]
+pub struct CreateWorkspaceRequest {
+    #[schema(example = "Acme Support")]
+    name: String,
+    /// Lower-case `[a-z0-9-]{3,48}`; derived from the name when absent.
+    #[schema(example = "acme")]
+    slug: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceCreated {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    pub role: Role,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+/// Create a workspace (with its own schema); the caller becomes its owner.
+#[utoipa::path(
+    post, path = "/workspaces", tag = "workspaces",
+    security(("bearer" = [])),
+    request_body = CreateWorkspaceRequest,
+    responses(
+        (status = 201, description = "Created and provisioned", body = WorkspaceCreated),
+        (status = 400, description = "Invalid name or slug", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The slug is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create(
+    State(state): State<AppState>,
+    UserToken(user_id): UserToken,
+    AppJson(request): AppJson<CreateWorkspaceRequest>,
+) -> Result<(StatusCode, AppJson<WorkspaceCreated>)> {
+    let mut errors = FieldErrors::new();
+    let name = request.name.trim().to_owned();
+    if name.is_empty() {
+        errors.entry("name").or_default().push("is required".into());
+    } else if name.chars().count() > NAME_MAX_CHARS {
+        errors
+            .entry("name")
+            .or_default()
+            .push(format!("must be at most {NAME_MAX_CHARS} characters"));
+    }
+    let slug = match request
+        .slug
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        None => None,
+        Some(s) => match Slug::parse(s) {
+            Ok(slug) => Some(slug),
+            Err(e) => {
+                errors.entry("slug").or_default().push(e);
+                None
+            }
+        },
+    };
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors));
+    }
+    let workspace = create_workspace(&state.db, &name, slug, user_id).await?;
+    state.memberships.changed(user_id, workspace.id).await;
+    tracing::info!(workspace_id = %workspace.id, "workspace created");
+    Ok((
+        StatusCode::CREATED,
+        AppJson(WorkspaceCreated {
+            id: workspace.id,
+            name: workspace.name,
+            slug: workspace.slug.to_string(),
+            role: Role::Admin,
+            created_at: workspace.created_at,
+        }),
+    ))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct WorkspaceList {
+    pub workspaces: Vec<MembershipSummary>,
+}
+
+/// The workspaces the caller is an active member of.
+#[utoipa::path(
+    get, path = "/workspaces", tag = "workspaces",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Active memberships", body = WorkspaceList),
+        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list(
+    State(state): State<AppState>,
+    UserToken(user_id): UserToken,
+) -> Result<AppJson<WorkspaceList>> {
+    Ok(AppJson(WorkspaceList {
+        workspaces: memberships_of(&state.db, user_id).await?,
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Selected {
+    /// Workspace token (JWT, one hour) carrying the tenant id and role.
+    pub token: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub expires_at: OffsetDateTime,
+    pub workspace: MembershipSummary,
+}
+
+/// Exchange the user token for a workspace token scoped to workspace `id`.
+#[utoipa::path(
+    post, path = "/workspaces/{id}/select", tag = "workspaces",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Workspace id")),
+    responses(
+        (status = 200, description = "A workspace token", body = Selected),
+        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Membership deactivated, or a workspace token was sent", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such workspace, or not a member", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn select(
+    State(state): State<AppState>,
+    UserToken(user_id): UserToken,
+    Path(workspace_id): Path<String>,
+) -> Result<AppJson<Selected>> {
+    let workspace_id: Uuid = workspace_id
+        .parse()
+        .map_err(|_| Error::NotFound("workspace"))?;
+    let row: Option<(String, String, String, String)> = sqlx::query_as(
+        "SELECT w.name, w.slug, m.role, m.status
+           FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
+          WHERE m.user_id = $1 AND m.workspace_id = $2 AND w.status = 'active'",
+    )
+    .bind(user_id)
+    .bind(workspace_id)
+    .fetch_optional(&state.db)
+    .await?;
+    let (name, slug, role, status) = row.ok_or(Error::NotFound("workspace"))?;
+    if status != "active" {
+        return Err(Error::forbidden(
+            "membership_deactivated",
+            "your access to this workspace has been deactivated",
+        ));
+    }
+    let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+    let issued = state.jwt.issue_workspace(user_id, workspace_id, role)?;
+    Ok(AppJson(Selected {
+        token: issued.token,
+        expires_at: issued.expires_at,
+        workspace: MembershipSummary {
+            id: workspace_id,
+            name,
+            slug,
+            role,
+        },
+    }))
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrentWorkspace {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    /// The caller's role here.
+    pub role: Role,
+    /// Branding settings (name, colour, logo URL, widget greeting).
+    #[schema(value_type = Object)]
+    pub branding: Value,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+/// The workspace the token is scoped to.
+#[utoipa::path(
+    get, path = "/api/workspace", tag = "workspaces",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The current workspace", body = CurrentWorkspace),
+        (status = 401, description = "Missing, invalid or expired token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "User token, deactivated membership or deleted workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn current(mut tenant: TenantTx) -> Result<AppJson<CurrentWorkspace>> {
+    let workspace_id = tenant.access.workspace_id();
+    let role = tenant.access.role();
+    let (id, name, slug, created_at): (Uuid, String, String, OffsetDateTime) =
+        sqlx::query_as("SELECT id, name, slug, created_at FROM public.workspaces WHERE id = $1")
+            .bind(workspace_id)
+            .fetch_one(tenant.conn())
+            .await?;
+    // Unqualified: the tenant schema, through the transaction's search_path.
+    let branding: Value = sqlx::query_scalar("SELECT branding FROM settings")
+        .fetch_one(tenant.conn())
+        .await?;
+    Ok(AppJson(CurrentWorkspace {
+        id,
+        name,
+        slug,
+        role,
+        branding,
+        created_at,
+    }))
+}
+
+/// Delete the workspace (owner only): it stops accepting tokens at once, and a background
+/// job drops its data.
+#[utoipa::path(
+    delete, path = "/api/workspace", tag = "workspaces",
+    security(("bearer" = [])),
+    responses(
+        (status = 202, description = "Deletion accepted"),
+        (status = 401, description = "Missing, invalid or expired token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an owner, user token, or deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delete(State(state): State<AppState>, tenant: TenantTx) -> Result<StatusCode> {
+    tenant.access.require_owner()?;
+    let workspace_id = tenant.access.workspace_id();
+    // Control-plane change: its own transaction; the tenant one is only for the checks.
+    drop(tenant);
+    let mut tx = state.db.begin().await?;
+    let marked = sqlx::query(
+        "UPDATE public.workspaces SET status = 'deleting' WHERE id = $1 AND status = 'active'",
+    )
+    .bind(workspace_id)
+    .execute(&mut *tx)
+    .await?;
+    if marked.rows_affected() == 1 {
+        outbox::enqueue(&mut tx, &OutboxMessage::DropWorkspace { workspace_id }).await?;
+    }
+    tx.commit().await?;
+    state.memberships.workspace_changed(workspace_id).await;
+    tracing::info!(%workspace_id, "workspace deletion requested");
+    Ok(StatusCode::ACCEPTED)
+}

@@ -1,0 +1,223 @@
+//! Tenant isolation and per-request tenant selection.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    TestApp, assert_problem, spawn_app, spawn_app_with, spawn_replica, unique_email,
+};
+
+async fn brand(app: &TestApp, workspace_id: uuid::Uuid, name: &str) {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE ws_{}.settings SET branding = $1",
+        workspace_id.simple()
+    )))
+    .bind(json!({ "name": name }))
+    .execute(&app.db)
+    .await
+    .unwrap();
+}
+
+async fn branding_seen(app: &TestApp, token: &str) -> (StatusCode, Option<String>) {
+    let response = app.get("/api/workspace", Some(token)).await;
+    let status = response.status();
+    let body: Value = response.json().await.unwrap_or_default();
+    (status, body["branding"]["name"].as_str().map(str::to_owned))
+}
+
+#[tokio::test]
+async fn each_token_reads_its_own_tenant_only() {
+    let app = spawn_app().await;
+    let acme = app.owner_with_workspace("acme").await;
+    let globex = app.owner_with_workspace("globex").await;
+    let initech = app.owner_with_workspace("initech").await;
+    brand(&app, acme.workspace_id, "Acme").await;
+    brand(&app, globex.workspace_id, "Globex").await;
+
+    assert_eq!(
+        branding_seen(&app, &acme.workspace_token).await,
+        (StatusCode::OK, Some("Acme".into()))
+    );
+    assert_eq!(
+        branding_seen(&app, &globex.workspace_token).await,
+        (StatusCode::OK, Some("Globex".into()))
+    );
+    assert_eq!(
+        branding_seen(&app, &initech.workspace_token).await,
+        (StatusCode::OK, None)
+    );
+    // Another tenant's id is simply not there for you.
+    assert_problem(
+        app.select(&acme.user_token, &globex.workspace_id.to_string())
+            .await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_forged_tenant_claim_is_refused() {
+    let app = spawn_app().await;
+    let acme = app.owner_with_workspace("acme").await;
+    let globex = app.owner_with_workspace("globex").await;
+    // A genuine token (signed by us) for a workspace the user is not a member of.
+    let token = app
+        .state
+        .jwt
+        .issue_workspace(
+            acme.user_id,
+            globex.workspace_id,
+            supportdesk::workspaces::Role::Admin,
+        )
+        .unwrap()
+        .token;
+    assert_problem(
+        app.get("/api/workspace", Some(&token)).await,
+        StatusCode::FORBIDDEN,
+        "not_a_member",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn one_pooled_connection_never_carries_a_tenant_into_another_request() {
+    // Every request shares a single connection: cancelled requests (the client gives up
+    // mid-transaction) and failed transactions must not leave a tenant's search_path behind.
+    let app = spawn_app_with(&[("DATABASE_MAX_CONNECTIONS", "1")]).await;
+    let acme = app.owner_with_workspace("acme").await;
+    let globex = app.owner_with_workspace("globex").await;
+    let broken = app.owner_with_workspace("broken").await;
+    brand(&app, acme.workspace_id, "Acme").await;
+    brand(&app, globex.workspace_id, "Globex").await;
+    // This tenant's queries fail inside their transaction.
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP TABLE ws_{}.settings",
+        broken.workspace_id.simple()
+    )))
+    .execute(&app.db)
+    .await
+    .unwrap();
+    let impatient = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_millis(2))
+        .build()
+        .unwrap();
+
+    for round in 0..30 {
+        let cancelled = impatient
+            .get(app.url("/api/workspace"))
+            .bearer_auth(if round % 2 == 0 {
+                &acme.workspace_token
+            } else {
+                &globex.workspace_token
+            })
+            .send();
+        let (_, failed, a, g) = tokio::join!(
+            cancelled,
+            app.get("/api/workspace", Some(&broken.workspace_token)),
+            branding_seen(&app, &acme.workspace_token),
+            branding_seen(&app, &globex.workspace_token),
+        );
+        assert_eq!(
+            failed.status(),
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "round {round}"
+        );
+        assert_eq!(a, (StatusCode::OK, Some("Acme".into())), "round {round}");
+        assert_eq!(g, (StatusCode::OK, Some("Globex".into())), "round {round}");
+    }
+}
+
+#[tokio::test]
+async fn a_deactivated_member_is_refused_at_once_on_every_replica() {
+    let app = spawn_app().await;
+    let replica = spawn_replica(&app).await;
+    let owner = app.owner_with_workspace("acme").await;
+    let (agent_user, agent_id) = app.signed_up(&unique_email()).await;
+    app.add_member(owner.workspace_id, agent_id, "agent").await;
+    let selected: Value = app
+        .select(&agent_user, &owner.workspace_id.to_string())
+        .await
+        .json()
+        .await
+        .unwrap();
+    let token = selected["token"].as_str().unwrap().to_owned();
+    let on_replica = |token: String| {
+        let client = app.client.clone();
+        let url = format!("{}/api/workspace", replica.address);
+        async move { client.get(url).bearer_auth(token).send().await.unwrap() }
+    };
+    // Both processes have the active membership cached now.
+    assert_eq!(
+        app.get("/api/workspace", Some(&token)).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(on_replica(token.clone()).await.status(), StatusCode::OK);
+
+    // Deactivated through the first process (as the team endpoints do).
+    sqlx::query("UPDATE public.memberships SET status = 'deactivated' WHERE user_id = $1")
+        .bind(agent_id)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    app.state
+        .memberships
+        .changed(agent_id, owner.workspace_id)
+        .await;
+
+    assert_problem(
+        app.get("/api/workspace", Some(&token)).await,
+        StatusCode::FORBIDDEN,
+        "membership_deactivated",
+    )
+    .await;
+    // The replica hears of it through Redis well before its cache entry would expire.
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let response = on_replica(token.clone()).await;
+        if response.status() == StatusCode::FORBIDDEN {
+            assert_problem(response, StatusCode::FORBIDDEN, "membership_deactivated").await;
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the replica still lets the agent in"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn role_changes_take_effect_on_the_next_request() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    sqlx::query("UPDATE public.memberships SET role = 'agent' WHERE user_id = $1")
+        .bind(owner.user_id)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    app.state
+        .memberships
+        .changed(owner.user_id, owner.workspace_id)
+        .await;
+
+    // The token still says admin; the membership decides.
+    let body: Value = app
+        .get("/api/workspace", Some(&owner.workspace_token))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["role"], "agent");
+    let response = app
+        .client
+        .delete(app.url("/api/workspace"))
+        .bearer_auth(&owner.workspace_token)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(response, StatusCode::FORBIDDEN, "owner_only").await;
+}
