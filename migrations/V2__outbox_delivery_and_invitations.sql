@@ -4,12 +4,13 @@
 --   outcome 'done'         delivered to the mail transport (or, for other work, carried out)
 --   outcome 'skipped'      no longer worth sending (token used, voided or expired first)
 --   outcome 'dead'         gave up: permanent refusal or out of attempts; `jobs retry` revives it
--- `relays` counts hand-overs to the queue; with the row id it names the queue task, so a relay
--- that crashes before committing re-sends the same task name (deduplicated by the queue) while
--- every deliberate re-send (a retry, an operator's revival) gets a fresh one.
+-- `relays` counts hand-overs to the queue, committed before the push: with the row id it names
+-- the queue task, and a task whose number is not the row's current one is stale and skipped.
 ALTER TABLE public.outbox
     ADD COLUMN relays       integer NOT NULL DEFAULT 0,
     ADD COLUMN attempts     integer NOT NULL DEFAULT 0,
+    -- While an attempt is under way: no other worker may start one before this passes.
+    ADD COLUMN claimed_until timestamptz,
     ADD COLUMN last_error   text,
     ADD COLUMN outcome      text CHECK (outcome IN ('done', 'skipped', 'dead')),
     ADD COLUMN finished_at  timestamptz;
@@ -18,6 +19,7 @@ DROP INDEX public.outbox_pending;
 CREATE INDEX outbox_due ON public.outbox (available_at)
     WHERE relayed_at IS NULL AND outcome IS NULL;
 CREATE INDEX outbox_open ON public.outbox (kind) WHERE outcome IS NULL;
+CREATE INDEX outbox_relayed_open ON public.outbox (relayed_at) WHERE outcome IS NULL AND relayed_at IS NOT NULL;
 CREATE INDEX outbox_dead ON public.outbox (finished_at) WHERE outcome = 'dead';
 -- Delivered rows are purged after a retention period; this finds them.
 CREATE INDEX outbox_finished ON public.outbox (finished_at) WHERE outcome IN ('done', 'skipped');

@@ -425,6 +425,16 @@ impl Settings {
                 if !(url.starts_with("smtp://") || url.starts_with("smtps://")) {
                     return Err(invalid("SMTP_URL", "must start with smtp:// or smtps://"));
                 }
+                let authority = url.split_once("://").map_or("", |(_, rest)| {
+                    rest.split(['/', '?']).next().unwrap_or_default()
+                });
+                let cleartext = url.starts_with("smtp://") && !url.contains("tls=required");
+                if authority.contains('@') && cleartext && !development {
+                    return Err(invalid(
+                        "SMTP_URL",
+                        "carries credentials over an unencrypted connection: use smtps:// or add ?tls=required",
+                    ));
+                }
                 MailTransport::Smtp {
                     url: RedactedUrl(url),
                 }
@@ -656,6 +666,29 @@ mod tests {
         pairs.push(("TRUSTED_PROXIES", "10.0.0.0/33"));
         let err = load(&pairs).unwrap_err().to_string();
         assert!(err.starts_with("TRUSTED_PROXIES:"), "{err}");
+    }
+
+    #[test]
+    fn smtp_credentials_need_encryption_in_production() {
+        let mut pairs = base();
+        pairs.push(("SMTP_URL", "smtp://user:pa55@mail.example.com:587"));
+        let err = load(&pairs).unwrap_err().to_string();
+        assert!(
+            err.starts_with("SMTP_URL:") && !err.contains("pa55"),
+            "{err}"
+        );
+        pairs.pop();
+        pairs.push((
+            "SMTP_URL",
+            "smtp://user:pa55@mail.example.com:587?tls=required",
+        ));
+        assert!(load(&pairs).is_ok());
+        pairs.pop();
+        pairs.push(("SMTP_URL", "smtp://relay.internal:25"));
+        assert!(
+            load(&pairs).is_ok(),
+            "a local relay without credentials is fine"
+        );
     }
 
     #[test]

@@ -106,22 +106,36 @@ pub async fn enqueue(tx: &mut PgConnection, message: &OutboxMessage) -> sqlx::Re
     Ok(id)
 }
 
-/// A message due for the queue, named for this hand-over.
+/// A message handed to the queue, with the number of this hand-over.
 #[derive(Debug, Clone)]
 pub struct Due {
     pub id: Uuid,
     pub kind: MessageKind,
-    /// Unique per deliberate hand-over, stable across a relay that crashed before committing.
-    pub task_name: String,
+    pub relay: i32,
 }
 
-/// Locks up to `limit` due messages for relaying (skipping rows another relay holds) and marks
-/// them relayed; the caller pushes them to the queue and commits only if every push succeeded.
-pub async fn take_due(tx: &mut PgConnection, limit: i64) -> sqlx::Result<Vec<Due>> {
+impl Due {
+    /// The queue task's name: unique per hand-over, because `relays` is committed before the
+    /// push (the queue silently ignores a push under a name it has seen).
+    pub fn task_name(&self) -> String {
+        format!("{}.{}", self.id, self.relay)
+    }
+}
+
+/// Takes up to `limit` due messages of `kinds` for relaying (skipping rows another relay
+/// holds) and marks them relayed. The caller commits, then pushes, then [`unrelay`]s any
+/// push that failed; a crash in between strands rows only until [`reconcile_stranded`].
+pub async fn take_due(
+    tx: &mut PgConnection,
+    limit: i64,
+    kinds: &[MessageKind],
+) -> sqlx::Result<Vec<Due>> {
+    let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
     let rows: Vec<(Uuid, String, i32)> = sqlx::query_as(
         "WITH due AS (
              SELECT id FROM public.outbox
               WHERE relayed_at IS NULL AND outcome IS NULL AND available_at <= now()
+                AND kind = ANY($2)
               ORDER BY available_at
               LIMIT $1
                 FOR UPDATE SKIP LOCKED)
@@ -132,22 +146,51 @@ pub async fn take_due(tx: &mut PgConnection, limit: i64) -> sqlx::Result<Vec<Due
       RETURNING o.id, o.kind, o.relays",
     )
     .bind(limit)
+    .bind(&kinds)
     .fetch_all(&mut *tx)
     .await?;
     Ok(rows
         .into_iter()
-        .filter_map(|(id, kind, relays)| {
-            let kind = MessageKind::parse(&kind).or_else(|| {
-                tracing::error!(%id, kind, "outbox row of an unknown kind left in place");
-                None
-            })?;
+        .filter_map(|(id, kind, relay)| {
             Some(Due {
                 id,
-                kind,
-                task_name: format!("{id}.{relays}"),
+                kind: MessageKind::parse(&kind)?,
+                relay,
             })
         })
         .collect())
+}
+
+/// Puts messages whose push failed back in line for the relay.
+pub async fn unrelay(db: impl PgExecutor<'_>, items: &[Due]) -> sqlx::Result<()> {
+    let ids: Vec<Uuid> = items.iter().map(|d| d.id).collect();
+    let relays: Vec<i32> = items.iter().map(|d| d.relay).collect();
+    sqlx::query(
+        "UPDATE public.outbox o SET relayed_at = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS t(id, relay)
+          WHERE o.id = t.id AND o.relays = t.relay AND o.outcome IS NULL",
+    )
+    .bind(&ids)
+    .bind(&relays)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Hands again to the queue every open message that was relayed more than `after` ago and is
+/// not being attempted: its task was lost (Redis restarted without persistence, a relay
+/// crashed between commit and push, the queue gave up on it). Stale tasks of the earlier
+/// hand-over are skipped by their number. How many.
+pub async fn reconcile_stranded(db: impl PgExecutor<'_>, after: Duration) -> sqlx::Result<u64> {
+    let reset = sqlx::query(
+        "UPDATE public.outbox SET relayed_at = NULL
+          WHERE outcome IS NULL AND relayed_at < now() - make_interval(secs => $1)
+            AND (claimed_until IS NULL OR claimed_until < now())",
+    )
+    .bind(after.as_secs_f64())
+    .execute(db)
+    .await?;
+    Ok(reset.rows_affected())
 }
 
 /// When the next due message becomes due, if any is waiting (for the relay's sleep).
@@ -161,7 +204,7 @@ pub async fn next_due_in(db: impl PgExecutor<'_>) -> sqlx::Result<Option<Duratio
     Ok(seconds.map(Duration::from_secs_f64))
 }
 
-/// One delivery attempt in progress.
+/// One attempt in progress.
 #[derive(Debug, Clone)]
 pub struct Attempt {
     pub id: Uuid,
@@ -170,28 +213,64 @@ pub struct Attempt {
     pub number: i32,
 }
 
-/// Counts an attempt at delivering message `id`; `None` when it needs no delivery (already
-/// sent, skipped or dead, or unknown).
-pub async fn begin_attempt(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<Attempt>> {
+/// What trying to start an attempt found.
+#[derive(Debug, Clone)]
+pub enum Claim {
+    Started(Attempt),
+    /// Another worker's attempt is under way (until its claim expires).
+    Busy,
+    /// Nothing to do: finished, revived or re-relayed since (a stale task), or unknown.
+    Nothing,
+}
+
+/// Starts attempt at message `id` for the task of hand-over `relay`, claiming the row for
+/// `claim` so no other worker starts one meanwhile.
+pub async fn begin_attempt(
+    db: &sqlx::PgPool,
+    id: Uuid,
+    relay: i32,
+    claim: Duration,
+) -> sqlx::Result<Claim> {
     let row: Option<(String, Json<serde_json::Value>, i32)> = sqlx::query_as(
-        "UPDATE public.outbox SET attempts = attempts + 1
-          WHERE id = $1 AND outcome IS NULL
+        "UPDATE public.outbox
+            SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => $3)
+          WHERE id = $1 AND relays = $2 AND outcome IS NULL
+            AND (claimed_until IS NULL OR claimed_until < now())
       RETURNING kind, payload, attempts",
     )
     .bind(id)
+    .bind(relay)
+    .bind(claim.as_secs_f64())
     .fetch_optional(db)
     .await?;
-    Ok(row.and_then(|(kind, Json(payload), number)| {
-        let message = OutboxMessage::from_row(&kind, &payload).or_else(|| {
-            tracing::error!(%id, kind, "outbox row with an unreadable payload");
-            None
-        })?;
-        Some(Attempt {
+    let Some((kind, Json(payload), number)) = row else {
+        let busy: Option<bool> = sqlx::query_scalar(
+            "SELECT claimed_until > now() FROM public.outbox
+              WHERE id = $1 AND relays = $2 AND outcome IS NULL",
+        )
+        .bind(id)
+        .bind(relay)
+        .fetch_optional(db)
+        .await?
+        .flatten();
+        return Ok(if busy == Some(true) {
+            Claim::Busy
+        } else {
+            Claim::Nothing
+        });
+    };
+    match OutboxMessage::from_row(&kind, &payload) {
+        Some(message) => Ok(Claim::Started(Attempt {
             id,
             message,
             number,
-        })
-    }))
+        })),
+        None => {
+            let error = format!("unreadable {kind} payload");
+            record(db, id, number, &Outcome::Dead { error }).await?;
+            Ok(Claim::Nothing)
+        }
+    }
 }
 
 /// How an attempt ended.
@@ -227,34 +306,38 @@ mod serde_secs {
     }
 }
 
-pub async fn record(db: impl PgExecutor<'_>, id: Uuid, outcome: &Outcome) -> sqlx::Result<()> {
-    let query = match outcome {
-        Outcome::Done => sqlx::query(
-            "UPDATE public.outbox SET outcome = 'done', finished_at = now(), last_error = NULL
-              WHERE id = $1",
-        )
-        .bind(id),
-        Outcome::Skipped => sqlx::query(
-            "UPDATE public.outbox SET outcome = 'skipped', finished_at = now() WHERE id = $1",
-        )
-        .bind(id),
-        Outcome::RetryScheduled { retry_in, error } => sqlx::query(
-            "UPDATE public.outbox
-                SET relayed_at = NULL, last_error = $2,
-                    available_at = now() + make_interval(secs => $3)
-              WHERE id = $1 AND outcome IS NULL",
-        )
-        .bind(id)
-        .bind(error.clone())
-        .bind(retry_in.as_secs_f64()),
-        Outcome::Dead { error } => sqlx::query(
-            "UPDATE public.outbox SET outcome = 'dead', finished_at = now(), last_error = $2
-              WHERE id = $1",
-        )
-        .bind(id)
-        .bind(error.clone()),
+/// Records how attempt `number` at message `id` ended and releases the claim. An attempt
+/// that is no longer the row's latest (it outlived its claim) records nothing.
+pub async fn record(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    number: i32,
+    outcome: &Outcome,
+) -> sqlx::Result<()> {
+    let (outcome_value, error, retry_in): (Option<&str>, Option<&str>, f64) = match outcome {
+        Outcome::Done => (Some("done"), None, 0.0),
+        Outcome::Skipped => (Some("skipped"), None, 0.0),
+        Outcome::RetryScheduled { retry_in, error } => (None, Some(error), retry_in.as_secs_f64()),
+        Outcome::Dead { error } => (Some("dead"), Some(error), 0.0),
     };
-    query.execute(db).await?;
+    sqlx::query(
+        "UPDATE public.outbox
+            SET outcome = $3,
+                finished_at = CASE WHEN $3 IS NULL THEN NULL ELSE now() END,
+                last_error = $4,
+                claimed_until = NULL,
+                relayed_at = CASE WHEN $3 IS NULL THEN NULL ELSE relayed_at END,
+                available_at = CASE WHEN $3 IS NULL THEN now() + make_interval(secs => $5)
+                                    ELSE available_at END
+          WHERE id = $1 AND attempts = $2 AND outcome IS NULL",
+    )
+    .bind(id)
+    .bind(number)
+    .bind(outcome_value)
+    .bind(error)
+    .bind(retry_in)
+    .execute(db)
+    .await?;
     Ok(())
 }
 
@@ -298,7 +381,7 @@ pub async fn revive(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<bool> {
     let revived = sqlx::query(
         "UPDATE public.outbox
             SET outcome = NULL, finished_at = NULL, attempts = 0, relayed_at = NULL,
-                available_at = now()
+                claimed_until = NULL, available_at = now()
           WHERE id = $1 AND outcome = 'dead'",
     )
     .bind(id)
@@ -312,7 +395,7 @@ pub async fn revive_all_dead(db: impl PgExecutor<'_>) -> sqlx::Result<u64> {
     let revived = sqlx::query(
         "UPDATE public.outbox
             SET outcome = NULL, finished_at = NULL, attempts = 0, relayed_at = NULL,
-                available_at = now()
+                claimed_until = NULL, available_at = now()
           WHERE outcome = 'dead'",
     )
     .execute(db)

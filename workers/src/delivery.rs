@@ -1,15 +1,17 @@
 //! Carrying out one outbox message: the handler every queue task runs. Mostly email
 //! delivery; also dropping the data of deleted workspaces.
 //!
-//! Each task is one attempt. The attempt is counted on the outbox row before sending, the
-//! outcome recorded after, and the row (not the queue) decides what happens next: a transient
-//! failure schedules the next attempt with exponential backoff, a permanent refusal or the last
-//! attempt makes the message dead. Only when PostgreSQL itself fails does the handler return an
-//! error, and then the queue's own redelivery runs it again.
+//! Each task is one attempt. The attempt claims the row (counted, and leased so no other
+//! worker starts one meanwhile) before sending, and records its outcome after; the row, not
+//! the queue, decides what happens next: a transient failure schedules the next attempt with
+//! exponential backoff, a permanent one (an SMTP 5xx, an address the mail library refuses) or
+//! the last attempt makes the message dead. Only when PostgreSQL itself fails, or another
+//! worker holds the claim, does the handler return an error, and the queue runs it again; if
+//! the queue gives up, the janitor's reconciliation hands the row over again.
 //!
-//! Sent once in normal operation: a message already marked sent is skipped, and the
-//! Message-ID is derived from the row. A duplicate needs a crash between the SMTP server
-//! accepting the message and the row being marked.
+//! Done once in normal operation: a finished message is skipped, a stale task (of an earlier
+//! hand-over) is skipped, and the Message-ID is derived from the row. A duplicate needs a
+//! crash between the SMTP server accepting the message and the row being updated.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,7 +21,7 @@ use sqlx::PgPool;
 use supportdesk::auth::verification;
 use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::invitations;
-use supportdesk::outbox::{self, Attempt, OutboxMessage, Outcome};
+use supportdesk::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
 use supportdesk::workspaces::provision::drop_workspace;
 
 use crate::email::render::{Email, Renderer};
@@ -35,102 +37,148 @@ pub struct Deliverer {
     pub settings: WorkerSettings,
 }
 
-/// The apalis handler.
+/// The apalis handler. The attempt runs in a task of its own: if the queue worker's future
+/// is dropped (a Redis error stops it, a drain times out), the send and its record still
+/// finish instead of being cut between the SMTP server's acceptance and the row's update.
 pub async fn deliver(
     task: OutboxTask,
     deliverer: Data<Arc<Deliverer>>,
 ) -> Result<Outcome, BoxDynError> {
-    Ok(deliverer.attempt(task).await?)
+    let deliverer: Arc<Deliverer> = (*deliverer).clone();
+    Ok(tokio::spawn(async move { deliverer.attempt(task).await }).await??)
 }
 
 impl Deliverer {
     pub async fn attempt(&self, task: OutboxTask) -> anyhow::Result<Outcome> {
-        let Some(attempt) = outbox::begin_attempt(&self.db, task.outbox_id).await? else {
-            // Already sent, skipped or dead (a redelivered or revived duplicate task).
-            return Ok(Outcome::Skipped);
+        let claim =
+            outbox::begin_attempt(&self.db, task.outbox_id, task.relay, self.settings.claim)
+                .await?;
+        let attempt = match claim {
+            Claim::Started(attempt) => attempt,
+            // A stale or duplicate task: the row is finished or has a newer hand-over.
+            Claim::Nothing => return Ok(Outcome::Skipped),
+            // Another worker is on it (this is an orphan's re-run while the original is still
+            // draining, say): let the queue run this task again after a pause.
+            Claim::Busy => anyhow::bail!(
+                "another worker is delivering {}; retrying later",
+                task.outbox_id
+            ),
         };
         let kind = attempt.message.kind().as_str();
-        if let OutboxMessage::DropWorkspace { workspace_id } = attempt.message {
-            let dropped = drop_workspace(&self.db, workspace_id)
-                .await
-                .map_err(|e| anyhow::anyhow!("dropping workspace {workspace_id}: {e}"))?;
-            tracing::info!(%workspace_id, dropped, "deleted workspace's data dropped");
-            outbox::record(&self.db, attempt.id, &Outcome::Done).await?;
-            return Ok(Outcome::Done);
-        }
-        let outcome = match self.render(&attempt).await? {
-            None => Outcome::Skipped,
-            Some(email) => {
-                let message = self.renderer.message(attempt.id, email)?;
-                let started = Instant::now();
-                let sent = self.mailer.send(message).await;
-                metrics::histogram!("email_send_duration_seconds", "kind" => kind)
-                    .record(started.elapsed().as_secs_f64());
-                match sent {
-                    Ok(()) => Outcome::Done,
-                    Err(err) if err.permanent => Outcome::Dead { error: err.message },
-                    Err(err) if attempt.number >= self.settings.max_attempts => Outcome::Dead {
-                        error: format!("{} (after {} attempts)", err.message, attempt.number),
-                    },
-                    Err(err) => Outcome::RetryScheduled {
-                        retry_in: self.settings.backoff(attempt.number),
-                        error: err.message,
-                    },
-                }
-            }
-        };
-        outbox::record(&self.db, attempt.id, &outcome).await?;
+        let outcome = self.carry_out(&attempt).await;
+        outbox::record(&self.db, attempt.id, attempt.number, &outcome).await?;
         match &outcome {
             Outcome::Done => {
-                metrics::counter!("emails_sent_total", "kind" => kind).increment(1);
-                tracing::info!(outbox_id = %attempt.id, kind, attempt = attempt.number, "email sent");
+                metrics::counter!("outbox_done_total", "kind" => kind).increment(1);
+                tracing::info!(outbox_id = %attempt.id, kind, attempt = attempt.number, "done");
             }
             Outcome::Skipped => {
-                tracing::info!(outbox_id = %attempt.id, kind, "email no longer needed; skipped");
+                tracing::info!(outbox_id = %attempt.id, kind, "no longer needed; skipped");
             }
             Outcome::RetryScheduled { retry_in, error } => {
-                metrics::counter!("email_attempts_failed_total", "kind" => kind).increment(1);
+                metrics::counter!("outbox_attempts_failed_total", "kind" => kind).increment(1);
                 tracing::warn!(outbox_id = %attempt.id, kind, attempt = attempt.number,
-                    retry_in_secs = retry_in.as_secs_f64(), error, "email attempt failed; will retry");
+                    retry_in_secs = retry_in.as_secs_f64(), error, "attempt failed; will retry");
             }
             Outcome::Dead { error } => {
-                metrics::counter!("email_attempts_failed_total", "kind" => kind).increment(1);
-                metrics::counter!("emails_dead_total", "kind" => kind).increment(1);
+                metrics::counter!("outbox_attempts_failed_total", "kind" => kind).increment(1);
+                metrics::counter!("outbox_dead_total", "kind" => kind).increment(1);
                 tracing::error!(outbox_id = %attempt.id, kind, attempt = attempt.number, error,
-                    "email is dead; `supportdesk jobs retry` revives it");
+                    "dead; `supportdesk jobs retry` revives it");
             }
         }
         Ok(outcome)
     }
 
+    /// One attempt. Every failure becomes an outcome on the row; none escapes to the queue.
+    async fn carry_out(&self, attempt: &Attempt) -> Outcome {
+        let result = match attempt.message {
+            OutboxMessage::DropWorkspace { workspace_id } => drop_workspace(&self.db, workspace_id)
+                .await
+                .map(|_| Outcome::Done)
+                .map_err(|e| (false, format!("dropping workspace {workspace_id}: {e}"))),
+            _ => self.send_email(attempt).await,
+        };
+        match result {
+            Ok(outcome) => outcome,
+            Err((true, error)) => Outcome::Dead { error },
+            Err((false, error)) if attempt.number >= self.settings.max_attempts => Outcome::Dead {
+                error: format!("{error} (after {} attempts)", attempt.number),
+            },
+            Err((false, error)) => Outcome::RetryScheduled {
+                retry_in: self.settings.backoff(attempt.number),
+                error,
+            },
+        }
+    }
+
+    /// Renders and sends; `Err((permanent, message))` on failure. A message that cannot even
+    /// be built (an address the mail library refuses) is permanent: retrying cannot help.
+    async fn send_email(&self, attempt: &Attempt) -> Result<Outcome, (bool, String)> {
+        let email = match self.render(attempt).await {
+            Ok(Some(email)) => email,
+            Ok(None) => return Ok(Outcome::Skipped),
+            Err(RenderError::Database(e)) => {
+                return Err((false, format!("reading the message: {e}")));
+            }
+            Err(RenderError::Content(e)) => return Err((true, format!("rendering: {e:#}"))),
+        };
+        let message = self
+            .renderer
+            .message(attempt.id, email)
+            .map_err(|e| (true, format!("building the message: {e:#}")))?;
+        let kind = attempt.message.kind().as_str();
+        let started = Instant::now();
+        let sent = self.mailer.send(message).await;
+        metrics::histogram!("email_send_duration_seconds", "kind" => kind)
+            .record(started.elapsed().as_secs_f64());
+        sent.map(|()| Outcome::Done)
+            .map_err(|e| (e.permanent, e.message))
+    }
+
     /// The email for this message, or `None` when there is nothing left to send (the token was
     /// used, replaced or expired before we got to it).
-    async fn render(&self, attempt: &Attempt) -> anyhow::Result<Option<Email>> {
+    async fn render(&self, attempt: &Attempt) -> Result<Option<Email>, RenderError> {
         Ok(match attempt.message {
             OutboxMessage::VerificationEmail { verification_id } => {
                 match verification::pending(&self.db, &self.tokens, verification_id).await? {
                     None => None,
-                    Some(p) => Some(self.renderer.verification(
-                        &p.email,
-                        &p.full_name,
-                        &p.token,
-                    )?),
+                    Some(p) => Some(
+                        self.renderer
+                            .verification(&p.email, &p.full_name, &p.token)
+                            .map_err(RenderError::Content)?,
+                    ),
                 }
             }
             OutboxMessage::InvitationEmail { invitation_id } => {
                 match invitations::pending(&self.db, &self.tokens, invitation_id).await? {
                     None => None,
-                    Some(p) => Some(self.renderer.invitation(
-                        &p.email,
-                        p.inviter_name.as_deref(),
-                        &p.workspace_name,
-                        p.role,
-                        &p.token,
-                        p.expires_at,
-                    )?),
+                    Some(p) => Some(
+                        self.renderer
+                            .invitation(
+                                &p.email,
+                                p.inviter_name.as_deref(),
+                                &p.workspace_name,
+                                p.role,
+                                &p.token,
+                                p.expires_at,
+                            )
+                            .map_err(RenderError::Content)?,
+                    ),
                 }
             }
             OutboxMessage::DropWorkspace { .. } => None,
         })
+    }
+}
+
+enum RenderError {
+    Database(sqlx::Error),
+    Content(anyhow::Error),
+}
+
+impl From<sqlx::Error> for RenderError {
+    fn from(err: sqlx::Error) -> Self {
+        Self::Database(err)
     }
 }

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use apalis_core::backend::Vacuum;
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 use supportdesk::outbox::{self, MessageKind};
@@ -13,10 +12,10 @@ use crate::queues;
 
 /// Delivered outbox rows are kept this long for inspection, then deleted.
 pub const OUTBOX_RETENTION: Duration = Duration::from_secs(7 * 24 * 3600);
-/// Finished queue tasks are kept this long in Redis.
-pub const TASK_RETENTION: Duration = Duration::from_secs(3600);
+/// Open messages relayed this long ago and not being attempted are handed over again.
+pub const STRANDED_AFTER: Duration = Duration::from_secs(300);
 const GAUGES_EVERY: Duration = Duration::from_secs(10);
-const CLEAN_EVERY: Duration = Duration::from_secs(300);
+const CLEAN_EVERY: Duration = Duration::from_secs(60);
 
 pub async fn run(db: PgPool, redis: ConnectionManager, namespace: String, stop: CancellationToken) {
     let mut gauges = tokio::time::interval(GAUGES_EVERY);
@@ -25,7 +24,12 @@ pub async fn run(db: PgPool, redis: ConnectionManager, namespace: String, stop: 
         tokio::select! {
             () = stop.cancelled() => break,
             _ = gauges.tick() => refresh_gauges(&db, &redis, &namespace).await,
-            _ = clean.tick() => clean_up(&db, &redis, &namespace).await,
+            _ = clean.tick() => {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    () = clean_up(&db, &redis, &namespace) => {}
+                }
+            }
         }
     }
 }
@@ -58,25 +62,28 @@ async fn refresh_gauges(db: &PgPool, redis: &ConnectionManager, namespace: &str)
 }
 
 async fn clean_up(db: &PgPool, redis: &ConnectionManager, namespace: &str) {
+    match outbox::reconcile_stranded(db, STRANDED_AFTER).await {
+        Ok(0) => {}
+        Ok(count) => tracing::warn!(count, "handed stranded outbox messages to the queue again"),
+        Err(err) => tracing::warn!(error = %err, "could not reconcile the outbox"),
+    }
     match outbox::purge_finished(db, OUTBOX_RETENTION).await {
         Ok(0) => {}
-        Ok(purged) => tracing::info!(purged, "purged delivered outbox rows"),
+        Ok(purged) => tracing::info!(purged, "purged finished outbox rows"),
         Err(err) => tracing::warn!(error = %err, "could not purge the outbox"),
     }
+    let mut conn = redis.clone();
     for kind in MessageKind::ALL {
-        let mut storage = queues::storage(redis.clone(), namespace, kind);
-        if let Err(err) = storage.vacuum_before(TASK_RETENTION).await {
-            tracing::warn!(error = %err, "could not vacuum finished tasks");
-        }
-        // The queue library never trims its set of finished task ids; nothing reads it.
-        let done = queues::queue_config(namespace, kind).done_jobs_set();
-        let mut conn = redis.clone();
-        if let Err(err) = redis::cmd("UNLINK")
-            .arg(done)
-            .query_async::<i64>(&mut conn)
-            .await
-        {
-            tracing::warn!(error = %err, "could not trim finished task ids");
+        let config = queues::queue_config(namespace, kind);
+        loop {
+            match queues::purge_done(&mut conn, &config, 500).await {
+                Ok(500) => continue,
+                Ok(_) => break,
+                Err(err) => {
+                    tracing::warn!(error = %err, "could not purge finished queue tasks");
+                    break;
+                }
+            }
         }
     }
 }

@@ -139,10 +139,10 @@ pub async fn run(
         .context("running the queue workers");
 
     stop.cancel();
-    let _ = relay.await;
-    let _ = janitor.await;
+    let _ = tokio::time::timeout(Duration::from_secs(3), relay).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), janitor).await;
     health_stop.cancel();
-    let _ = health.await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), health).await;
     tracing::info!("worker stopped");
     result
 }

@@ -3,7 +3,7 @@
 //! apalis-redis's defaults are unsafe for a service: a 500 ms Redis response timeout that
 //! kills a worker under load, orphan detection after 10 missed 30 s heartbeats, and queue
 //! names taken from Rust type paths. Here the connection is ours (5 s timeouts), heartbeats
-//! are 5 s with orphans re-enqueued after 3 misses, and queue names are stable strings.
+//! are 5 s with orphans re-enqueued after 6 misses, and queue names are stable strings.
 
 use std::time::Duration;
 
@@ -21,12 +21,16 @@ use uuid::Uuid;
 pub struct OutboxTask {
     #[serde(rename = "outboxId")]
     pub outbox_id: Uuid,
+    /// The hand-over this task belongs to; a task of an earlier one is stale.
+    pub relay: i32,
 }
 
 pub type OutboxStorage = RedisStorage<OutboxTask>;
 
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
-pub const MISSED_HEARTBEATS: usize = 3;
+/// Orphans are re-enqueued after 30 s of silence: longer than a draining worker's 25 s, during
+/// which apalis sends no heartbeats, so a drain is never mistaken for a crash.
+pub const MISSED_HEARTBEATS: usize = 6;
 
 /// `{namespace}:email:verification`, `{namespace}:email:invitation`,
 /// `{namespace}:workspace:drop`.
@@ -74,4 +78,30 @@ pub async fn depth(conn: &mut ConnectionManager, config: &Config) -> redis::Redi
         .query_async(conn)
         .await?;
     Ok(ready + scheduled)
+}
+
+/// Deletes up to `batch` finished tasks' data and bookkeeping from a queue; how many. Only ids
+/// in the queue's set of done tasks are touched (apalis's own vacuum also deletes tasks that
+/// failed and wait for a retry, and reads the whole queue in one blocking call).
+pub async fn purge_done(
+    conn: &mut ConnectionManager,
+    config: &Config,
+    batch: usize,
+) -> redis::RedisResult<usize> {
+    const SCRIPT: &str = r"
+local ids = redis.call('SPOP', KEYS[1], ARGV[1])
+for _, id in ipairs(ids) do
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('HDEL', KEYS[3] .. ':result', id)
+  redis.call('DEL', KEYS[3] .. ':' .. id)
+end
+return #ids
+";
+    redis::Script::new(SCRIPT)
+        .key(config.done_jobs_set())
+        .key(config.job_data_hash())
+        .key(config.job_meta_hash())
+        .arg(batch)
+        .invoke_async(conn)
+        .await
 }

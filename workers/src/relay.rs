@@ -1,10 +1,11 @@
 //! The outbox relay: hands committed outbox rows to the job queues.
 //!
 //! Rows are taken with `FOR UPDATE SKIP LOCKED` (so any number of workers relay in parallel
-//! without double hand-overs), pushed to Redis, and marked relayed in the same transaction:
-//! if Redis is down the push fails, the transaction rolls back and the rows wait for the next
-//! round. The relay wakes on the outbox's NOTIFY, and polls as a safety net and for retries
-//! whose backoff has run out.
+//! without double hand-overs) and marked relayed with a new hand-over number, committed, then
+//! pushed to Redis; a push that fails puts the rest of the batch back in line. A crash between
+//! commit and push strands rows only until the janitor's reconciliation hands them over again.
+//! The relay wakes on the outbox's NOTIFY, and polls as a safety net and for retries whose
+//! backoff has run out.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -88,21 +89,26 @@ impl Relay {
 
     /// One batch: how many rows were handed over.
     pub async fn relay_due(&mut self) -> anyhow::Result<usize> {
+        let kinds: Vec<MessageKind> = self.queues.keys().copied().collect();
         let mut tx = self.db.begin().await?;
-        let due = outbox::take_due(&mut tx, BATCH).await?;
-        for item in &due {
+        let due = outbox::take_due(&mut tx, BATCH, &kinds).await?;
+        tx.commit().await?;
+        for (index, item) in due.iter().enumerate() {
             let Some(queue) = self.queues.get_mut(&item.kind) else {
                 continue;
             };
-            let task = TaskBuilder::new(OutboxTask { outbox_id: item.id })
-                .task_id(TaskId::from_string(item.task_name.clone()))
-                .build();
-            queue
-                .push_task(task)
-                .await
-                .map_err(|e| anyhow::anyhow!("pushing to the {} queue: {e}", item.kind.as_str()))?;
+            let task = TaskBuilder::new(OutboxTask {
+                outbox_id: item.id,
+                relay: item.relay,
+            })
+            .task_id(TaskId::from_string(item.task_name()))
+            .build();
+            if let Err(err) = queue.push_task(task).await {
+                // Back in line: this one and every one not pushed yet.
+                outbox::unrelay(&self.db, &due[index..]).await?;
+                anyhow::bail!("pushing to the {} queue: {err}", item.kind.as_str());
+            }
         }
-        tx.commit().await?;
         if !due.is_empty() {
             metrics::counter!("outbox_relayed_total").increment(due.len() as u64);
             tracing::debug!(count = due.len(), "relayed outbox messages");

@@ -17,6 +17,9 @@ pub struct WorkerSettings {
     pub backoff_base: Duration,
     /// `JOB_BACKOFF_MAX_SECS`: the longest wait between attempts (default 3600).
     pub backoff_max: Duration,
+    /// `JOB_CLAIM_SECS`: how long an attempt holds its message before another worker may
+    /// start one (default 60; longer than any send can take).
+    pub claim: Duration,
 }
 
 impl WorkerSettings {
@@ -44,6 +47,7 @@ impl WorkerSettings {
             max_attempts: number(&lookup, "JOB_MAX_ATTEMPTS", 8i32)?,
             backoff_base: Duration::from_millis(number(&lookup, "JOB_BACKOFF_BASE_MS", 10_000u64)?),
             backoff_max: Duration::from_secs(number(&lookup, "JOB_BACKOFF_MAX_SECS", 3600u64)?),
+            claim: Duration::from_secs(number(&lookup, "JOB_CLAIM_SECS", 60u64)?),
         })
     }
 

@@ -131,7 +131,8 @@ async fn a_permanent_refusal_is_dead_at_once_and_revivable() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_killed_mid_delivery_loses_nothing() {
-    let stack = stack_without_worker(&[("WORKER_CONCURRENCY", "2")]).await;
+    // A short claim: the killed worker's claims must lapse before its tasks can be re-run.
+    let stack = stack_without_worker(&[("WORKER_CONCURRENCY", "2"), ("JOB_CLAIM_SECS", "3")]).await;
     stack.sink.delay_data(Duration::from_millis(400));
     let mut emails = Vec::new();
     for _ in 0..12 {
@@ -201,4 +202,65 @@ async fn sigterm_lets_the_delivery_in_flight_finish() {
         Some("done"),
         "and recorded before exiting"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_the_mail_library_refuses_is_dead_not_stuck() {
+    let stack = stack(&[]).await;
+    let response = stack
+        .client
+        .post(format!("{}/auth/register", stack.api))
+        .json(&serde_json::json!({"email": "\"a b\"@example.com", "password": crate::harness::PASSWORD, "fullName": "Quoted"}))
+        .send()
+        .await
+        .unwrap();
+    if response.status() != 201 {
+        // Refused at the door: nothing can get stuck.
+        return;
+    }
+    let rows = stack
+        .wait_outbox(Duration::from_secs(20), "dead", |rows| {
+            rows.first().is_some_and(|r| r.1.as_deref() == Some("dead"))
+        })
+        .await;
+    assert_eq!(rows[0].2, 1);
+    assert_eq!(outbox::list(&stack.db, true, 10).await.unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_whose_queue_task_was_lost_is_handed_over_again() {
+    let mut stack = stack_without_worker(&[]).await;
+    let email = unique_email();
+    stack.register(&email).await;
+    // As if a relay committed the hand-over and Redis then lost the task.
+    sqlx::query(
+        "UPDATE public.outbox SET relayed_at = now() - interval '10 minutes', relays = relays + 1",
+    )
+    .execute(&stack.db)
+    .await
+    .unwrap();
+    // Nothing but the janitor's reconciliation (it runs as the worker starts) can deliver it.
+    stack.start_worker().await;
+
+    let received = stack.sink.wait_for(1, Duration::from_secs(15)).await;
+    assert_eq!(received[0].rcpt_to, [email]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_task_of_an_earlier_hand_over_does_nothing() {
+    let stack = stack(&[]).await;
+    stack.register(&unique_email()).await;
+    stack.sink.wait_for(1, Duration::from_secs(15)).await;
+    let id = stack.outbox().await[0].0;
+    let deliverer_db = stack.db.clone();
+    // Replaying the first hand-over's task after the message is done: skipped, nothing sent.
+    let claim = outbox::begin_attempt(&deliverer_db, id, 1, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(matches!(claim, outbox::Claim::Nothing), "{claim:?}");
+    let claim = outbox::begin_attempt(&deliverer_db, id, 7, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(matches!(claim, outbox::Claim::Nothing), "{claim:?}");
+    assert_eq!(stack.sink.received().len(), 1);
 }
