@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use refinery_core::Runner;
+use refinery_core::{Migration, Runner};
 use serde::Serialize;
 use sqlx::{AssertSqlSafe, PgConnection, PgPool};
 use uuid::Uuid;
@@ -22,20 +22,44 @@ mod embedded {
     refinery::embed_migrations!("tenant_migrations");
 }
 
-pub fn runner() -> Runner {
-    embedded::migrations::runner()
-        .set_abort_divergent(true)
-        .set_abort_missing(true)
+/// A set of tenant migrations: the ones compiled in, or (for rehearsals and benchmarks) those
+/// plus more.
+#[derive(Clone)]
+pub struct TenantMigrations(Arc<Vec<Migration>>);
+
+impl TenantMigrations {
+    pub fn embedded() -> Self {
+        Self(Arc::new(
+            embedded::migrations::runner().get_migrations().clone(),
+        ))
+    }
+
+    /// This set and one more migration (`V<n>__<name>` and its SQL).
+    pub fn with(&self, name: &str, sql: &str) -> anyhow::Result<Self> {
+        let mut migrations = (*self.0).clone();
+        migrations.push(Migration::unapplied(name, sql)?);
+        Ok(Self(Arc::new(migrations)))
+    }
+
+    pub fn runner(&self) -> Runner {
+        Runner::new(&self.0)
+            .set_abort_divergent(true)
+            .set_abort_missing(true)
+    }
+
+    /// The version a schema is at once every migration of the set is applied.
+    pub fn latest_version(&self) -> i32 {
+        self.0.iter().map(|m| m.version()).max().unwrap_or(0)
+    }
 }
 
-/// The version every tenant schema should be at: the highest tenant migration.
+fn runner() -> Runner {
+    TenantMigrations::embedded().runner()
+}
+
+/// The version every tenant schema should be at: the highest tenant migration compiled in.
 pub fn latest_version() -> i32 {
-    runner()
-        .get_migrations()
-        .iter()
-        .map(|m| m.version())
-        .max()
-        .unwrap_or(0)
+    TenantMigrations::embedded().latest_version()
 }
 
 /// Creates `schema` and brings it to the latest version, in the caller's transaction.
@@ -59,6 +83,7 @@ pub async fn migrate_one(
     pool: &PgPool,
     workspace_id: Uuid,
     schema: &TenantSchema,
+    migrations: &TenantMigrations,
 ) -> anyhow::Result<Vec<String>> {
     let mut tx = pool.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock($1)")
@@ -71,13 +96,14 @@ pub async fn migrate_one(
     )))
     .execute(&mut *tx)
     .await?;
-    let report = runner()
+    let report = migrations
+        .runner()
         .set_grouped(true)
         .run_async(&mut SqlxMigrator(&mut tx))
         .await?;
     sqlx::query("UPDATE public.workspaces SET schema_version = $2 WHERE id = $1")
         .bind(workspace_id)
-        .bind(latest_version())
+        .bind(migrations.latest_version())
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
@@ -120,7 +146,18 @@ pub async fn migrate_all(
     concurrency: usize,
     progress: Arc<dyn Fn(Progress) + Send + Sync>,
 ) -> anyhow::Result<MigrateAllReport> {
-    let latest = latest_version();
+    migrate_all_with(pool, selection, concurrency, progress, &TenantMigrations::embedded()).await
+}
+
+/// [`migrate_all`] with a given set of migrations.
+pub async fn migrate_all_with(
+    pool: &PgPool,
+    selection: &Selection,
+    concurrency: usize,
+    progress: Arc<dyn Fn(Progress) + Send + Sync>,
+    migrations: &TenantMigrations,
+) -> anyhow::Result<MigrateAllReport> {
+    let latest = migrations.latest_version();
     let rows: Vec<(Uuid, String, String, i32)> = sqlx::query_as(
         "SELECT id, slug, schema_name, schema_version FROM public.workspaces
           WHERE status = 'active' AND ($1::text IS NULL OR slug = $1)
@@ -150,7 +187,7 @@ pub async fn migrate_all(
             let progress = progress.clone();
             async move {
                 let result = match TenantSchema::parse(&schema_name) {
-                    Ok(schema) => migrate_one(pool, id, &schema).await,
+                    Ok(schema) => migrate_one(pool, id, &schema, migrations).await,
                     Err(e) => Err(anyhow::anyhow!(e)),
                 };
                 progress(Progress::Finished {

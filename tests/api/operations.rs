@@ -88,6 +88,11 @@ async fn openapi_describes_every_endpoint() {
         ("/auth/resend-verification", "post"),
         ("/healthz", "get"),
         ("/metrics", "get"),
+        ("/workspaces", "get"),
+        ("/workspaces", "post"),
+        ("/workspaces/{id}/select", "post"),
+        ("/api/workspace", "get"),
+        ("/api/workspace", "delete"),
     ] {
         assert!(
             paths[path][method].is_object(),

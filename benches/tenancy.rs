@@ -1,0 +1,212 @@
+//! Tenancy benchmark, against the PostgreSQL the tests use (`TEST_DATABASE_URL`).
+//!
+//! 1. What selecting a tenant costs per request, for each way of doing it, beside a plain
+//!    `SELECT 1` on the same pool.
+//! 2. Provisioning a workspace (row, schema, tenant migrations, owner) at 1 and at N tenants.
+//! 3. `tenants migrate` across N tenants with nothing to do, and with one new migration.
+//!
+//! Run: `cargo bench --bench tenancy` (`BENCH_TENANTS=N`, default 10000).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use rand::seq::IndexedRandom;
+use sqlx::{AssertSqlSafe, Connection, PgPool};
+use supportdesk::tenancy::TenantSchema;
+use supportdesk::tenancy::migrations::{Selection, TenantMigrations, migrate_all, migrate_all_with};
+use supportdesk::workspaces::provision::create_workspace;
+use supportdesk_test_support::database::TestDatabase;
+use uuid::Uuid;
+
+const CLIENTS: usize = 8;
+const QUERIES: usize = 20_000;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Provisions `count` workspaces, `concurrency` at a time; each one's duration, sorted.
+async fn provision(pool: &PgPool, owner: Uuid, count: usize, concurrency: usize, tag: &str) -> Vec<Duration> {
+    let mut times: Vec<Duration> = futures::stream::iter(0..count)
+        .map(|i| async move {
+            let started = Instant::now();
+            create_workspace(pool, &format!("{tag} {i}"), None, owner)
+                .await
+                .expect("provision");
+            started.elapsed()
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    times.sort();
+    times
+}
+
+/// `QUERIES` requests from `CLIENTS` concurrent clients over random tenants; queries/s.
+async fn drive<F, Fut>(schemas: &[TenantSchema], run: F) -> f64
+where
+    F: Fn(TenantSchema) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let started = Instant::now();
+    let per_client = QUERIES / CLIENTS;
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let run = run.clone();
+            let picks: Vec<TenantSchema> = (0..per_client)
+                .map(|_| schemas.choose(&mut rand::rng()).expect("tenants").clone())
+                .collect();
+            tokio::spawn(async move {
+                for schema in picks {
+                    run(schema).await;
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("client");
+    }
+    (per_client * CLIENTS) as f64 / started.elapsed().as_secs_f64()
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> anyhow::Result<()> {
+    let tenants: usize = std::env::var("BENCH_TENANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let database = TestDatabase::migrated().await;
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(CLIENTS as u32)
+        .connect_with(database.settings.connect_options())
+        .await?;
+    let owner = Uuid::now_v7();
+    sqlx::query("INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'bench@example.com', 'Bench', 'x')")
+        .bind(owner)
+        .execute(&pool)
+        .await?;
+
+    // 2a. Provisioning with (almost) no tenants yet.
+    let first = provision(&pool, owner, 50, 1, "First").await;
+    // 2b. Fill up to N, then provision again.
+    let started = Instant::now();
+    provision(&pool, owner, tenants.saturating_sub(100), 4, "Bulk").await;
+    let bulk_elapsed = started.elapsed();
+    let last = provision(&pool, owner, 50, 1, "Last").await;
+
+    let schemas: Vec<TenantSchema> = sqlx::query_scalar::<_, String>("SELECT schema_name FROM public.workspaces")
+        .fetch_all(&pool)
+        .await?
+        .iter()
+        .map(|s| TenantSchema::parse(s).expect("schema"))
+        .collect();
+
+    // 1. Tenant selection, each variant reading one row of the tenant's settings.
+    let baseline = drive(&schemas, {
+        let pool = pool.clone();
+        move |_| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query("SELECT 1").execute(&pool).await.expect("select 1");
+            }
+        }
+    })
+    .await;
+    let naive = drive(&schemas, {
+        let pool = pool.clone();
+        move |schema| {
+            let pool = pool.clone();
+            async move {
+                let mut tx = pool.begin().await.expect("begin");
+                sqlx::raw_sql(AssertSqlSafe(format!("SET LOCAL search_path TO {}", schema.quoted())))
+                    .execute(&mut *tx)
+                    .await
+                    .expect("set");
+                sqlx::query("SELECT branding FROM settings").fetch_one(&mut *tx).await.expect("read");
+                tx.commit().await.expect("commit");
+            }
+        }
+    })
+    .await;
+    let combined_commit = drive(&schemas, {
+        let pool = pool.clone();
+        move |schema| {
+            let pool = pool.clone();
+            async move {
+                let mut tx = pool
+                    .begin_with(AssertSqlSafe(format!("BEGIN; SET LOCAL search_path TO {}", schema.quoted())))
+                    .await
+                    .expect("begin");
+                sqlx::query("SELECT branding FROM settings").fetch_one(&mut *tx).await.expect("read");
+                tx.commit().await.expect("commit");
+            }
+        }
+    })
+    .await;
+    let combined_drop = drive(&schemas, {
+        let pool = pool.clone();
+        move |schema| {
+            let pool = pool.clone();
+            async move {
+                let mut tx = pool
+                    .begin_with(AssertSqlSafe(format!("BEGIN; SET LOCAL search_path TO {}", schema.quoted())))
+                    .await
+                    .expect("begin");
+                sqlx::query("SELECT branding FROM settings").fetch_one(&mut *tx).await.expect("read");
+                // Dropped: rolled back by the pool on release, off the request's path.
+            }
+        }
+    })
+    .await;
+    let qualified = drive(&schemas, {
+        let pool = pool.clone();
+        move |schema| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query(AssertSqlSafe(format!("SELECT branding FROM {}.settings", schema.quoted())))
+                    .fetch_one(&pool)
+                    .await
+                    .expect("read");
+            }
+        }
+    })
+    .await;
+
+    // 3. tenants migrate: nothing to do, then one new migration everywhere.
+    let started = Instant::now();
+    let noop = migrate_all(&pool, &Selection::default(), 4, Arc::new(|_| {})).await?;
+    let noop_elapsed = started.elapsed();
+    anyhow::ensure!(noop.migrated == 0 && noop.already_current == noop.tenants);
+    let next = TenantMigrations::embedded().latest_version() + 1;
+    let with_new = TenantMigrations::embedded().with(
+        &format!("V{next}__bench_add_column"),
+        "ALTER TABLE agent_profiles ADD COLUMN bench_flag boolean NOT NULL DEFAULT false;",
+    )?;
+    let started = Instant::now();
+    let applied = migrate_all_with(&pool, &Selection::default(), 8, Arc::new(|_| {}), &with_new).await?;
+    let apply_elapsed = started.elapsed();
+    anyhow::ensure!(applied.failed.is_empty(), "{:?}", applied.failed);
+
+    let mut conn = sqlx::PgConnection::connect_with(&database.settings.connect_options()).await?;
+    let size: String = sqlx::query_scalar("SELECT pg_size_pretty(pg_database_size(current_database()))")
+        .fetch_one(&mut conn)
+        .await?;
+
+    println!("tenancy benchmark ({} tenants, {CLIENTS} clients, {QUERIES} reads per variant)", schemas.len());
+    println!("| measure | value |");
+    println!("|---|---|");
+    println!("| provision, first 50 tenants: p50 / p95 | {} / {} |", ms(percentile(&first, 0.5)), ms(percentile(&first, 0.95)));
+    println!("| provision, at {} tenants: p50 / p95 | {} / {} |", schemas.len() - 50, ms(percentile(&last, 0.5)), ms(percentile(&last, 0.95)));
+    println!("| bulk provisioning (4 at a time) | {:.0} tenants/s |", (tenants.saturating_sub(100)) as f64 / bulk_elapsed.as_secs_f64());
+    println!("| baseline: SELECT 1 | {baseline:.0} q/s (1.00) |");
+    println!("| naive: BEGIN; SET LOCAL; SELECT; COMMIT (4 round trips) | {naive:.0} q/s ({:.2}) |", naive / baseline);
+    println!("| BEGIN+SET LOCAL in one; SELECT; COMMIT (3) | {combined_commit:.0} q/s ({:.2}) |", combined_commit / baseline);
+    println!("| BEGIN+SET LOCAL in one; SELECT; rollback on release (2 on the path; chosen) | {combined_drop:.0} q/s ({:.2}) |", combined_drop / baseline);
+    println!("| schema-qualified SQL, no transaction (1; unprepared per tenant) | {qualified:.0} q/s ({:.2}) |", qualified / baseline);
+    println!("| tenants migrate, nothing to do | {} |", ms(noop_elapsed));
+    println!("| tenants migrate, one new migration (8 at a time) | {:.1} s ({} tenants) |", apply_elapsed.as_secs_f64(), applied.migrated);
+    println!("| database size | {size} |");
+    Ok(())
+}
