@@ -14,7 +14,9 @@ use futures::StreamExt;
 use rand::seq::IndexedRandom;
 use sqlx::{AssertSqlSafe, Connection, PgPool};
 use supportdesk::tenancy::TenantSchema;
-use supportdesk::tenancy::migrations::{Selection, TenantMigrations, migrate_all, migrate_all_with};
+use supportdesk::tenancy::migrations::{
+    Selection, TenantMigrations, migrate_all, migrate_all_with,
+};
 use supportdesk::workspaces::provision::create_workspace;
 use supportdesk_test_support::database::TestDatabase;
 use uuid::Uuid;
@@ -31,7 +33,13 @@ fn ms(d: Duration) -> String {
 }
 
 /// Provisions `count` workspaces, `concurrency` at a time; each one's duration, sorted.
-async fn provision(pool: &PgPool, owner: Uuid, count: usize, concurrency: usize, tag: &str) -> Vec<Duration> {
+async fn provision(
+    pool: &PgPool,
+    owner: Uuid,
+    count: usize,
+    concurrency: usize,
+    tag: &str,
+) -> Vec<Duration> {
     let mut times: Vec<Duration> = futures::stream::iter(0..count)
         .map(|i| async move {
             let started = Instant::now();
@@ -76,7 +84,10 @@ where
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
-    let tenants: usize = std::env::var("BENCH_TENANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let tenants: usize = std::env::var("BENCH_TENANTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
     let database = TestDatabase::migrated().await;
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(CLIENTS as u32)
@@ -96,12 +107,13 @@ async fn main() -> anyhow::Result<()> {
     let bulk_elapsed = started.elapsed();
     let last = provision(&pool, owner, 50, 1, "Last").await;
 
-    let schemas: Vec<TenantSchema> = sqlx::query_scalar::<_, String>("SELECT schema_name FROM public.workspaces")
-        .fetch_all(&pool)
-        .await?
-        .iter()
-        .map(|s| TenantSchema::parse(s).expect("schema"))
-        .collect();
+    let schemas: Vec<TenantSchema> =
+        sqlx::query_scalar::<_, String>("SELECT schema_name FROM public.workspaces")
+            .fetch_all(&pool)
+            .await?
+            .iter()
+            .map(|s| TenantSchema::parse(s).expect("schema"))
+            .collect();
 
     // 1. Tenant selection, each variant reading one row of the tenant's settings.
     let baseline = drive(&schemas, {
@@ -109,7 +121,10 @@ async fn main() -> anyhow::Result<()> {
         move |_| {
             let pool = pool.clone();
             async move {
-                sqlx::query("SELECT 1").execute(&pool).await.expect("select 1");
+                sqlx::query("SELECT 1")
+                    .execute(&pool)
+                    .await
+                    .expect("select 1");
             }
         }
     })
@@ -120,11 +135,17 @@ async fn main() -> anyhow::Result<()> {
             let pool = pool.clone();
             async move {
                 let mut tx = pool.begin().await.expect("begin");
-                sqlx::raw_sql(AssertSqlSafe(format!("SET LOCAL search_path TO {}", schema.quoted())))
-                    .execute(&mut *tx)
+                sqlx::raw_sql(AssertSqlSafe(format!(
+                    "SET LOCAL search_path TO {}",
+                    schema.quoted()
+                )))
+                .execute(&mut *tx)
+                .await
+                .expect("set");
+                sqlx::query("SELECT branding FROM settings")
+                    .fetch_one(&mut *tx)
                     .await
-                    .expect("set");
-                sqlx::query("SELECT branding FROM settings").fetch_one(&mut *tx).await.expect("read");
+                    .expect("read");
                 tx.commit().await.expect("commit");
             }
         }
@@ -136,10 +157,16 @@ async fn main() -> anyhow::Result<()> {
             let pool = pool.clone();
             async move {
                 let mut tx = pool
-                    .begin_with(AssertSqlSafe(format!("BEGIN; SET LOCAL search_path TO {}", schema.quoted())))
+                    .begin_with(AssertSqlSafe(format!(
+                        "BEGIN; SET LOCAL search_path TO {}",
+                        schema.quoted()
+                    )))
                     .await
                     .expect("begin");
-                sqlx::query("SELECT branding FROM settings").fetch_one(&mut *tx).await.expect("read");
+                sqlx::query("SELECT branding FROM settings")
+                    .fetch_one(&mut *tx)
+                    .await
+                    .expect("read");
                 tx.commit().await.expect("commit");
             }
         }
@@ -151,10 +178,16 @@ async fn main() -> anyhow::Result<()> {
             let pool = pool.clone();
             async move {
                 let mut tx = pool
-                    .begin_with(AssertSqlSafe(format!("BEGIN; SET LOCAL search_path TO {}", schema.quoted())))
+                    .begin_with(AssertSqlSafe(format!(
+                        "BEGIN; SET LOCAL search_path TO {}",
+                        schema.quoted()
+                    )))
                     .await
                     .expect("begin");
-                sqlx::query("SELECT branding FROM settings").fetch_one(&mut *tx).await.expect("read");
+                sqlx::query("SELECT branding FROM settings")
+                    .fetch_one(&mut *tx)
+                    .await
+                    .expect("read");
                 // Dropped: rolled back by the pool on release, off the request's path.
             }
         }
@@ -165,10 +198,13 @@ async fn main() -> anyhow::Result<()> {
         move |schema| {
             let pool = pool.clone();
             async move {
-                sqlx::query(AssertSqlSafe(format!("SELECT branding FROM {}.settings", schema.quoted())))
-                    .fetch_one(&pool)
-                    .await
-                    .expect("read");
+                sqlx::query(AssertSqlSafe(format!(
+                    "SELECT branding FROM {}.settings",
+                    schema.quoted()
+                )))
+                .fetch_one(&pool)
+                .await
+                .expect("read");
             }
         }
     })
@@ -185,28 +221,61 @@ async fn main() -> anyhow::Result<()> {
         "ALTER TABLE agent_profiles ADD COLUMN bench_flag boolean NOT NULL DEFAULT false;",
     )?;
     let started = Instant::now();
-    let applied = migrate_all_with(&pool, &Selection::default(), 8, Arc::new(|_| {}), &with_new).await?;
+    let applied =
+        migrate_all_with(&pool, &Selection::default(), 8, Arc::new(|_| {}), &with_new).await?;
     let apply_elapsed = started.elapsed();
     anyhow::ensure!(applied.failed.is_empty(), "{:?}", applied.failed);
 
     let mut conn = sqlx::PgConnection::connect_with(&database.settings.connect_options()).await?;
-    let size: String = sqlx::query_scalar("SELECT pg_size_pretty(pg_database_size(current_database()))")
-        .fetch_one(&mut conn)
-        .await?;
+    let size: String =
+        sqlx::query_scalar("SELECT pg_size_pretty(pg_database_size(current_database()))")
+            .fetch_one(&mut conn)
+            .await?;
 
-    println!("tenancy benchmark ({} tenants, {CLIENTS} clients, {QUERIES} reads per variant)", schemas.len());
+    println!(
+        "tenancy benchmark ({} tenants, {CLIENTS} clients, {QUERIES} reads per variant)",
+        schemas.len()
+    );
     println!("| measure | value |");
     println!("|---|---|");
-    println!("| provision, first 50 tenants: p50 / p95 | {} / {} |", ms(percentile(&first, 0.5)), ms(percentile(&first, 0.95)));
-    println!("| provision, at {} tenants: p50 / p95 | {} / {} |", schemas.len() - 50, ms(percentile(&last, 0.5)), ms(percentile(&last, 0.95)));
-    println!("| bulk provisioning (4 at a time) | {:.0} tenants/s |", (tenants.saturating_sub(100)) as f64 / bulk_elapsed.as_secs_f64());
+    println!(
+        "| provision, first 50 tenants: p50 / p95 | {} / {} |",
+        ms(percentile(&first, 0.5)),
+        ms(percentile(&first, 0.95))
+    );
+    println!(
+        "| provision, at {} tenants: p50 / p95 | {} / {} |",
+        schemas.len() - 50,
+        ms(percentile(&last, 0.5)),
+        ms(percentile(&last, 0.95))
+    );
+    println!(
+        "| bulk provisioning (4 at a time) | {:.0} tenants/s |",
+        (tenants.saturating_sub(100)) as f64 / bulk_elapsed.as_secs_f64()
+    );
     println!("| baseline: SELECT 1 | {baseline:.0} q/s (1.00) |");
-    println!("| naive: BEGIN; SET LOCAL; SELECT; COMMIT (4 round trips) | {naive:.0} q/s ({:.2}) |", naive / baseline);
-    println!("| BEGIN+SET LOCAL in one; SELECT; COMMIT (3) | {combined_commit:.0} q/s ({:.2}) |", combined_commit / baseline);
-    println!("| BEGIN+SET LOCAL in one; SELECT; rollback on release (2 on the path; chosen) | {combined_drop:.0} q/s ({:.2}) |", combined_drop / baseline);
-    println!("| schema-qualified SQL, no transaction (1; unprepared per tenant) | {qualified:.0} q/s ({:.2}) |", qualified / baseline);
+    println!(
+        "| naive: BEGIN; SET LOCAL; SELECT; COMMIT (4 round trips) | {naive:.0} q/s ({:.2}) |",
+        naive / baseline
+    );
+    println!(
+        "| BEGIN+SET LOCAL in one; SELECT; COMMIT (3) | {combined_commit:.0} q/s ({:.2}) |",
+        combined_commit / baseline
+    );
+    println!(
+        "| BEGIN+SET LOCAL in one; SELECT; rollback on release (2 on the path; chosen) | {combined_drop:.0} q/s ({:.2}) |",
+        combined_drop / baseline
+    );
+    println!(
+        "| schema-qualified SQL, no transaction (1; unprepared per tenant) | {qualified:.0} q/s ({:.2}) |",
+        qualified / baseline
+    );
     println!("| tenants migrate, nothing to do | {} |", ms(noop_elapsed));
-    println!("| tenants migrate, one new migration (8 at a time) | {:.1} s ({} tenants) |", apply_elapsed.as_secs_f64(), applied.migrated);
+    println!(
+        "| tenants migrate, one new migration (8 at a time) | {:.1} s ({} tenants) |",
+        apply_elapsed.as_secs_f64(),
+        applied.migrated
+    );
     println!("| database size | {size} |");
     Ok(())
 }

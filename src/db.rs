@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
+use sqlx::{AssertSqlSafe, PgPool, Postgres, Transaction};
 
 use crate::config::DatabaseSettings;
 
@@ -22,4 +22,28 @@ pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
         .acquire_timeout(Duration::from_secs(5))
         .idle_timeout(Some(Duration::from_secs(300)))
         .connect_lazy_with(options)
+}
+
+/// Begins a transaction on a pooled connection, with `statement` (`BEGIN` when `None`),
+/// in a task of its own.
+///
+/// If the caller's future is dropped while BEGIN is on the wire (axum drops a handler whose
+/// client went away), sqlx 0.9.0 has not yet counted the transaction and would return the
+/// connection to the pool still inside it: the next user would run in someone else's
+/// transaction, with someone else's `search_path` (sqlx issue 4393). Run to completion in its
+/// own task, the BEGIN is always counted, and a transaction nobody claims is dropped and
+/// rolled back before the connection is reused.
+pub async fn begin(
+    pool: &PgPool,
+    statement: Option<String>,
+) -> Result<Transaction<'static, Postgres>, sqlx::Error> {
+    let pool = pool.clone();
+    tokio::spawn(async move {
+        match statement {
+            Some(statement) => pool.begin_with(AssertSqlSafe(statement)).await,
+            None => pool.begin().await,
+        }
+    })
+    .await
+    .map_err(|e| sqlx::Error::Io(std::io::Error::other(e)))?
 }

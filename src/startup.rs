@@ -40,19 +40,7 @@ impl Application {
                 .await
                 .context("running migrations on startup")?;
             tracing::info!(applied = ?report.applied, "control-plane migrations are current");
-            let pool = db::pool(&settings.database, 4);
-            let tenants = migrate_all(&pool, &Selection::default(), 4, Arc::new(|_| {}))
-                .await
-                .context("running tenant migrations on startup")?;
-            pool.close().await;
-            if !tenants.failed.is_empty() {
-                anyhow::bail!(
-                    "{} workspace(s) failed to migrate: {:?}",
-                    tenants.failed.len(),
-                    tenants.failed
-                );
-            }
-            tracing::info!(migrated = tenants.migrated, "tenant migrations are current");
+            migrate_tenants_on_startup(&settings).await?;
         }
         let state = app_state(settings)?;
         let listener = TcpListener::bind(bind)
@@ -92,6 +80,46 @@ impl Application {
         let _ = listener.await;
         served
     }
+}
+
+/// Advisory lock key for the start-up tenant migration pass (`'supportdesk'` as bytes, then 2).
+const STARTUP_TENANTS_LOCK: i64 = 0x7375_7070_6f72_7402;
+
+/// One replica brings the workspaces up to date while the others start serving; a workspace
+/// that fails is logged (and left for `supportdesk tenants migrate`) rather than keeping every
+/// replica from starting.
+async fn migrate_tenants_on_startup(settings: &Settings) -> anyhow::Result<()> {
+    let pool = db::pool(&settings.database, 5);
+    let mut lock = pool.acquire().await?;
+    let acquired: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+        .bind(STARTUP_TENANTS_LOCK)
+        .fetch_one(&mut *lock)
+        .await?;
+    if !acquired {
+        tracing::info!("another replica is migrating workspaces; not waiting for it");
+        return Ok(());
+    }
+    let result = migrate_all(&pool, &Selection::default(), 4, Arc::new(|_| {})).await;
+    let _ = sqlx::query("SELECT pg_advisory_unlock($1)")
+        .bind(STARTUP_TENANTS_LOCK)
+        .execute(&mut *lock)
+        .await;
+    drop(lock);
+    pool.close().await;
+    let report = result.context("running tenant migrations on startup")?;
+    for failure in &report.failed {
+        tracing::error!(
+            workspace = failure.slug,
+            error = failure.error,
+            "workspace migration failed; run `supportdesk tenants migrate` after fixing it"
+        );
+    }
+    tracing::info!(
+        migrated = report.migrated,
+        failed = report.failed.len(),
+        "workspace migrations done"
+    );
+    Ok(())
 }
 
 pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {

@@ -99,7 +99,7 @@ pub async fn pending(
 /// expired or already used.
 async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
     let hash = token_hash(token);
-    let mut tx = db.begin().await?;
+    let mut tx = crate::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
     let user: Option<Uuid> = sqlx::query_scalar(
         "SELECT u.id FROM public.users u
@@ -203,7 +203,7 @@ pub async fn resend_verification(
     {
         return Err(Error::TooManyRequests { retry_after });
     }
-    let mut tx = state.db.begin().await?;
+    let mut tx = crate::db::begin(&state.db, None).await?;
     // Lock the user row so two resends cannot both leave a live token behind.
     let verified: Option<(String, bool)> =
         sqlx::query_as("SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE")

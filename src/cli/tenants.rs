@@ -25,6 +25,7 @@ use crate::workspaces::slug::Slug;
 pub enum TenantsCommand {
     /// Create a workspace owned by an existing user.
     Create {
+        /// The workspace's display name.
         #[arg(long)]
         name: String,
         /// Lower-case [a-z0-9-]{3,48}; derived from the name when absent.
@@ -33,11 +34,13 @@ pub enum TenantsCommand {
         /// The owner's account email.
         #[arg(long)]
         owner_email: String,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// List workspaces with their schema version and member count.
     List {
+        /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -49,11 +52,13 @@ pub enum TenantsCommand {
         /// Only this workspace.
         #[arg(long, value_name = "SLUG")]
         only: Option<String>,
+        /// Print a JSON report instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Delete a workspace and all its data, now.
     Drop {
+        /// The workspace's slug.
         slug: String,
         /// Confirm: this cannot be undone.
         #[arg(long)]
@@ -61,10 +66,13 @@ pub enum TenantsCommand {
     },
     /// Add someone to a workspace (or change their role and reactivate them).
     AddMember {
+        /// The workspace's slug.
         #[arg(long)]
         slug: String,
+        /// The member's account email.
         #[arg(long)]
         email: String,
+        /// `admin` (Owner) or `agent`.
         #[arg(long, value_parser = ["admin", "agent"])]
         role: String,
         /// Create the account if there is none (its email counts as verified).
@@ -77,7 +85,11 @@ pub enum TenantsCommand {
 }
 
 pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result<()> {
-    let pool = db::pool(&settings.database, 8);
+    let connections = match &command {
+        TenantsCommand::Migrate { concurrency, .. } => *concurrency as u32 + 1,
+        _ => 2,
+    };
+    let pool = db::pool(&settings.database, connections);
     match command {
         TenantsCommand::Create {
             name,
@@ -179,7 +191,7 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
                 None => bail!("no account with email {email}; add --create-user --password P"),
             };
             let schema = TenantSchema::parse(&schema).map_err(|e| anyhow::anyhow!(e))?;
-            let mut tx = pool.begin().await?;
+            let mut tx = db::begin(&pool, None).await?;
             sqlx::query(
                 "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
                  ON CONFLICT (workspace_id, user_id)

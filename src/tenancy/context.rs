@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use sqlx::{AssertSqlSafe, PgConnection, Postgres, Transaction};
+use sqlx::{PgConnection, Postgres, Transaction};
+
+use crate::db;
 use uuid::Uuid;
 
 use crate::auth::extract::bearer_claims;
@@ -67,7 +69,12 @@ impl FromRequestParts<AppState> for WorkspaceAccess {
             .memberships
             .get(&state.db, claims.sub, workspace_id)
             .await
-            .map_err(|e| Error::Internal(anyhow::anyhow!("membership lookup: {e}")))?
+            .map_err(|e| match &*e {
+                sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                    Error::Unavailable("the database is unavailable; try again shortly")
+                }
+                _ => Error::Internal(anyhow::anyhow!("membership lookup: {e}")),
+            })?
             .ok_or_else(|| {
                 Error::forbidden(
                     "not_a_member",
@@ -106,7 +113,7 @@ impl TenantTx {
             "BEGIN; SET LOCAL search_path TO {}",
             access.membership.schema.quoted()
         );
-        let tx = state.db.begin_with(AssertSqlSafe(statement)).await?;
+        let tx = db::begin(&state.db, Some(statement)).await?;
         Ok(Self { tx, access })
     }
 

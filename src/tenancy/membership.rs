@@ -8,6 +8,7 @@
 //! (an outage): the listener drops the whole cache whenever it (re)subscribes.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -38,6 +39,10 @@ type Key = (Uuid, Uuid);
 #[derive(Clone)]
 pub struct MembershipCache {
     cache: moka::future::Cache<Key, Option<Arc<Membership>>>,
+    /// Bumped before every invalidation. A load that overlapped one may have read the row
+    /// before the change committed, and moka stores a finished load whatever was invalidated
+    /// meanwhile; such a result is used for the request in flight but not kept.
+    generation: Arc<AtomicU64>,
     redis: ConnectionManager,
     channel: Arc<str>,
     redis_timeout: Duration,
@@ -51,6 +56,7 @@ impl MembershipCache {
                 .time_to_live(TTL)
                 .support_invalidation_closures()
                 .build(),
+            generation: Arc::default(),
             redis,
             channel: format!("{namespace}:memberships").into(),
             redis_timeout,
@@ -65,30 +71,54 @@ impl MembershipCache {
         user_id: Uuid,
         workspace_id: Uuid,
     ) -> Result<Option<Arc<Membership>>, Arc<sqlx::Error>> {
-        self.cache
-            .try_get_with((user_id, workspace_id), load(db, user_id, workspace_id))
-            .await
+        let key = (user_id, workspace_id);
+        let before = self.generation.load(Ordering::SeqCst);
+        let membership = self
+            .cache
+            .try_get_with(key, load(db, user_id, workspace_id))
+            .await?;
+        if self.generation.load(Ordering::SeqCst) != before {
+            self.cache.invalidate(&key).await;
+        }
+        Ok(membership)
     }
 
-    /// Forget one membership here and on every replica.
+    /// Forget one membership here and on every replica. The broadcast runs in a task of its
+    /// own, so a caller dropped after its commit (a client that went away) cannot cancel it.
     pub async fn changed(&self, user_id: Uuid, workspace_id: Uuid) {
-        self.cache.invalidate(&(user_id, workspace_id)).await;
-        self.publish(format!("m:{user_id}:{workspace_id}")).await;
+        self.invalidate_one(user_id, workspace_id).await;
+        self.broadcast(format!("m:{user_id}:{workspace_id}")).await;
     }
 
     /// Forget every membership of a workspace here and on every replica.
     pub async fn workspace_changed(&self, workspace_id: Uuid) {
         self.invalidate_workspace(workspace_id);
-        self.publish(format!("w:{workspace_id}")).await;
+        self.broadcast(format!("w:{workspace_id}")).await;
+    }
+
+    async fn invalidate_one(&self, user_id: Uuid, workspace_id: Uuid) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.cache.invalidate(&(user_id, workspace_id)).await;
+    }
+
+    fn invalidate_all(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.cache.invalidate_all();
+    }
+
+    async fn broadcast(&self, message: String) {
+        let this = self.clone();
+        let _ = tokio::spawn(async move { this.publish(message).await }).await;
     }
 
     fn invalidate_workspace(&self, workspace_id: Uuid) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
         if let Err(err) = self
             .cache
             .invalidate_entries_if(move |key, _| key.1 == workspace_id)
         {
             tracing::warn!(error = %err, "could not invalidate a workspace's memberships; dropping all");
-            self.cache.invalidate_all();
+            self.invalidate_all();
         }
     }
 
@@ -136,7 +166,7 @@ impl MembershipCache {
     ) -> anyhow::Result<()> {
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(&*self.channel).await?;
-        self.cache.invalidate_all();
+        self.invalidate_all();
         let mut messages = pubsub.on_message();
         loop {
             tokio::select! {
@@ -157,7 +187,7 @@ impl MembershipCache {
         match (parts.next(), parts.next(), parts.next()) {
             (Some("m"), Some(user), Some(workspace)) => {
                 if let (Ok(user), Ok(workspace)) = (user.parse(), workspace.parse()) {
-                    self.cache.invalidate(&(user, workspace)).await;
+                    self.invalidate_one(user, workspace).await;
                 }
             }
             (Some("w"), Some(workspace), None) => {

@@ -85,13 +85,15 @@ pub async fn migrate_one(
     schema: &TenantSchema,
     migrations: &TenantMigrations,
 ) -> anyhow::Result<Vec<String>> {
-    let mut tx = pool.begin().await?;
+    let mut tx = crate::db::begin(pool, None).await?;
     sqlx::query("SELECT pg_advisory_xact_lock($1)")
         .bind(schema.lock_key())
         .execute(&mut *tx)
         .await?;
+    // No statement limit (a large tenant's index build may take long), but never queue
+    // forever behind live traffic's locks: that tenant fails and a re-run resumes it.
     sqlx::raw_sql(AssertSqlSafe(format!(
-        "SET LOCAL search_path TO {}",
+        "SET LOCAL search_path TO {}; SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = '30s'",
         schema.quoted()
     )))
     .execute(&mut *tx)
@@ -146,7 +148,14 @@ pub async fn migrate_all(
     concurrency: usize,
     progress: Arc<dyn Fn(Progress) + Send + Sync>,
 ) -> anyhow::Result<MigrateAllReport> {
-    migrate_all_with(pool, selection, concurrency, progress, &TenantMigrations::embedded()).await
+    migrate_all_with(
+        pool,
+        selection,
+        concurrency,
+        progress,
+        &TenantMigrations::embedded(),
+    )
+    .await
 }
 
 /// [`migrate_all`] with a given set of migrations.

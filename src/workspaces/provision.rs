@@ -29,7 +29,7 @@ pub async fn create_workspace(
     let chosen = slug.is_some();
     let mut slug = slug.unwrap_or_else(|| Slug::derive(name));
     for attempt in 0..4 {
-        let mut tx = db.begin().await?;
+        let mut tx = crate::db::begin(db, None).await?;
         match insert(&mut tx, name, &slug, owner).await {
             Ok(workspace) => {
                 tx.commit().await?;
@@ -110,7 +110,7 @@ pub async fn add_profile(
 /// Drops the data of a workspace marked for deletion: its schema, then its row (memberships
 /// and invitations go with it). Safe to repeat; false when there was nothing to drop.
 pub async fn drop_workspace(db: &PgPool, workspace_id: Uuid) -> Result<bool, Error> {
-    let mut tx = db.begin().await?;
+    let mut tx = crate::db::begin(db, None).await?;
     let schema: Option<String> = sqlx::query_scalar(
         "SELECT schema_name FROM public.workspaces WHERE id = $1 AND status = 'deleting' FOR UPDATE",
     )

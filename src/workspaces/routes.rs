@@ -14,7 +14,7 @@ use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::outbox::{self, OutboxMessage};
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::context::{TenantTx, WorkspaceAccess};
 use crate::workspaces::provision::create_workspace;
 use crate::workspaces::slug::Slug;
 use crate::workspaces::{MembershipSummary, Role, memberships_of};
@@ -247,12 +247,10 @@ pub async fn current(mut tenant: TenantTx) -> Result<AppJson<CurrentWorkspace>> 
         (status = 403, description = "Not an owner, user token, or deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn delete(State(state): State<AppState>, tenant: TenantTx) -> Result<StatusCode> {
-    tenant.access.require_owner()?;
-    let workspace_id = tenant.access.workspace_id();
-    // Control-plane change: its own transaction; the tenant one is only for the checks.
-    drop(tenant);
-    let mut tx = state.db.begin().await?;
+pub async fn delete(State(state): State<AppState>, access: WorkspaceAccess) -> Result<StatusCode> {
+    access.require_owner()?;
+    let workspace_id = access.workspace_id();
+    let mut tx = crate::db::begin(&state.db, None).await?;
     let marked = sqlx::query(
         "UPDATE public.workspaces SET status = 'deleting' WHERE id = $1 AND status = 'active'",
     )

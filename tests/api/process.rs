@@ -587,3 +587,64 @@ async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the
     .unwrap();
     assert_eq!(remaining.as_array().unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn starting_with_run_migrations_brings_workspaces_up_to_date() {
+    let db = TestDatabase::migrated().await;
+    let mut conn = PgConnection::connect(&db.url).await.unwrap();
+    sqlx::query(
+        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', 'Olive', 'x')",
+    )
+    .bind(Uuid::now_v7())
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    run_ok(supportdesk(&db.url).args([
+        "tenants",
+        "create",
+        "--name",
+        "Behind",
+        "--slug",
+        "behind",
+        "--owner-email",
+        "owner@example.com",
+    ]));
+    // As if it were provisioned before the tenant migrations existed.
+    sqlx::raw_sql(sqlx::AssertSqlSafe(
+        "DO $$ DECLARE s text; BEGIN
+             SELECT schema_name INTO s FROM public.workspaces WHERE slug = 'behind';
+             EXECUTE format('DROP TABLE %I.agent_profiles, %I.settings, %I.refinery_schema_history', s, s, s);
+         END $$
+         ; UPDATE public.workspaces SET schema_version = 0".to_owned(),
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+
+    let port = free_port();
+    let mut child = supportdesk(&db.url)
+        .env("RUN_MIGRATIONS_ON_STARTUP", "true")
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_healthy(&format!("http://127.0.0.1:{port}")).await;
+    terminate(&child);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+
+    let version: i32 =
+        sqlx::query_scalar("SELECT schema_version FROM public.workspaces WHERE slug = 'behind'")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert_eq!(version, supportdesk::tenancy::migrations::latest_version());
+    let tables: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM information_schema.tables t JOIN public.workspaces w ON w.schema_name = t.table_schema
+          WHERE w.slug = 'behind' AND t.table_name IN ('agent_profiles', 'settings')",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(tables, 2);
+}

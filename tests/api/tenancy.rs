@@ -221,3 +221,54 @@ async fn role_changes_take_effect_on_the_next_request() {
         .unwrap();
     assert_problem(response, StatusCode::FORBIDDEN, "owner_only").await;
 }
+
+#[tokio::test]
+async fn a_request_abandoned_mid_begin_leaves_the_pooled_connection_clean() {
+    use tokio::io::AsyncWriteExt;
+    // One connection; clients hang up 50 to 1000 microseconds after sending, some of them
+    // while the tenant transaction's BEGIN is on the wire.
+    let app = spawn_app_with(&[("DATABASE_MAX_CONNECTIONS", "1")]).await;
+    let acme = app.owner_with_workspace("acme").await;
+    brand(&app, acme.workspace_id, "Acme").await;
+    assert_eq!(
+        branding_seen(&app, &acme.workspace_token).await.0,
+        StatusCode::OK
+    );
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let request = format!(
+        "GET /api/workspace HTTP/1.1\r\nHost: desk\r\nAuthorization: Bearer {}\r\n\r\n",
+        acme.workspace_token
+    );
+    let mut stranded = Vec::new();
+    for round in 0..400u64 {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        // A timer cannot wait microseconds; spin.
+        let until = std::time::Instant::now() + Duration::from_micros(50 + (round % 40) * 25);
+        while std::time::Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        drop(stream);
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        // The pool's only connection, as the next request would get it.
+        let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+        let in_transaction = sqlx::raw_sql("SAVEPOINT probe")
+            .execute(&app.state.db)
+            .await
+            .is_ok();
+        if path.contains("ws_") || in_transaction {
+            stranded.push((round, path));
+            sqlx::raw_sql("ROLLBACK")
+                .execute(&app.state.db)
+                .await
+                .unwrap();
+        }
+    }
+    assert!(
+        stranded.is_empty(),
+        "connections left in a tenant's transaction: {stranded:?}"
+    );
+}

@@ -90,7 +90,7 @@ impl Relay {
     /// One batch: how many rows were handed over.
     pub async fn relay_due(&mut self) -> anyhow::Result<usize> {
         let kinds: Vec<MessageKind> = self.queues.keys().copied().collect();
-        let mut tx = self.db.begin().await?;
+        let mut tx = supportdesk::db::begin(&self.db, None).await?;
         let due = outbox::take_due(&mut tx, BATCH, &kinds).await?;
         tx.commit().await?;
         for (index, item) in due.iter().enumerate() {
