@@ -82,6 +82,79 @@ where
     (per_client * CLIENTS) as f64 / started.elapsed().as_secs_f64()
 }
 
+/// The ways of reading a tenant's row that the benchmark compares.
+#[derive(Debug, Clone, Copy)]
+enum Variant {
+    Baseline,
+    Naive,
+    CombinedCommit,
+    CombinedDrop,
+    Qualified,
+}
+
+impl Variant {
+    const ALL: [Self; 5] = [
+        Self::Baseline,
+        Self::Naive,
+        Self::CombinedCommit,
+        Self::CombinedDrop,
+        Self::Qualified,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline: SELECT 1",
+            Self::Naive => "naive: BEGIN; SET LOCAL; SELECT; COMMIT (4 round trips)",
+            Self::CombinedCommit => "BEGIN+SET LOCAL in one; SELECT; COMMIT (3)",
+            Self::CombinedDrop => {
+                "BEGIN+SET LOCAL in one; SELECT; rollback on release (2 on the path; used)"
+            }
+            Self::Qualified => "schema-qualified SQL, no transaction (1; prepared per tenant)",
+        }
+    }
+
+    async fn read(self, pool: &PgPool, schema: &TenantSchema) {
+        const READ: &str = "SELECT branding FROM settings";
+        let set = format!("SET LOCAL search_path TO {}", schema.quoted());
+        match self {
+            Self::Baseline => {
+                sqlx::query("SELECT 1")
+                    .execute(pool)
+                    .await
+                    .expect("select 1");
+            }
+            Self::Naive => {
+                let mut tx = pool.begin().await.expect("begin");
+                sqlx::raw_sql(AssertSqlSafe(set))
+                    .execute(&mut *tx)
+                    .await
+                    .expect("set");
+                sqlx::query(READ).fetch_one(&mut *tx).await.expect("read");
+                tx.commit().await.expect("commit");
+            }
+            Self::CombinedCommit | Self::CombinedDrop => {
+                let mut tx = pool
+                    .begin_with(AssertSqlSafe(format!("BEGIN; {set}")))
+                    .await
+                    .expect("begin");
+                sqlx::query(READ).fetch_one(&mut *tx).await.expect("read");
+                if matches!(self, Self::CombinedCommit) {
+                    tx.commit().await.expect("commit");
+                }
+            }
+            Self::Qualified => {
+                sqlx::query(AssertSqlSafe(format!(
+                    "SELECT branding FROM {}.settings",
+                    schema.quoted()
+                )))
+                .fetch_one(pool)
+                .await
+                .expect("read");
+            }
+        }
+    }
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
     let tenants: usize = std::env::var("BENCH_TENANTS")
@@ -116,99 +189,17 @@ async fn main() -> anyhow::Result<()> {
             .collect();
 
     // 1. Tenant selection, each variant reading one row of the tenant's settings.
-    let baseline = drive(&schemas, {
+    let mut selection = Vec::new();
+    for variant in Variant::ALL {
         let pool = pool.clone();
-        move |_| {
+        let rate = drive(&schemas, move |schema| {
             let pool = pool.clone();
-            async move {
-                sqlx::query("SELECT 1")
-                    .execute(&pool)
-                    .await
-                    .expect("select 1");
-            }
-        }
-    })
-    .await;
-    let naive = drive(&schemas, {
-        let pool = pool.clone();
-        move |schema| {
-            let pool = pool.clone();
-            async move {
-                let mut tx = pool.begin().await.expect("begin");
-                sqlx::raw_sql(AssertSqlSafe(format!(
-                    "SET LOCAL search_path TO {}",
-                    schema.quoted()
-                )))
-                .execute(&mut *tx)
-                .await
-                .expect("set");
-                sqlx::query("SELECT branding FROM settings")
-                    .fetch_one(&mut *tx)
-                    .await
-                    .expect("read");
-                tx.commit().await.expect("commit");
-            }
-        }
-    })
-    .await;
-    let combined_commit = drive(&schemas, {
-        let pool = pool.clone();
-        move |schema| {
-            let pool = pool.clone();
-            async move {
-                let mut tx = pool
-                    .begin_with(AssertSqlSafe(format!(
-                        "BEGIN; SET LOCAL search_path TO {}",
-                        schema.quoted()
-                    )))
-                    .await
-                    .expect("begin");
-                sqlx::query("SELECT branding FROM settings")
-                    .fetch_one(&mut *tx)
-                    .await
-                    .expect("read");
-                tx.commit().await.expect("commit");
-            }
-        }
-    })
-    .await;
-    let combined_drop = drive(&schemas, {
-        let pool = pool.clone();
-        move |schema| {
-            let pool = pool.clone();
-            async move {
-                let mut tx = pool
-                    .begin_with(AssertSqlSafe(format!(
-                        "BEGIN; SET LOCAL search_path TO {}",
-                        schema.quoted()
-                    )))
-                    .await
-                    .expect("begin");
-                sqlx::query("SELECT branding FROM settings")
-                    .fetch_one(&mut *tx)
-                    .await
-                    .expect("read");
-                // Dropped: rolled back by the pool on release, off the request's path.
-            }
-        }
-    })
-    .await;
-    let qualified = drive(&schemas, {
-        let pool = pool.clone();
-        move |schema| {
-            let pool = pool.clone();
-            async move {
-                sqlx::query(AssertSqlSafe(format!(
-                    "SELECT branding FROM {}.settings",
-                    schema.quoted()
-                )))
-                .fetch_one(&pool)
-                .await
-                .expect("read");
-            }
-        }
-    })
-    .await;
+            async move { variant.read(&pool, &schema).await }
+        })
+        .await;
+        selection.push((variant, rate));
+    }
+    let baseline = selection[0].1;
 
     // 3. tenants migrate: nothing to do, then one new migration everywhere.
     let started = Instant::now();
@@ -253,23 +244,13 @@ async fn main() -> anyhow::Result<()> {
         "| bulk provisioning (4 at a time) | {:.0} tenants/s |",
         (tenants.saturating_sub(100)) as f64 / bulk_elapsed.as_secs_f64()
     );
-    println!("| baseline: SELECT 1 | {baseline:.0} q/s (1.00) |");
-    println!(
-        "| naive: BEGIN; SET LOCAL; SELECT; COMMIT (4 round trips) | {naive:.0} q/s ({:.2}) |",
-        naive / baseline
-    );
-    println!(
-        "| BEGIN+SET LOCAL in one; SELECT; COMMIT (3) | {combined_commit:.0} q/s ({:.2}) |",
-        combined_commit / baseline
-    );
-    println!(
-        "| BEGIN+SET LOCAL in one; SELECT; rollback on release (2 on the path; chosen) | {combined_drop:.0} q/s ({:.2}) |",
-        combined_drop / baseline
-    );
-    println!(
-        "| schema-qualified SQL, no transaction (1; unprepared per tenant) | {qualified:.0} q/s ({:.2}) |",
-        qualified / baseline
-    );
+    for (variant, rate) in &selection {
+        println!(
+            "| {} | {rate:.0} q/s ({:.2}) |",
+            variant.label(),
+            rate / baseline
+        );
+    }
     println!("| tenants migrate, nothing to do | {} |", ms(noop_elapsed));
     println!(
         "| tenants migrate, one new migration (8 at a time) | {:.1} s ({} tenants) |",

@@ -8,7 +8,7 @@ use sqlx::PgPool;
 use supportdesk::auth::verification;
 use supportdesk::config::Settings;
 use supportdesk::email_tokens::EmailTokenKey;
-use supportdesk::startup::Application;
+use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::test_env;
 use uuid::Uuid;
@@ -22,38 +22,14 @@ pub struct TestApp {
     pub db: PgPool,
     pub settings: Settings,
     pub state: supportdesk::state::AppState,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    _api: RunningApi,
     // Last: dropped (and the database with it) after the server was told to stop.
     _database: TestDatabase,
 }
 
-impl Drop for TestApp {
-    fn drop(&mut self) {
-        if let Some(stop) = self.shutdown.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
 /// Another API process over the same database and Redis namespace as `app` (a replica).
-pub async fn spawn_replica(app: &TestApp) -> Replica {
-    let server = Application::build(app.settings.clone(), "127.0.0.1:0")
-        .await
-        .expect("build replica");
-    let address = format!("http://{}", server.local_addr().expect("bound"));
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(server.run_until(async move {
-        let _ = stop_rx.await;
-    }));
-    Replica {
-        address,
-        _stop: stop_tx,
-    }
-}
-
-pub struct Replica {
-    pub address: String,
-    _stop: tokio::sync::oneshot::Sender<()>,
+pub async fn spawn_replica(app: &TestApp) -> RunningApi {
+    spawn_api(app.settings.clone()).await
 }
 
 pub async fn spawn_app() -> TestApp {
@@ -65,17 +41,9 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
     let database = TestDatabase::migrated().await;
     let settings = Settings::load_from(None, Some(test_env(&database.url, overrides)))
         .expect("test settings are valid");
-    let app = Application::build(settings.clone(), "127.0.0.1:0")
-        .await
-        .expect("build application");
-    let address = format!("http://{}", app.local_addr().expect("bound"));
-    let state = app.state().clone();
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async move {
-        let _ = stop_rx.await;
-    }));
+    let api = spawn_api(settings.clone()).await;
     TestApp {
-        address,
+        address: api.address.clone(),
         client: reqwest::Client::builder()
             .no_proxy()
             .build()
@@ -84,8 +52,8 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
             .await
             .expect("connect test pool"),
         settings,
-        state,
-        shutdown: Some(stop_tx),
+        state: api.state.clone(),
+        _api: api,
         _database: database,
     }
 }

@@ -1,6 +1,7 @@
 //! Test harness pieces shared by the API and the worker tests. Every piece is a real
 //! component: PostgreSQL databases, Redis servers and an SMTP server that speaks the protocol.
 
+pub mod api;
 pub mod database;
 pub mod redis_server;
 pub mod smtp_sink;

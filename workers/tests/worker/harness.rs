@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use supportdesk::config::Settings;
-use supportdesk::startup::Application;
+use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::smtp_sink::SmtpSink;
 use supportdesk_test_support::{free_port, test_env};
@@ -25,16 +25,13 @@ pub struct Stack {
     pub db: PgPool,
     pub sink: SmtpSink,
     pub env: HashMap<String, String>,
-    api_stop: Option<oneshot::Sender<()>>,
+    _api: RunningApi,
     worker: Option<(oneshot::Sender<()>, JoinHandle<anyhow::Result<()>>)>,
     _database: TestDatabase,
 }
 
 impl Drop for Stack {
     fn drop(&mut self) {
-        if let Some(stop) = self.api_stop.take() {
-            let _ = stop.send(());
-        }
         if let Some((stop, _)) = self.worker.take() {
             let _ = stop.send(());
         }
@@ -50,16 +47,9 @@ pub async fn stack_without_worker(overrides: &[(&str, &str)]) -> Stack {
     all.extend_from_slice(overrides);
     let env = test_env(&database.url, &all);
     let settings = Settings::load_from(None, Some(env.clone())).expect("settings");
-    let app = Application::build(settings, "127.0.0.1:0")
-        .await
-        .expect("api");
-    let api = format!("http://{}", app.local_addr().expect("addr"));
-    let (api_stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(app.run_until(async move {
-        let _ = stopped.await;
-    }));
+    let api = spawn_api(settings).await;
     Stack {
-        api,
+        api: api.address.clone(),
         client: reqwest::Client::builder()
             .no_proxy()
             .build()
@@ -69,7 +59,7 @@ pub async fn stack_without_worker(overrides: &[(&str, &str)]) -> Stack {
             .expect("pool"),
         sink,
         env,
-        api_stop: Some(api_stop),
+        _api: api,
         worker: None,
         _database: database,
     }

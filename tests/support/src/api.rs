@@ -1,0 +1,30 @@
+//! The real API on a random local port, stopped when the returned handle is dropped.
+
+use supportdesk::config::Settings;
+use supportdesk::startup::Application;
+use supportdesk::state::AppState;
+use tokio::sync::oneshot;
+
+pub struct RunningApi {
+    /// `http://127.0.0.1:<port>`
+    pub address: String,
+    pub state: AppState,
+    _stop: oneshot::Sender<()>,
+}
+
+pub async fn spawn_api(settings: Settings) -> RunningApi {
+    let app = Application::build(settings, "127.0.0.1:0")
+        .await
+        .expect("build the API");
+    let address = format!("http://{}", app.local_addr().expect("bound"));
+    let state = app.state().clone();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(app.run_until(async move {
+        let _ = stopped.await;
+    }));
+    RunningApi {
+        address,
+        state,
+        _stop: stop,
+    }
+}
