@@ -7,9 +7,11 @@ use std::time::Duration;
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use supportdesk::config::MailTransport;
 
-/// Longest an SMTP conversation may take; below the worker's drain time so a SIGTERM never
-/// cuts a send short.
-pub const SMTP_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longest a whole SMTP conversation may take; below the worker's 25 s drain, so a SIGTERM
+/// does not cut a send short.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longest one SMTP command may wait for its reply.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
@@ -31,7 +33,7 @@ impl Mailer {
             MailTransport::Smtp { url } => Self::Smtp(
                 AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
                     .map_err(|e| anyhow::anyhow!("SMTP_URL: {e}"))?
-                    .timeout(Some(SMTP_TIMEOUT))
+                    .timeout(Some(COMMAND_TIMEOUT))
                     .build(),
             ),
             MailTransport::Files { dir } => {
@@ -43,6 +45,17 @@ impl Mailer {
     }
 
     pub async fn send(&self, message: Message) -> Result<(), SendError> {
+        tokio::time::timeout(SEND_TIMEOUT, self.send_now(message))
+            .await
+            .unwrap_or_else(|_| {
+                Err(SendError {
+                    permanent: false,
+                    message: format!("no answer within {} s", SEND_TIMEOUT.as_secs()),
+                })
+            })
+    }
+
+    async fn send_now(&self, message: Message) -> Result<(), SendError> {
         match self {
             Self::Smtp(smtp) => smtp.send(message).await.map(drop).map_err(|e| SendError {
                 permanent: e.is_permanent(),
