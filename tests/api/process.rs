@@ -10,6 +10,7 @@ use sqlx::{Connection, PgConnection};
 use uuid::Uuid;
 
 use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::{free_port, redis_url};
 
 use crate::helpers::{JWT_SECRET, PASSWORD};
@@ -160,6 +161,7 @@ async fn replicas_starting_together_migrate_once_and_stop_cleanly_on_sigterm() {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
+                .map(KillOnDrop)
                 .unwrap()
         })
         .collect();
@@ -230,6 +232,7 @@ async fn secrets_and_tokens_never_reach_the_logs() {
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
+        .map(KillOnDrop)
         .unwrap();
     wait_healthy(&base).await;
 
@@ -628,6 +631,7 @@ async fn starting_with_run_migrations_brings_workspaces_up_to_date() {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
+        .map(KillOnDrop)
         .unwrap();
     wait_healthy(&format!("http://127.0.0.1:{port}")).await;
     terminate(&child);

@@ -10,6 +10,7 @@ use sqlx::PgPool;
 use supportdesk::config::Settings;
 use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::smtp_sink::SmtpSink;
 use supportdesk_test_support::{free_port, test_env};
 use supportdesk_worker::settings::WorkerSettings;
@@ -94,7 +95,7 @@ impl Stack {
     }
 
     /// The worker binary with this stack's environment; `WORKER_HEALTH_PORT` is free.
-    pub fn worker_process(&self, extra: &[(&str, &str)]) -> Child {
+    pub fn worker_process(&self, extra: &[(&str, &str)]) -> KillOnDrop {
         let mut command = Command::new(env!("CARGO_BIN_EXE_supportdesk-worker"));
         command
             .env_clear()
@@ -106,7 +107,7 @@ impl Stack {
         for (k, v) in extra {
             command.env(k, v);
         }
-        command.spawn().expect("start the worker")
+        KillOnDrop(command.spawn().expect("start the worker"))
     }
 
     pub async fn register(&self, email: &str) -> (String, Uuid) {

@@ -1,14 +1,15 @@
 //! The worker process as Kubernetes runs it: probes on its health port, exit 0 on SIGTERM.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::{JWT_SECRET, free_port, redis_url};
 
 use crate::harness::{signal, wait_exit};
 
-fn worker(database_url: &str, port: u16, redis: &str) -> Child {
+fn worker(database_url: &str, port: u16, redis: &str) -> KillOnDrop {
     Command::new(env!("CARGO_BIN_EXE_supportdesk-worker"))
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -28,6 +29,7 @@ fn worker(database_url: &str, port: u16, redis: &str) -> Child {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
+        .map(KillOnDrop)
         .unwrap()
 }
 
