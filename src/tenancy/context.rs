@@ -87,6 +87,11 @@ impl FromRequestParts<AppState> for WorkspaceAccess {
                 "this workspace has been deleted",
             ));
         }
+        if !membership.schema_current {
+            return Err(Error::Unavailable(
+                "this workspace is being upgraded; try again shortly",
+            ));
+        }
         if !membership.active {
             return Err(Error::forbidden(
                 "membership_deactivated",

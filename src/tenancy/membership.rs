@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use crate::tenancy::TenantSchema;
+use crate::tenancy::migrations::latest_version;
 use crate::workspaces::Role;
 
 /// The longest a membership change can go unnoticed by a replica that missed its message.
@@ -32,6 +33,11 @@ pub struct Membership {
     pub active: bool,
     pub workspace_active: bool,
     pub schema: TenantSchema,
+    /// The schema is at (or past) the tenant migrations this binary expects. Not during a
+    /// rolling deploy in which an older replica provisioned the workspace after the new
+    /// version's migrations ran: `tenants migrate` brings it up, and until then its requests
+    /// are refused with a clear 503 rather than failing half-way through a handler.
+    pub schema_current: bool,
 }
 
 type Key = (Uuid, Uuid);
@@ -205,8 +211,8 @@ async fn load<'e>(
     user_id: Uuid,
     workspace_id: Uuid,
 ) -> Result<Option<Arc<Membership>>, sqlx::Error> {
-    let row: Option<(String, String, String, String)> = sqlx::query_as(
-        "SELECT m.role, m.status, w.status, w.schema_name
+    let row: Option<(String, String, String, String, i32)> = sqlx::query_as(
+        "SELECT m.role, m.status, w.status, w.schema_name, w.schema_version
            FROM public.memberships m
            JOIN public.workspaces w ON w.id = m.workspace_id
           WHERE m.user_id = $1 AND m.workspace_id = $2",
@@ -215,7 +221,7 @@ async fn load<'e>(
     .bind(workspace_id)
     .fetch_optional(db)
     .await?;
-    let Some((role, status, workspace_status, schema)) = row else {
+    let Some((role, status, workspace_status, schema, version)) = row else {
         return Ok(None);
     };
     let decode = |e: String| sqlx::Error::Decode(e.into());
@@ -227,5 +233,6 @@ async fn load<'e>(
         active: status == "active" && workspace_active,
         workspace_active,
         schema: TenantSchema::parse(&schema).map_err(decode)?,
+        schema_current: version >= latest_version(),
     })))
 }

@@ -272,3 +272,47 @@ async fn a_request_abandoned_mid_begin_leaves_the_pooled_connection_clean() {
         "connections left in a tenant's transaction: {stranded:?}"
     );
 }
+
+#[tokio::test]
+async fn a_workspace_behind_on_migrations_is_refused_clearly_until_migrated() {
+    let app = spawn_app().await;
+    let acme = app.owner_with_workspace("acme").await;
+    // As if an older replica provisioned it after this version's migrations ran.
+    sqlx::query("UPDATE public.workspaces SET schema_version = 0 WHERE id = $1")
+        .bind(acme.workspace_id)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    app.state
+        .memberships
+        .workspace_changed(acme.workspace_id)
+        .await;
+
+    let response = app.get("/api/workspace", Some(&acme.workspace_token)).await;
+    let body = assert_problem(response, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    assert!(
+        body["detail"].as_str().unwrap().contains("upgraded"),
+        "{body}"
+    );
+
+    let pool = app.state.db.clone();
+    let report = supportdesk::tenancy::migrations::migrate_all(
+        &pool,
+        &supportdesk::tenancy::migrations::Selection::default(),
+        1,
+        std::sync::Arc::new(|_| {}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(report.migrated, 1);
+    app.state
+        .memberships
+        .workspace_changed(acme.workspace_id)
+        .await;
+    assert_eq!(
+        app.get("/api/workspace", Some(&acme.workspace_token))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+}
