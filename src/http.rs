@@ -5,7 +5,6 @@
 //! same problem+json format as handlers do.
 
 use std::any::Any;
-use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
@@ -45,22 +44,16 @@ pub fn api() -> OpenApiRouter<AppState> {
 
 pub fn router(state: AppState) -> Router {
     let (router, openapi) = api().split_for_parts();
-    let openapi_json: Arc<str> = openapi
-        .to_pretty_json()
-        .unwrap_or_else(|_| "{}".into())
-        .into();
+    // Rendered once; each request shares the same bytes.
+    let openapi_json =
+        axum::body::Bytes::from(openapi.to_pretty_json().unwrap_or_else(|_| "{}".into()));
 
     router
         .route(
             "/openapi.json",
             get(move || {
                 let body = openapi_json.clone();
-                async move {
-                    (
-                        [(header::CONTENT_TYPE, "application/json")],
-                        body.to_string(),
-                    )
-                }
+                async move { ([(header::CONTENT_TYPE, "application/json")], body) }
             }),
         )
         .fallback(not_found)

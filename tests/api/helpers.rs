@@ -10,7 +10,7 @@ use supportdesk::config::Settings;
 use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
-use supportdesk_test_support::test_env;
+use supportdesk_test_support::{http_client, test_env};
 use uuid::Uuid;
 
 pub use supportdesk_test_support::JWT_SECRET;
@@ -44,13 +44,8 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
     let api = spawn_api(settings.clone()).await;
     TestApp {
         address: api.address.clone(),
-        client: reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .expect("http client"),
-        db: PgPool::connect_with(database.settings.connect_options())
-            .await
-            .expect("connect test pool"),
+        client: http_client(),
+        db: database.pool().await,
         settings,
         state: api.state.clone(),
         _api: api,

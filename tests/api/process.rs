@@ -409,14 +409,8 @@ fn run_ok(command: &mut Command) -> String {
 #[tokio::test]
 async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the_rest() {
     let db = TestDatabase::migrated().await;
+    db.insert_owner().await;
     let mut conn = PgConnection::connect(&db.url).await.unwrap();
-    sqlx::query(
-        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', 'Olive', 'x')",
-    )
-    .bind(Uuid::now_v7())
-    .execute(&mut conn)
-    .await
-    .unwrap();
     for slug in ["alpha", "bravo", "charlie"] {
         let out = run_ok(supportdesk(&db.url).args([
             "tenants",
@@ -594,14 +588,8 @@ async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the
 #[tokio::test]
 async fn starting_with_run_migrations_brings_workspaces_up_to_date() {
     let db = TestDatabase::migrated().await;
+    db.insert_owner().await;
     let mut conn = PgConnection::connect(&db.url).await.unwrap();
-    sqlx::query(
-        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', 'Olive', 'x')",
-    )
-    .bind(Uuid::now_v7())
-    .execute(&mut conn)
-    .await
-    .unwrap();
     run_ok(supportdesk(&db.url).args([
         "tenants",
         "create",

@@ -52,6 +52,30 @@ impl TestDatabase {
         db
     }
 
+    /// A pool on this database, for the test's own queries.
+    pub async fn pool(&self) -> sqlx::PgPool {
+        sqlx::PgPool::connect_with(self.settings.connect_options())
+            .await
+            .expect("connect to the test database")
+    }
+
+    /// A user that owns things in tests: `owner@example.com`.
+    pub async fn insert_owner(&self) -> Uuid {
+        let id = Uuid::now_v7();
+        let mut conn = PgConnection::connect_with(&self.settings.connect_options())
+            .await
+            .expect("connect to the test database");
+        sqlx::query(
+            "INSERT INTO public.users (id, email, full_name, password_hash)
+             VALUES ($1, 'owner@example.com', 'Olive', 'x')",
+        )
+        .bind(id)
+        .execute(&mut conn)
+        .await
+        .expect("insert owner");
+        id
+    }
+
     /// The same database in the `Host=..;Port=..` form.
     pub fn key_value(&self) -> String {
         let rest = self.url.split_once("://").map_or("", |(_, r)| r);

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use reqwest::Method;
 use sha2::{Digest, Sha256};
 use supportdesk::email_address::EmailAddress;
 use supportdesk::email_tokens::EmailTokenKey;
@@ -51,16 +52,9 @@ async fn registration_sends_a_verification_email_whose_link_verifies() {
         .await
         .unwrap();
     assert_eq!(verified.status(), 200);
-    let me: serde_json::Value = stack
-        .client
-        .get(format!("{}/auth/me", stack.api))
-        .bearer_auth(&user_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, me) = stack
+        .call(Method::GET, "/auth/me", Some(&user_token), None)
+        .await;
     assert_eq!(me["emailVerified"], true);
     let rows = stack.outbox().await;
     assert_eq!((rows[0].1.as_deref(), rows[0].2), (Some("done"), 1));
@@ -139,14 +133,15 @@ async fn a_verification_replaced_before_delivery_is_skipped_not_sent() {
     let mut stack = stack_without_worker(&[]).await;
     let email = unique_email();
     let (user_token, _) = stack.register(&email).await;
-    let resent = stack
-        .client
-        .post(format!("{}/auth/resend-verification", stack.api))
-        .bearer_auth(&user_token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resent.status(), 202);
+    let (resent, _) = stack
+        .call(
+            Method::POST,
+            "/auth/resend-verification",
+            Some(&user_token),
+            None,
+        )
+        .await;
+    assert_eq!(resent, 202);
 
     stack.start_worker().await;
     let rows = stack
@@ -168,36 +163,28 @@ async fn a_verification_replaced_before_delivery_is_skipped_not_sent() {
 async fn a_deleted_workspace_has_its_schema_dropped_in_the_background() {
     let stack = stack(&[]).await;
     let (user_token, _) = stack.register(&unique_email()).await;
-    let created: serde_json::Value = stack
-        .client
-        .post(format!("{}/workspaces", stack.api))
-        .bearer_auth(&user_token)
-        .json(&serde_json::json!({"name": "Doomed", "slug": "doomed"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = serde_json::json!({"name": "Doomed", "slug": "doomed"});
+    let (_, created) = stack
+        .call(Method::POST, "/workspaces", Some(&user_token), Some(body))
+        .await;
     let id: Uuid = created["id"].as_str().unwrap().parse().unwrap();
-    let selected: serde_json::Value = stack
-        .client
-        .post(format!("{}/workspaces/{id}/select", stack.api))
-        .bearer_auth(&user_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let deleted = stack
-        .client
-        .delete(format!("{}/api/workspace", stack.api))
-        .bearer_auth(selected["token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status(), 202);
+    let (_, selected) = stack
+        .call(
+            Method::POST,
+            &format!("/workspaces/{id}/select"),
+            Some(&user_token),
+            None,
+        )
+        .await;
+    let (deleted, _) = stack
+        .call(
+            Method::DELETE,
+            "/api/workspace",
+            selected["token"].as_str(),
+            None,
+        )
+        .await;
+    assert_eq!(deleted, 202);
 
     let schema = format!("ws_{}", id.simple());
     let deadline = std::time::Instant::now() + Duration::from_secs(15);

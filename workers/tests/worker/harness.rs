@@ -12,7 +12,7 @@ use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::smtp_sink::SmtpSink;
-use supportdesk_test_support::{free_port, test_env};
+use supportdesk_test_support::{free_port, http_client, test_env};
 use supportdesk_worker::settings::WorkerSettings;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -51,13 +51,8 @@ pub async fn stack_without_worker(overrides: &[(&str, &str)]) -> Stack {
     let api = spawn_api(settings).await;
     Stack {
         api: api.address.clone(),
-        client: reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .expect("client"),
-        db: PgPool::connect_with(database.settings.connect_options())
-            .await
-            .expect("pool"),
+        client: http_client(),
+        db: database.pool().await,
         sink,
         env,
         _api: api,
@@ -108,6 +103,26 @@ impl Stack {
             command.env(k, v);
         }
         KillOnDrop(command.spawn().expect("start the worker"))
+    }
+
+    /// `METHOD path` with an optional bearer token and JSON body; the response's JSON.
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut request = self.client.request(method, format!("{}{path}", self.api));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or_default())
     }
 
     pub async fn register(&self, email: &str) -> (String, Uuid) {
