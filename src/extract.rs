@@ -107,6 +107,12 @@ fn query_rejection(rejection: &QueryRejection) -> Error {
     )
 }
 
+/// An id from a path segment. One that is not a UUID names nothing here: 404, like an id of
+/// another workspace's, so ids reveal nothing either way.
+pub fn path_id(raw: &str, what: &'static str) -> Result<uuid::Uuid, Error> {
+    raw.parse().map_err(|_| Error::NotFound(what))
+}
+
 /// serde's own message ("missing field `email` at line 1 column 2"), without axum's prefix.
 fn serde_cause(err: &dyn std::error::Error) -> String {
     let mut source: &dyn std::error::Error = err;

@@ -33,17 +33,22 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// Every route of the API, with its OpenAPI description.
-pub fn api() -> OpenApiRouter<AppState> {
+/// Every route of the API, with its OpenAPI description. Everything under `/api` sits
+/// behind the authorization layer (`authz`), per route group.
+pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .routes(routes!(health::metrics))
         .merge(crate::auth::router())
-        .merge(crate::workspaces::router())
+        .merge(crate::workspaces::router(state))
+        .merge(crate::agents::router(state))
+        .merge(crate::invitations::router(state))
+        .merge(crate::api_keys::router(state))
+        .merge(crate::workspace_settings::router(state))
 }
 
 pub fn router(state: AppState) -> Router {
-    let (router, openapi) = api().split_for_parts();
+    let (router, openapi) = api(&state).split_for_parts();
     // Rendered once; each request shares the same bytes.
     let openapi_json =
         axum::body::Bytes::from(openapi.to_pretty_json().unwrap_or_else(|_| "{}".into()));

@@ -3,7 +3,10 @@
 //! One module per capability (`auth`, `workspaces`, ...), each owning its routes, SQL and
 //! types, plus the shared edges: configuration, errors, HTTP plumbing, database, telemetry.
 
+pub mod agents;
+pub mod api_keys;
 pub mod auth;
+pub mod authz;
 pub mod cli;
 pub mod config;
 pub mod db;
@@ -22,4 +25,5 @@ pub mod startup;
 pub mod state;
 pub mod telemetry;
 pub mod tenancy;
+pub mod workspace_settings;
 pub mod workspaces;

@@ -16,6 +16,9 @@ use utoipa::{Modify, OpenApi};
     tags(
         (name = "auth", description = "Accounts, login and email verification"),
         (name = "workspaces", description = "Workspaces (tenants), selecting one, deleting one"),
+        (name = "team", description = "Agents, invitations, roles and each agent's profile"),
+        (name = "settings", description = "Workspace settings (Owners)"),
+        (name = "api-keys", description = "Secret API keys for integrations (Owners)"),
         (name = "operations", description = "Health and metrics"),
     )
 )]

@@ -4,6 +4,7 @@
 //! is a valid credential used in the wrong place: 403, not 401.
 
 use axum::extract::FromRequestParts;
+use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use uuid::Uuid;
@@ -12,10 +13,9 @@ use crate::auth::jwt::{Claims, TokenError, TokenKind};
 use crate::error::Error;
 use crate::state::AppState;
 
-/// The bearer credential, undecoded. Never logged.
-fn bearer(parts: &Parts) -> Result<&str, Error> {
-    let value = parts
-        .headers
+/// The bearer credential (a JWT or an API key), undecoded. Never logged.
+pub fn bearer(headers: &HeaderMap) -> Result<&str, Error> {
+    let value = headers
         .get(AUTHORIZATION)
         .ok_or(Error::Unauthorized("missing bearer token"))?
         .to_str()
@@ -31,7 +31,12 @@ fn bearer(parts: &Parts) -> Result<&str, Error> {
 
 /// The verified claims of the request's bearer JWT, whatever its kind.
 pub fn bearer_claims(parts: &Parts, state: &AppState) -> Result<Claims, Error> {
-    state.jwt.decode(bearer(parts)?).map_err(|e| match e {
+    decode(state, bearer(&parts.headers)?)
+}
+
+/// A JWT's verified claims, whatever its kind.
+pub fn decode(state: &AppState, token: &str) -> Result<Claims, Error> {
+    state.jwt.decode(token).map_err(|e| match e {
         TokenError::Expired => Error::Unauthorized("the token has expired"),
         TokenError::Invalid => Error::Unauthorized("the token is invalid"),
     })

@@ -1,5 +1,6 @@
 //! Accounts and authentication: registration, login, the current user, email verification.
 
+mod change_email;
 pub mod extract;
 pub mod jwt;
 mod login;
@@ -8,6 +9,8 @@ pub mod password;
 mod register;
 pub mod users;
 pub mod verification;
+
+pub use register::REGISTER_QUOTA;
 
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -21,4 +24,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(me::me))
         .routes(routes!(verification::verify_email))
         .routes(routes!(verification::resend_verification))
+        .routes(routes!(change_email::change_email))
 }

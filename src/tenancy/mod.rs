@@ -5,8 +5,7 @@
 //! - `migrations`: tenant migrations, provisioning and `tenants migrate`.
 //! - `membership`: who may act in which workspace, cached (moka) and invalidated across
 //!   replicas (Redis pub/sub).
-//! - `context`: the request extractors: `WorkspaceAccess` (an authorised member) and
-//!   `TenantTx` (the only way to reach a tenant's tables).
+//! - `context`: `TenantTx`, the only way to reach a tenant's tables (for an `authz::Actor`).
 
 pub mod context;
 pub mod membership;

@@ -11,13 +11,23 @@ pub use role::Role;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::authz::{Permission, RequireExt, Rule};
 use crate::state::AppState;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(routes::create, routes::list))
         .routes(routes!(routes::select))
-        .routes(routes!(routes::current, routes::delete))
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(routes::current))
+                .require(state, Rule::members(Permission::ViewWorkspace)),
+        )
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(routes::delete))
+                .require(state, Rule::members(Permission::DeleteWorkspace)),
+        )
 }
 
 use serde::Serialize;

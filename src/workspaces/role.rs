@@ -5,8 +5,9 @@ use utoipa::ToSchema;
 
 /// `admin` is the Owner role (the spec shows `admin` in membership summaries); `agent` is the
 /// Agent role. Nothing else is accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
 pub enum Role {
     Admin,
     Agent,

@@ -4,7 +4,6 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -14,7 +13,9 @@ use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::outbox::{self, OutboxMessage};
 use crate::state::AppState;
-use crate::tenancy::context::{TenantTx, WorkspaceAccess};
+use crate::authz::Actor;
+use crate::tenancy::context::TenantTx;
+use crate::workspace_settings::{self, Branding};
 use crate::workspaces::provision::create_workspace;
 use crate::workspaces::slug::Slug;
 use crate::workspaces::{MembershipSummary, Role, memberships_of};
@@ -197,8 +198,7 @@ pub struct CurrentWorkspace {
     /// The caller's role here.
     pub role: Role,
     /// Branding settings (name, colour, logo URL, widget greeting).
-    #[schema(value_type = Object)]
-    pub branding: Value,
+    pub branding: Branding,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
@@ -215,17 +215,14 @@ pub struct CurrentWorkspace {
     )
 )]
 pub async fn current(mut tenant: TenantTx) -> Result<AppJson<CurrentWorkspace>> {
-    let workspace_id = tenant.access.workspace_id();
-    let role = tenant.access.role();
+    let workspace_id = tenant.actor.workspace_id;
+    let role = tenant.actor.role();
     let (id, name, slug, created_at): (Uuid, String, String, OffsetDateTime) =
         sqlx::query_as("SELECT id, name, slug, created_at FROM public.workspaces WHERE id = $1")
             .bind(workspace_id)
             .fetch_one(tenant.conn())
             .await?;
-    // Unqualified: the tenant schema, through the transaction's search_path.
-    let branding: Value = sqlx::query_scalar("SELECT branding FROM settings")
-        .fetch_one(tenant.conn())
-        .await?;
+    let branding = workspace_settings::load(tenant.conn(), false).await?.branding;
     Ok(AppJson(CurrentWorkspace {
         id,
         name,
@@ -247,9 +244,8 @@ pub async fn current(mut tenant: TenantTx) -> Result<AppJson<CurrentWorkspace>> 
         (status = 403, description = "Not an owner, user token, or deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn delete(State(state): State<AppState>, access: WorkspaceAccess) -> Result<StatusCode> {
-    access.require_owner()?;
-    let workspace_id = access.workspace_id();
+pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<StatusCode> {
+    let workspace_id = actor.workspace_id;
     let mut tx = crate::db::begin(&state.db, None).await?;
     let marked = sqlx::query(
         "UPDATE public.workspaces SET status = 'deleting' WHERE id = $1 AND status = 'active'",

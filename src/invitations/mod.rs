@@ -3,12 +3,26 @@
 //! Tokens are derived like verification tokens (see `email_tokens`): the row keeps a nonce and
 //! a hash, the worker re-derives the token for the email. An invitation lives seven days and
 //! re-inviting the same address to the same workspace replaces the open one.
+//!
+//! - `POST /api/agents/invite` (in `agents`) issues them;
+//! - `routes`: `GET /api/invitations`, `DELETE /api/invitations/{id}` (Owners);
+//! - `accept`: `POST /invitations/accept`, by a signed-in invitee or by creating the account.
+
+mod accept;
+mod routes;
 
 use std::time::Duration;
 
+use serde::Serialize;
 use sqlx::{PgConnection, PgExecutor};
 use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
+
+use crate::authz::{Permission, RequireExt, Rule};
+use crate::state::AppState;
 
 use crate::email_address::EmailAddress;
 use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
@@ -17,9 +31,41 @@ use crate::workspaces::Role;
 
 pub const LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
 
-#[derive(Debug, Clone)]
-pub struct NewInvitation {
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(routes::list))
+                .routes(routes!(routes::revoke))
+                .require(state, Rule::members(Permission::InviteAgents)),
+        )
+        .routes(routes!(accept::accept))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum InvitationStatus {
+    Pending,
+    /// Not accepted within seven days; invite again to send a new link.
+    Expired,
+}
+
+/// An open invitation as Owners see it.
+#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct Invitation {
     pub id: Uuid,
+    pub email: String,
+    pub role: Role,
+    pub status: InvitationStatus,
+    /// The member who sent it (null when sent with an API key).
+    pub invited_by: Option<Uuid>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
     pub expires_at: OffsetDateTime,
 }
 
@@ -32,7 +78,7 @@ pub async fn issue(
     email: &EmailAddress,
     role: Role,
     invited_by: Option<Uuid>,
-) -> sqlx::Result<NewInvitation> {
+) -> sqlx::Result<Invitation> {
     sqlx::query(
         "UPDATE public.invitations SET revoked_at = now()
           WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
@@ -44,11 +90,11 @@ pub async fn issue(
     let nonce = new_nonce();
     let token = key.token_for(Purpose::Invitation, &nonce);
     let id = Uuid::now_v7();
-    let expires_at: OffsetDateTime = sqlx::query_scalar(
+    let (created_at, expires_at): (OffsetDateTime, OffsetDateTime) = sqlx::query_as(
         "INSERT INTO public.invitations
              (id, workspace_id, email, role, invited_by, nonce, token_hash, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
-         RETURNING expires_at",
+         RETURNING created_at, expires_at",
     )
     .bind(id)
     .bind(workspace_id)
@@ -61,7 +107,15 @@ pub async fn issue(
     .fetch_one(&mut *tx)
     .await?;
     outbox::enqueue(tx, &OutboxMessage::InvitationEmail { invitation_id: id }).await?;
-    Ok(NewInvitation { id, expires_at })
+    Ok(Invitation {
+        id,
+        email: email.as_str().to_owned(),
+        role,
+        status: InvitationStatus::Pending,
+        invited_by,
+        created_at,
+        expires_at,
+    })
 }
 
 /// What the worker needs to send an invitation email, if it is still open.

@@ -1,0 +1,94 @@
+//! Changing the team: deactivation, reactivation and role changes. Each runs in the tenant
+//! transaction under the workspace's team lock and refuses to leave the workspace without an
+//! active Owner. The caller commits, then tells the membership cache (every replica).
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::agents::record::{self, Agent};
+use crate::error::{Error, Result};
+use crate::tenancy::context::TenantTx;
+use crate::workspaces::Role;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Change {
+    Deactivate,
+    Reactivate,
+    SetRole(Role),
+}
+
+/// Applies `change` to agent `agent_id` of the tenant's workspace; the agent as it now is.
+pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Result<Agent> {
+    let workspace_id = tenant.actor.workspace_id;
+    let conn = tenant.conn();
+    lock_team(conn, workspace_id).await?;
+    let agent = record::find(conn, workspace_id, agent_id)
+        .await?
+        .ok_or(Error::NotFound("agent"))?;
+    let update = match change {
+        Change::Deactivate => sqlx::query(
+            "UPDATE public.memberships SET status = 'deactivated', updated_at = now()
+              WHERE workspace_id = $1 AND user_id = $2 AND status = 'active'",
+        ),
+        Change::Reactivate => sqlx::query(
+            "UPDATE public.memberships SET status = 'active', updated_at = now()
+              WHERE workspace_id = $1 AND user_id = $2 AND status = 'deactivated'",
+        ),
+        Change::SetRole(role) => sqlx::query(
+            "UPDATE public.memberships SET role = $3, updated_at = now()
+              WHERE workspace_id = $1 AND user_id = $2 AND role <> $3",
+        )
+        .bind(role),
+    };
+    let changed = update
+        .bind(workspace_id)
+        .bind(agent.user_id)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected()
+        == 1;
+    if changed && matches!(change, Change::Deactivate) {
+        release_assignments(conn, agent_id).await?;
+    }
+    if changed {
+        ensure_an_owner_remains(conn, workspace_id).await?;
+    }
+    record::find(conn, workspace_id, agent_id)
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("agent {agent_id} vanished mid-change")))
+}
+
+/// Serialises team changes within one workspace, so that two Owners demoting or
+/// deactivating each other at once cannot both succeed. `NO KEY UPDATE` leaves rows that
+/// merely reference the workspace (new memberships, invitations, outbox) unblocked.
+pub async fn lock_team(conn: &mut PgConnection, workspace_id: Uuid) -> sqlx::Result<()> {
+    sqlx::query("SELECT 1 FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE")
+        .bind(workspace_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+async fn ensure_an_owner_remains(conn: &mut PgConnection, workspace_id: Uuid) -> Result<()> {
+    let owners: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM public.memberships
+          WHERE workspace_id = $1 AND status = 'active' AND role = 'admin'",
+    )
+    .bind(workspace_id)
+    .fetch_one(conn)
+    .await?;
+    if owners == 0 {
+        return Err(Error::conflict(
+            "last_owner",
+            "the workspace must keep at least one active Owner; make someone else an Owner first",
+        ));
+    }
+    Ok(())
+}
+
+/// Sends a deactivated agent's open work back to the team (the Unassigned tab), in the same
+/// transaction as the deactivation. Messages, notes and comments keep their author.
+async fn release_assignments(_conn: &mut PgConnection, _agent_id: Uuid) -> sqlx::Result<()> {
+    // Conversations and tickets do not exist yet; they unassign here when they do.
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! `GET/PATCH /api/me/profile`: the caller's own face in this workspace (display name,
+//! avatar) and how they want to be notified. Any member, own record only.
+
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use sqlx::types::Json;
+use utoipa::ToSchema;
+
+use crate::agents::record::{self, Agent};
+use crate::authz::Actor;
+use crate::error::{Error, FieldErrors, Result};
+use crate::extract::AppJson;
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+
+const DISPLAY_NAME_MAX_CHARS: usize = 100;
+pub const URL_MAX_LEN: usize = 2048;
+
+/// Which notifications the agent receives. Absent keys take their defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NotificationPreferences {
+    /// Email when a conversation is assigned to me.
+    pub email_on_assignment: bool,
+    /// Email when a new conversation arrives unassigned.
+    pub email_on_new_conversation: bool,
+    /// Email when a contact replies in a conversation assigned to me.
+    pub email_on_contact_reply: bool,
+    /// Browser notifications while the dashboard is open.
+    pub desktop: bool,
+}
+
+impl Default for NotificationPreferences {
+    fn default() -> Self {
+        Self {
+            email_on_assignment: true,
+            email_on_new_conversation: false,
+            email_on_contact_reply: true,
+            desktop: true,
+        }
+    }
+}
+
+/// A partial update of [`NotificationPreferences`]: absent keys stay as they are.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NotificationPreferencesPatch {
+    email_on_assignment: Option<bool>,
+    email_on_new_conversation: Option<bool>,
+    email_on_contact_reply: Option<bool>,
+    desktop: Option<bool>,
+}
+
+impl NotificationPreferences {
+    fn apply(&mut self, patch: NotificationPreferencesPatch) {
+        let fields = [
+            (&mut self.email_on_assignment, patch.email_on_assignment),
+            (
+                &mut self.email_on_new_conversation,
+                patch.email_on_new_conversation,
+            ),
+            (&mut self.email_on_contact_reply, patch.email_on_contact_reply),
+            (&mut self.desktop, patch.desktop),
+        ];
+        for (field, value) in fields {
+            if let Some(value) = value {
+                *field = value;
+            }
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    #[serde(flatten)]
+    pub agent: Agent,
+    pub notification_preferences: NotificationPreferences,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProfilePatch {
+    #[schema(example = "Ann from Acme")]
+    display_name: Option<String>,
+    /// An http(s) URL, or null to remove the avatar.
+    #[serde(default, with = "serde_with::rust::double_option")]
+    #[schema(value_type = Option<String>, example = "https://cdn.example.com/ann.png")]
+    avatar_url: Option<Option<String>>,
+    notification_preferences: Option<NotificationPreferencesPatch>,
+}
+
+/// The caller's profile in this workspace.
+#[utoipa::path(
+    get, path = "/api/me/profile", tag = "team",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's profile", body = Profile),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get(mut tenant: TenantTx) -> Result<AppJson<Profile>> {
+    let user_id = tenant.actor.member_id()?;
+    Ok(AppJson(load(&mut tenant, user_id).await?))
+}
+
+/// Update the caller's display name, avatar or notification preferences.
+#[utoipa::path(
+    patch, path = "/api/me/profile", tag = "team",
+    security(("bearer" = [])),
+    request_body = ProfilePatch,
+    responses(
+        (status = 200, description = "The updated profile", body = Profile),
+        (status = 400, description = "Invalid field, or an unknown one", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn update(
+    State(state): State<AppState>,
+    actor: Actor,
+    AppJson(patch): AppJson<ProfilePatch>,
+) -> Result<AppJson<Profile>> {
+    let user_id = actor.member_id()?;
+    let mut errors = FieldErrors::new();
+    let display_name = patch.display_name.map(|name| name.trim().to_owned());
+    if let Some(name) = &display_name
+        && (name.is_empty() || name.chars().count() > DISPLAY_NAME_MAX_CHARS)
+    {
+        errors
+            .entry("displayName")
+            .or_default()
+            .push(format!("must be 1 to {DISPLAY_NAME_MAX_CHARS} characters"));
+    }
+    let avatar_url = match patch.avatar_url {
+        Some(Some(url)) => match web_url(&url) {
+            Ok(url) => Some(Some(url)),
+            Err(e) => {
+                errors.entry("avatarUrl").or_default().push(e);
+                None
+            }
+        },
+        other => other,
+    };
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors));
+    }
+
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let Json(mut preferences): Json<NotificationPreferences> = sqlx::query_scalar(
+        "SELECT notification_preferences FROM agent_profiles WHERE user_id = $1 FOR UPDATE",
+    )
+    .bind(user_id)
+    .fetch_one(tenant.conn())
+    .await?;
+    if let Some(patch) = patch.notification_preferences {
+        preferences.apply(patch);
+    }
+    sqlx::query(
+        "UPDATE agent_profiles
+            SET display_name = coalesce($2, display_name),
+                avatar_url = CASE WHEN $3 THEN $4 ELSE avatar_url END,
+                notification_preferences = $5,
+                updated_at = now()
+          WHERE user_id = $1",
+    )
+    .bind(user_id)
+    .bind(display_name)
+    .bind(avatar_url.is_some())
+    .bind(avatar_url.flatten())
+    .bind(Json(&preferences))
+    .execute(tenant.conn())
+    .await?;
+    let profile = load(&mut tenant, user_id).await?;
+    tenant.commit().await?;
+    Ok(AppJson(profile))
+}
+
+async fn load(tenant: &mut TenantTx, user_id: uuid::Uuid) -> Result<Profile> {
+    let workspace_id = tenant.actor.workspace_id;
+    let agent = record::of_user(tenant.conn(), workspace_id, user_id)
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))?;
+    let Json(notification_preferences) = sqlx::query_scalar(
+        "SELECT notification_preferences FROM agent_profiles WHERE user_id = $1",
+    )
+    .bind(user_id)
+    .fetch_one(tenant.conn())
+    .await?;
+    Ok(Profile {
+        agent,
+        notification_preferences,
+    })
+}
+
+/// An absolute http(s) URL of reasonable length, as given.
+pub fn web_url(candidate: &str) -> Result<String, String> {
+    let candidate = candidate.trim();
+    if candidate.len() > URL_MAX_LEN {
+        return Err(format!("must be at most {URL_MAX_LEN} characters"));
+    }
+    match url::Url::parse(candidate) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => {
+            Ok(candidate.to_owned())
+        }
+        _ => Err("must be an absolute http or https URL".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_urls_must_be_absolute_http() {
+        assert!(web_url("https://cdn.example.com/a.png").is_ok());
+        assert!(web_url(" http://example.com ").is_ok());
+        for bad in [
+            "javascript:alert(1)",
+            "data:image/png;base64,AAAA",
+            "/relative.png",
+            "ftp://example.com/a.png",
+            "https://",
+            "",
+        ] {
+            assert!(web_url(bad).is_err(), "{bad}");
+        }
+        assert!(web_url(&format!("https://e.com/{}", "a".repeat(URL_MAX_LEN))).is_err());
+    }
+
+    #[test]
+    fn a_preferences_patch_changes_only_what_it_names() {
+        let mut preferences = NotificationPreferences::default();
+        let patch: NotificationPreferencesPatch =
+            serde_json::from_str(r#"{"desktop": false}"#).unwrap();
+        preferences.apply(patch);
+        assert!(!preferences.desktop);
+        assert_eq!(
+            preferences.email_on_assignment,
+            NotificationPreferences::default().email_on_assignment
+        );
+        assert!(serde_json::from_str::<NotificationPreferencesPatch>(r#"{"sms": true}"#).is_err());
+        // Stored preferences missing a key read as its default.
+        let stored: NotificationPreferences = serde_json::from_str("{}").unwrap();
+        assert_eq!(stored, NotificationPreferences::default());
+    }
+}

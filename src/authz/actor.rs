@@ -1,0 +1,186 @@
+//! The authenticated caller of an `/api` route, and the middleware that establishes it.
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use uuid::Uuid;
+
+use crate::api_keys;
+use crate::auth::extract::{bearer, decode};
+use crate::auth::jwt::TokenKind;
+use crate::authz::{Permission, Rule};
+use crate::error::Error;
+use crate::state::AppState;
+use crate::tenancy::TenantSchema;
+use crate::tenancy::membership::Membership;
+use crate::workspaces::Role;
+
+/// Who is acting, in which workspace. Built only by the authorization layer.
+#[derive(Debug, Clone)]
+pub struct Actor {
+    pub workspace_id: Uuid,
+    pub schema: TenantSchema,
+    pub principal: Principal,
+}
+
+#[derive(Debug, Clone)]
+pub enum Principal {
+    /// A member with a workspace token; the role is the membership's current one, not the
+    /// token's claim, so a role change applies on the next request.
+    Member { user_id: Uuid, role: Role },
+    /// A secret API key of the workspace, acting with Owner rights where keys are accepted.
+    ApiKey { key_id: Uuid },
+}
+
+impl Actor {
+    pub fn from_membership(membership: &Membership) -> Self {
+        Self {
+            workspace_id: membership.workspace_id,
+            schema: membership.schema.clone(),
+            principal: Principal::Member {
+                user_id: membership.user_id,
+                role: membership.role,
+            },
+        }
+    }
+
+    /// The member's account, or `None` for an API key.
+    pub fn user_id(&self) -> Option<Uuid> {
+        match self.principal {
+            Principal::Member { user_id, .. } => Some(user_id),
+            Principal::ApiKey { .. } => None,
+        }
+    }
+
+    /// The acting member's account on a members-only route (the layer let no key through).
+    pub fn member_id(&self) -> Result<Uuid, Error> {
+        self.user_id().ok_or_else(|| {
+            Error::forbidden(
+                "api_key_not_allowed",
+                "this endpoint needs a member's workspace token",
+            )
+        })
+    }
+
+    /// The role the caller acts with: an API key acts as an Owner.
+    pub fn role(&self) -> Role {
+        match self.principal {
+            Principal::Member { role, .. } => role,
+            Principal::ApiKey { .. } => Role::Admin,
+        }
+    }
+
+    pub fn may(&self, permission: Permission) -> bool {
+        permission.granted_to(self.role())
+    }
+}
+
+/// Handlers take the `Actor` the layer established.
+impl FromRequestParts<AppState> for Actor {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<Self, Error> {
+        parts.extensions.get::<Self>().cloned().ok_or_else(|| {
+            Error::Internal(anyhow::anyhow!(
+                "{} has no authorization rule (see authz::RequireExt)",
+                parts.uri.path()
+            ))
+        })
+    }
+}
+
+/// The layer behind [`crate::authz::RequireExt::require`].
+pub(super) async fn authorize(
+    State((state, rule)): State<(AppState, Rule)>,
+    request: Request,
+    next: Next,
+) -> Response {
+    // The body is not `Sync`: only the parts are borrowed across the lookups.
+    let (mut parts, body) = request.into_parts();
+    match authenticate(&state, &parts.headers, rule).await {
+        Ok(actor) => {
+            parts.extensions.insert(actor);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn authenticate(state: &AppState, headers: &HeaderMap, rule: Rule) -> Result<Actor, Error> {
+    let credential = bearer(headers)?;
+    let actor = if api_keys::looks_like_key(credential) {
+        let actor = api_keys::authenticate(state, credential).await?;
+        if !rule.api_key {
+            return Err(Error::forbidden(
+                "api_key_not_allowed",
+                "API keys are accepted on agent management (/api/agents) only; use a workspace token",
+            ));
+        }
+        actor
+    } else {
+        member(state, credential).await?
+    };
+    if !actor.may(rule.permission) {
+        return Err(Error::forbidden(
+            "owner_only",
+            "only a workspace owner may do this",
+        ));
+    }
+    Ok(actor)
+}
+
+/// A workspace token whose holder is, right now, an active member of a live workspace.
+async fn member(state: &AppState, token: &str) -> Result<Actor, Error> {
+    let claims = decode(state, token)?;
+    let (TokenKind::Workspace, Some(workspace_id)) = (claims.kind, claims.tid) else {
+        return Err(Error::forbidden(
+            "wrong_token_type",
+            "workspace data needs a workspace token: select a workspace first",
+        ));
+    };
+    let membership: Arc<Membership> = state
+        .memberships
+        .get(&state.db, claims.sub, workspace_id)
+        .await
+        .map_err(|e| match &*e {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                Error::Unavailable("the database is unavailable; try again shortly")
+            }
+            _ => Error::Internal(anyhow::anyhow!("membership lookup: {e}")),
+        })?
+        .ok_or_else(|| {
+            Error::forbidden(
+                "not_a_member",
+                "you are no longer a member of this workspace",
+            )
+        })?;
+    check_workspace(membership.workspace_active, membership.schema_current)?;
+    if !membership.active {
+        return Err(Error::forbidden(
+            "membership_deactivated",
+            "your access to this workspace has been deactivated",
+        ));
+    }
+    Ok(Actor::from_membership(&membership))
+}
+
+/// A deleted workspace accepts no credential; one whose schema is behind this binary's
+/// tenant migrations (mid-rollout) is refused until `tenants migrate` catches it up.
+pub fn check_workspace(active: bool, schema_current: bool) -> Result<(), Error> {
+    if !active {
+        return Err(Error::forbidden(
+            "workspace_deleted",
+            "this workspace has been deleted",
+        ));
+    }
+    if !schema_current {
+        return Err(Error::Unavailable(
+            "this workspace is being upgraded; try again shortly",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,74 @@
+//! `GET /api/invitations` and `DELETE /api/invitations/{id}` (Owners): the open invitations,
+//! and revoking one (its link stops working at once).
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::authz::Actor;
+use crate::error::{Error, Result};
+use crate::extract::{AppJson, path_id};
+use crate::invitations::Invitation;
+use crate::state::AppState;
+
+#[derive(Serialize, ToSchema)]
+pub struct InvitationList {
+    pub invitations: Vec<Invitation>,
+}
+
+/// Invitations not yet accepted or revoked, newest first (expired ones say so).
+#[utoipa::path(
+    get, path = "/api/invitations", tag = "team",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Open invitations", body = InvitationList),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson<InvitationList>> {
+    let invitations = sqlx::query_as(
+        "SELECT id, email, role, invited_by, created_at, expires_at,
+                CASE WHEN expires_at <= now() THEN 'expired' ELSE 'pending' END AS status
+           FROM public.invitations
+          WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL
+          ORDER BY created_at DESC, id",
+    )
+    .bind(actor.workspace_id)
+    .fetch_all(&state.db)
+    .await?;
+    Ok(AppJson(InvitationList { invitations }))
+}
+
+/// Revoke an open invitation.
+#[utoipa::path(
+    delete, path = "/api/invitations/{id}", tag = "team",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Invitation id")),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No open invitation with this id in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn revoke(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(id): Path<String>,
+) -> Result<StatusCode> {
+    let id = path_id(&id, "invitation")?;
+    let revoked = sqlx::query(
+        "UPDATE public.invitations SET revoked_at = now()
+          WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
+    )
+    .bind(id)
+    .bind(actor.workspace_id)
+    .execute(&state.db)
+    .await?;
+    if revoked.rows_affected() == 0 {
+        return Err(Error::NotFound("invitation"));
+    }
+    Ok(StatusCode::NO_CONTENT)
+}

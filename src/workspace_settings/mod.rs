@@ -1,0 +1,103 @@
+//! `GET/PATCH /api/settings` (Owners): the workspace's branding, as the chat widget and the
+//! emails show it. Stored in the tenant's one-row `settings` table.
+
+mod branding;
+
+pub use branding::{Branding, BrandingPatch};
+
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use sqlx::types::Json;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::authz::{Actor, Permission, RequireExt, Rule};
+use crate::error::Result;
+use crate::extract::AppJson;
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get, update))
+        .require(state, Rule::members(Permission::ManageSettings))
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceSettings {
+    pub branding: Branding,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsPatch {
+    branding: Option<BrandingPatch>,
+}
+
+/// The workspace's settings.
+#[utoipa::path(
+    get, path = "/api/settings", tag = "settings",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The settings", body = WorkspaceSettings),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get(mut tenant: TenantTx) -> Result<AppJson<WorkspaceSettings>> {
+    Ok(AppJson(load(tenant.conn(), false).await?))
+}
+
+/// Change the branding; fields left out stay as they are, `null` clears one.
+#[utoipa::path(
+    patch, path = "/api/settings", tag = "settings",
+    security(("bearer" = [])),
+    request_body = SettingsPatch,
+    responses(
+        (status = 200, description = "The updated settings", body = WorkspaceSettings),
+        (status = 400, description = "Invalid or unknown field", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn update(
+    State(state): State<AppState>,
+    actor: Actor,
+    AppJson(patch): AppJson<SettingsPatch>,
+) -> Result<AppJson<WorkspaceSettings>> {
+    let branding_patch = patch.branding.map(BrandingPatch::validate).transpose()?;
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let mut settings = load(tenant.conn(), true).await?;
+    if let Some(patch) = branding_patch {
+        settings.branding.apply(patch);
+        settings.updated_at = sqlx::query_scalar(
+            "UPDATE settings SET branding = $1, updated_at = now() RETURNING updated_at",
+        )
+        .bind(Json(&settings.branding))
+        .fetch_one(tenant.conn())
+        .await?;
+    }
+    tenant.commit().await?;
+    Ok(AppJson(settings))
+}
+
+/// The settings row of the tenant `conn` is bound to.
+pub async fn load(conn: &mut PgConnection, for_update: bool) -> Result<WorkspaceSettings> {
+    let lock = if for_update { " FOR UPDATE" } else { "" };
+    let (Json(branding), updated_at): (Json<Branding>, OffsetDateTime) = sqlx::query_as(
+        sqlx::AssertSqlSafe(format!("SELECT branding, updated_at FROM settings{lock}")),
+    )
+    .fetch_one(conn)
+    .await?;
+    Ok(WorkspaceSettings {
+        branding,
+        updated_at,
+    })
+}
