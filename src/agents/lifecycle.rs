@@ -25,27 +25,24 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
     let agent = record::find(conn, workspace_id, agent_id)
         .await?
         .ok_or(Error::NotFound("agent"))?;
-    let update = match change {
-        Change::Deactivate => sqlx::query(
-            "UPDATE public.memberships SET status = 'deactivated', updated_at = now()
-              WHERE workspace_id = $1 AND user_id = $2 AND status = 'active'",
-        ),
-        Change::Reactivate => sqlx::query(
-            "UPDATE public.memberships SET status = 'active', updated_at = now()
-              WHERE workspace_id = $1 AND user_id = $2 AND status = 'deactivated'",
-        ),
-        Change::SetRole(role) => sqlx::query(
-            "UPDATE public.memberships SET role = $3, updated_at = now()
-              WHERE workspace_id = $1 AND user_id = $2 AND role <> $3",
-        )
-        .bind(role),
+    let (status, role) = match change {
+        Change::Deactivate => (Some("deactivated"), None),
+        Change::Reactivate => (Some("active"), None),
+        Change::SetRole(role) => (None, Some(role)),
     };
-    let changed = update
-        .bind(workspace_id)
-        .bind(agent.user_id)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected()
+    let changed = sqlx::query(
+        "UPDATE public.memberships
+            SET status = coalesce($3, status), role = coalesce($4, role), updated_at = now()
+          WHERE workspace_id = $1 AND user_id = $2
+            AND (status <> coalesce($3, status) OR role <> coalesce($4, role))",
+    )
+    .bind(workspace_id)
+    .bind(agent.user_id)
+    .bind(status)
+    .bind(role)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
         == 1;
     if changed && matches!(change, Change::Deactivate) {
         release_assignments(conn, agent_id).await?;

@@ -205,18 +205,27 @@ impl TestApp {
         }
     }
 
-    /// Adds `user_id` to the workspace directly (the invitation flow comes with team
-    /// management) and tells every replica.
+    /// Adds `user_id` to the workspace directly, with an agent profile (tests that are not
+    /// about invitations), and tells every replica.
     pub async fn add_member(&self, workspace_id: Uuid, user_id: Uuid, role: &str) {
+        let mut tx = self.db.begin().await.expect("begin");
         sqlx::query(
             "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)",
         )
         .bind(workspace_id)
         .bind(user_id)
         .bind(role)
-        .execute(&self.db)
+        .execute(&mut *tx)
         .await
         .expect("add member");
+        supportdesk::workspaces::provision::add_profile(
+            &mut tx,
+            &supportdesk::tenancy::TenantSchema::for_workspace(workspace_id),
+            user_id,
+        )
+        .await
+        .expect("add profile");
+        tx.commit().await.expect("commit");
         self.state.memberships.changed(user_id, workspace_id).await;
     }
 
@@ -270,4 +279,133 @@ pub struct Owner {
 
 pub fn unique_email() -> String {
     format!("user-{}@example.com", Uuid::new_v4().simple())
+}
+
+/// A member other than the Owner, joined through the real invitation flow.
+pub struct Member {
+    pub email: String,
+    pub user_token: String,
+    pub user_id: Uuid,
+    pub agent_id: Uuid,
+    pub workspace_token: String,
+}
+
+impl TestApp {
+    pub async fn patch_json(&self, path: &str, body: &Value, token: Option<&str>) -> Response {
+        let mut request = self.client.patch(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn put_json(&self, path: &str, body: &Value, token: Option<&str>) -> Response {
+        let mut request = self.client.put(self.url(path)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> Response {
+        let mut request = self.client.delete(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    pub async fn invite(&self, token: &str, email: &str, role: &str) -> Response {
+        self.post_json(
+            "/api/agents/invite",
+            &json!({"email": email, "role": role}),
+            Some(token),
+        )
+        .await
+    }
+
+    /// The token in invitation `id`'s email, derived exactly as the worker derives it.
+    pub async fn invitation_token(&self, id: &str) -> String {
+        let key = EmailTokenKey::derive(self.settings.email_token_secret());
+        supportdesk::invitations::pending(&self.db, &key, id.parse().expect("uuid"))
+            .await
+            .expect("pending invitation")
+            .expect("the invitation is open")
+            .token
+    }
+
+    /// Invites `email` and returns the invitation's token.
+    pub async fn invited(&self, owner_token: &str, email: &str, role: &str) -> String {
+        let response = self.invite(owner_token, email, role).await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let body: Value = response.json().await.expect("json");
+        self.invitation_token(body["invitation"]["id"].as_str().expect("id"))
+            .await
+    }
+
+    pub async fn accept(&self, body: &Value, user_token: Option<&str>) -> Response {
+        self.post_json("/invitations/accept", body, user_token)
+            .await
+    }
+
+    /// The agents of the workspace, as `GET /api/agents?status=all` shows them.
+    pub async fn agents(&self, token: &str) -> Vec<Value> {
+        let response = self.get("/api/agents?status=all", Some(token)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.expect("json");
+        body["agents"].as_array().expect("agents").clone()
+    }
+
+    pub async fn agent_id_of(&self, token: &str, user_id: Uuid) -> Uuid {
+        self.agents(token)
+            .await
+            .iter()
+            .find(|a| a["userId"] == user_id.to_string())
+            .expect("the user is an agent here")["id"]
+            .as_str()
+            .expect("id")
+            .parse()
+            .expect("uuid")
+    }
+
+    /// A new account invited into `owner`'s workspace with `role`, accepted, and selected.
+    pub async fn member(&self, owner: &Owner, role: &str) -> Member {
+        let email = unique_email();
+        let (user_token, user_id) = self.signed_up(&email).await;
+        let token = self.invited(&owner.workspace_token, &email, role).await;
+        let accepted = self
+            .accept(&json!({ "token": token }), Some(&user_token))
+            .await;
+        assert_eq!(accepted.status(), StatusCode::OK);
+        let selected: Value = self
+            .select(&user_token, &owner.workspace_id.to_string())
+            .await
+            .json()
+            .await
+            .expect("json");
+        Member {
+            agent_id: self.agent_id_of(&owner.workspace_token, user_id).await,
+            email,
+            user_token,
+            user_id,
+            workspace_token: selected["token"].as_str().expect("token").to_owned(),
+        }
+    }
+
+    /// A new API key of `owner`'s workspace: (id, secret).
+    pub async fn api_key(&self, owner_token: &str) -> (String, String) {
+        let response = self
+            .post_json(
+                "/api/settings/api-keys",
+                &json!({"name": "integration"}),
+                Some(owner_token),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let body: Value = response.json().await.expect("json");
+        (
+            body["id"].as_str().expect("id").to_owned(),
+            body["key"].as_str().expect("key").to_owned(),
+        )
+    }
 }

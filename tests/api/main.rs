@@ -2,13 +2,19 @@
 
 mod helpers;
 
+mod agents;
+mod api_keys;
 mod auth_login;
 mod auth_me;
 mod auth_register;
 mod auth_tokens;
+mod change_email;
 mod email_verification;
 mod http_conventions;
+mod invitations;
 mod operations;
+mod permissions;
 mod process;
+mod profile_and_settings;
 mod tenancy;
 mod workspaces;

@@ -1,0 +1,327 @@
+//! The permission matrix: every `/api` route x every kind of caller, against the spec's
+//! Owner/Agent table. A route missing from `ROUTES` fails the test, so new routes must state
+//! who may call them. Run with `--nocapture` to print the matrix as implemented.
+
+use std::collections::BTreeSet;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::helpers::{TestApp, spawn_app, unique_email};
+
+/// What a caller gets: the success status of the route (with the body and ids below), or a
+/// refusal with its problem code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Allowed(u16),
+    Denied(u16, &'static str),
+}
+use Outcome::{Allowed, Denied};
+
+const OWNER_ONLY: Outcome = Denied(403, "owner_only");
+const NO_KEYS: Outcome = Denied(403, "api_key_not_allowed");
+
+struct Route {
+    method: Method,
+    /// `{id}` is replaced by an id that exists nowhere (so allowed calls on one thing 404).
+    path: &'static str,
+    body: fn() -> Option<Value>,
+    owner: Outcome,
+    agent: Outcome,
+    api_key: Outcome,
+}
+
+fn none() -> Option<Value> {
+    None
+}
+fn empty() -> Option<Value> {
+    Some(json!({}))
+}
+fn invite() -> Option<Value> {
+    Some(json!({"email": unique_email(), "role": "agent"}))
+}
+fn role() -> Option<Value> {
+    Some(json!({"role": "agent"}))
+}
+fn key_name() -> Option<Value> {
+    Some(json!({"name": "matrix"}))
+}
+
+fn routes() -> Vec<Route> {
+    let route = |method: Method,
+                 path: &'static str,
+                 body: fn() -> Option<Value>,
+                 owner: Outcome,
+                 agent: Outcome,
+                 api_key: Outcome| Route {
+        method,
+        path,
+        body,
+        owner,
+        agent,
+        api_key,
+    };
+    vec![
+        // Every member.
+        route(
+            Method::GET,
+            "/api/workspace",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/me/profile",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/me/profile",
+            empty,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        // Viewing the team: every member, and API keys.
+        route(
+            Method::GET,
+            "/api/agents",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
+        route(
+            Method::GET,
+            "/api/agents/{id}",
+            none,
+            Allowed(404),
+            Allowed(404),
+            Allowed(404),
+        ),
+        // Managing the team: Owners and API keys.
+        route(
+            Method::POST,
+            "/api/agents/invite",
+            invite,
+            Allowed(201),
+            OWNER_ONLY,
+            Allowed(201),
+        ),
+        route(
+            Method::POST,
+            "/api/agents/{id}/deactivate",
+            empty,
+            Allowed(404),
+            OWNER_ONLY,
+            Allowed(404),
+        ),
+        route(
+            Method::POST,
+            "/api/agents/{id}/reactivate",
+            empty,
+            Allowed(404),
+            OWNER_ONLY,
+            Allowed(404),
+        ),
+        route(
+            Method::PUT,
+            "/api/agents/{id}/role",
+            role,
+            Allowed(404),
+            OWNER_ONLY,
+            Allowed(404),
+        ),
+        // Owners only.
+        route(
+            Method::GET,
+            "/api/invitations",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::DELETE,
+            "/api/invitations/{id}",
+            none,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/settings",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/settings",
+            empty,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/settings/api-keys",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/settings/api-keys",
+            key_name,
+            Allowed(201),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/settings/api-keys/{id}/regenerate",
+            empty,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::DELETE,
+            "/api/settings/api-keys/{id}",
+            none,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        // Last: it deletes the workspace.
+        route(
+            Method::DELETE,
+            "/api/workspace",
+            none,
+            Allowed(202),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+    ]
+}
+
+async fn call(app: &TestApp, route: &Route, token: Option<&str>) -> (u16, String) {
+    let path = route.path.replace("{id}", &Uuid::new_v4().to_string());
+    let mut request = app.client.request(route.method.clone(), app.url(&path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = (route.body)() {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("request");
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.unwrap_or_default();
+    (status, body["code"].as_str().unwrap_or_default().to_owned())
+}
+
+fn matches(outcome: Outcome, (status, code): &(u16, String)) -> bool {
+    match outcome {
+        Allowed(expected) => *status == expected,
+        Denied(expected, expected_code) => *status == expected && code == expected_code,
+    }
+}
+
+fn show(outcome: Outcome) -> String {
+    match outcome {
+        Allowed(status) => format!("yes ({status})"),
+        Denied(status, code) => format!("no: {status} {code}"),
+    }
+}
+
+#[tokio::test]
+async fn every_api_route_enforces_the_permission_table_for_every_kind_of_caller() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let agent = app.member(&owner, "agent").await;
+    let gone = app.member(&owner, "agent").await;
+    let deactivated = app
+        .post_json(
+            &format!("/api/agents/{}/deactivate", gone.agent_id),
+            &json!({}),
+            Some(&owner.workspace_token),
+        )
+        .await;
+    assert_eq!(deactivated.status(), StatusCode::OK);
+    let (_, api_key) = app.api_key(&owner.workspace_token).await;
+
+    // The table covers exactly the /api routes the service serves.
+    let openapi: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let served: BTreeSet<(String, String)> = openapi["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(path, _)| path.starts_with("/api/"))
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .unwrap()
+                .keys()
+                .map(move |method| (method.to_uppercase(), path.clone()))
+        })
+        .collect();
+    let routes = routes();
+    let listed: BTreeSet<(String, String)> = routes
+        .iter()
+        .map(|r| (r.method.to_string(), r.path.to_owned()))
+        .collect();
+    assert_eq!(served, listed, "every /api route needs a row in the matrix");
+
+    let mut table = vec![
+        "| route | Owner | Agent | API key | user token | deactivated agent | no token |"
+            .to_owned(),
+        "|---|---|---|---|---|---|---|".to_owned(),
+    ];
+    let mut failures = Vec::new();
+    for route in &routes {
+        let callers: [(&str, Option<&str>, Outcome); 6] = [
+            ("no token", None, Denied(401, "unauthorized")),
+            (
+                "user token",
+                Some(&owner.user_token),
+                Denied(403, "wrong_token_type"),
+            ),
+            (
+                "deactivated agent",
+                Some(&gone.workspace_token),
+                Denied(403, "membership_deactivated"),
+            ),
+            ("API key", Some(&api_key), route.api_key),
+            ("Agent", Some(&agent.workspace_token), route.agent),
+            ("Owner", Some(&owner.workspace_token), route.owner),
+        ];
+        for (caller, token, expected) in callers {
+            let got = call(&app, route, token).await;
+            if !matches(expected, &got) {
+                failures.push(format!(
+                    "{} {} as {caller}: expected {expected:?}, got {got:?}",
+                    route.method, route.path
+                ));
+            }
+        }
+        table.push(format!(
+            "| `{} {}` | {} | {} | {} | no: 403 | no: 403 | no: 401 |",
+            route.method,
+            route.path,
+            show(route.owner),
+            show(route.agent),
+            show(route.api_key),
+        ));
+    }
+    println!("{}", table.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
