@@ -388,3 +388,40 @@ async fn another_workspaces_agent_ids_name_nothing() {
     );
     assert_eq!(app.agents(&acme.workspace_token).await.len(), 1);
 }
+
+#[tokio::test]
+async fn with_redis_down_team_changes_still_work_and_apply_here_at_once() {
+    // Nothing listens on port 1: every broadcast and rate-limit call fails at once.
+    let app = crate::helpers::spawn_app_with(&[("REDIS_URL", "redis://127.0.0.1:1")]).await;
+    let owner = app.owner_with_workspace("acme").await;
+    let ann = app.member(&owner, "agent").await;
+    assert_eq!(
+        app.get("/api/agents", Some(&ann.workspace_token))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let response = app
+        .post_json(
+            &format!("/api/agents/{}/deactivate", ann.agent_id),
+            &json!({}),
+            Some(&owner.workspace_token),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_problem(
+        app.get("/api/agents", Some(&ann.workspace_token)).await,
+        StatusCode::FORBIDDEN,
+        "membership_deactivated",
+    )
+    .await;
+    // Invitations are still written, with their email in the outbox for when Redis is back.
+    let outbox = app.count("outbox").await;
+    assert_eq!(
+        app.invite(&owner.workspace_token, &unique_email(), "agent")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    assert_eq!(app.count("outbox").await, outbox + 1);
+}

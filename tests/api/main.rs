@@ -16,5 +16,6 @@ mod operations;
 mod permissions;
 mod process;
 mod profile_and_settings;
+mod secrets_at_rest;
 mod tenancy;
 mod workspaces;

@@ -5,3 +5,4 @@ mod harness;
 mod emails;
 mod faults;
 mod probes;
+mod team;
