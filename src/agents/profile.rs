@@ -59,7 +59,10 @@ impl NotificationPreferences {
                 &mut self.email_on_new_conversation,
                 patch.email_on_new_conversation,
             ),
-            (&mut self.email_on_contact_reply, patch.email_on_contact_reply),
+            (
+                &mut self.email_on_contact_reply,
+                patch.email_on_contact_reply,
+            ),
             (&mut self.desktop, patch.desktop),
         ];
         for (field, value) in fields {

@@ -109,9 +109,11 @@ pub async fn of_user(
     workspace_id: Uuid,
     user_id: Uuid,
 ) -> sqlx::Result<Option<Agent>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} WHERE p.user_id = $2")))
-        .bind(workspace_id)
-        .bind(user_id)
-        .fetch_optional(conn)
-        .await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE p.user_id = $2"
+    )))
+    .bind(workspace_id)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await
 }

@@ -173,7 +173,10 @@ pub async fn invite(
     .await?;
     tx.commit().await?;
     tracing::info!(invitation_id = %invitation.id, workspace_id = %actor.workspace_id, "invitation sent");
-    Ok((StatusCode::CREATED, AppJson(InvitationCreated { invitation })))
+    Ok((
+        StatusCode::CREATED,
+        AppJson(InvitationCreated { invitation }),
+    ))
 }
 
 /// Deactivate an agent: from now on, on every replica, they can neither use nor obtain a

@@ -52,8 +52,8 @@ pub async fn change_email(
     UserToken(user_id): UserToken,
     AppJson(request): AppJson<ChangeEmailRequest>,
 ) -> Result<(StatusCode, AppJson<MessageResponse>)> {
-    let new_email = EmailAddress::parse(&request.new_email)
-        .map_err(|e| Error::invalid_field("newEmail", e))?;
+    let new_email =
+        EmailAddress::parse(&request.new_email).map_err(|e| Error::invalid_field("newEmail", e))?;
     if let Decision::Limited { retry_after } = state
         .rate_limiter
         .check(&format!("change-email:{user_id}"), CHANGE_EMAIL_QUOTA)

@@ -142,9 +142,10 @@ fn new_account(full_name: Option<String>, password: Option<String>) -> Result<(S
     let mut errors = FieldErrors::new();
     let full_name = full_name.map(|n| n.trim().to_owned()).unwrap_or_default();
     if full_name.is_empty() {
-        errors.entry("fullName").or_default().push(
-            "is required to create an account (or sign in and send your user token)".into(),
-        );
+        errors
+            .entry("fullName")
+            .or_default()
+            .push("is required to create an account (or sign in and send your user token)".into());
     } else if full_name.chars().count() > FULL_NAME_MAX_CHARS {
         errors
             .entry("fullName")
@@ -259,7 +260,10 @@ async fn join(
         .fetch_one(&mut *tx)
         .await?;
         return Err(if status == "active" {
-            Error::conflict("already_member", "you are already a member of this workspace")
+            Error::conflict(
+                "already_member",
+                "you are already a member of this workspace",
+            )
         } else {
             Error::conflict(
                 "member_deactivated",

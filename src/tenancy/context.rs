@@ -25,10 +25,7 @@ pub struct TenantTx {
 
 impl TenantTx {
     pub async fn begin(state: &AppState, actor: Actor) -> Result<Self, Error> {
-        let statement = format!(
-            "BEGIN; SET LOCAL search_path TO {}",
-            actor.schema.quoted()
-        );
+        let statement = format!("BEGIN; SET LOCAL search_path TO {}", actor.schema.quoted());
         let tx = db::begin(&state.db, Some(statement)).await?;
         Ok(Self { tx, actor })
     }

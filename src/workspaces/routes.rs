@@ -9,11 +9,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
+use crate::authz::Actor;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::outbox::{self, OutboxMessage};
 use crate::state::AppState;
-use crate::authz::Actor;
 use crate::tenancy::context::TenantTx;
 use crate::workspace_settings::{self, Branding};
 use crate::workspaces::provision::create_workspace;
@@ -222,7 +222,9 @@ pub async fn current(mut tenant: TenantTx) -> Result<AppJson<CurrentWorkspace>> 
             .bind(workspace_id)
             .fetch_one(tenant.conn())
             .await?;
-    let branding = workspace_settings::load(tenant.conn(), false).await?.branding;
+    let branding = workspace_settings::load(tenant.conn(), false)
+        .await?
+        .branding;
     Ok(AppJson(CurrentWorkspace {
         id,
         name,
