@@ -45,6 +45,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::invitations::router(state))
         .merge(crate::api_keys::router(state))
         .merge(crate::workspace_settings::router(state))
+        .merge(crate::conversations::router(state))
 }
 
 pub fn router(state: AppState) -> Router {

@@ -20,6 +20,7 @@ use utoipa::{Modify, OpenApi};
         (name = "settings", description = "Workspace settings (Owners)"),
         (name = "api-keys", description = "Secret API keys for integrations (Owners)"),
         (name = "operations", description = "Health and metrics"),
+        (name = "conversations", description = "The inbox: conversations with contacts, replies, private notes, assignment"),
     )
 )]
 pub struct ApiDoc;

@@ -1,11 +1,13 @@
 //! Black-box tests over HTTP against the real router, PostgreSQL and Redis.
 
 mod helpers;
+mod helpers_conversations;
 
 mod auth_login;
 mod auth_me;
 mod auth_register;
 mod auth_tokens;
+mod conversations;
 mod email_verification;
 mod http_conventions;
 mod operations;
