@@ -46,6 +46,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::api_keys::router(state))
         .merge(crate::workspace_settings::router(state))
         .merge(crate::conversations::router(state))
+        .merge(crate::tickets::router(state))
 }
 
 pub fn router(state: AppState) -> Router {

@@ -27,5 +27,6 @@ pub mod startup;
 pub mod state;
 pub mod telemetry;
 pub mod tenancy;
+pub mod tickets;
 pub mod workspace_settings;
 pub mod workspaces;

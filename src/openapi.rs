@@ -21,6 +21,7 @@ use utoipa::{Modify, OpenApi};
         (name = "api-keys", description = "Secret API keys for integrations (Owners)"),
         (name = "operations", description = "Health and metrics"),
         (name = "conversations", description = "The inbox: conversations with contacts, replies, private notes, assignment"),
+        (name = "tickets", description = "Tickets, their status, assignment and comments"),
     )
 )]
 pub struct ApiDoc;

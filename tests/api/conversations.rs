@@ -726,6 +726,10 @@ async fn every_new_route_is_in_the_openapi_document() {
         ("/api/conversations/{id}/assign", &["post"]),
         ("/api/conversations/{id}/status", &["post"]),
         ("/api/conversations/{id}/priority", &["post"]),
+        ("/api/tickets", &["get", "post"]),
+        ("/api/tickets/{id}", &["get", "patch"]),
+        ("/api/tickets/{id}/resolve", &["post"]),
+        ("/api/tickets/{id}/comments", &["get", "post"]),
     ] {
         for method in methods {
             let operation = &doc["paths"][path][method];
@@ -736,5 +740,21 @@ async fn every_new_route_is_in_the_openapi_document() {
                 "{method} {path}"
             );
         }
+    }
+    // Filters and pages are optional query parameters.
+    for path in ["/api/conversations", "/api/tickets"] {
+        let parameters = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
+        let names: Vec<&str> = parameters
+            .iter()
+            .map(|p| {
+                assert_eq!(
+                    (&p["in"], &p["required"]),
+                    (&json!("query"), &json!(false)),
+                    "{p}"
+                );
+                p["name"].as_str().unwrap()
+            })
+            .collect();
+        assert_eq!(names, ["status", "assignee", "limit", "cursor"], "{path}");
     }
 }

@@ -132,6 +132,22 @@ impl TestApp {
         .await
     }
 
+    /// `POST /api/tickets` for requester `email`; the ticket.
+    pub async fn open_ticket(&self, token: &str, email: &str, extra: Value) -> Value {
+        let mut body = json!({"subject": "Refund", "requester": {"email": email}});
+        if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+            body.extend(extra);
+        }
+        self.json_ok(
+            Method::POST,
+            "/api/tickets",
+            &body,
+            token,
+            StatusCode::CREATED,
+        )
+        .await
+    }
+
     /// A secret API key of the Owner's workspace.
     pub async fn secret_api_key(&self, owner: &Owner) -> String {
         let created = self

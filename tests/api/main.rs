@@ -13,4 +13,5 @@ mod http_conventions;
 mod operations;
 mod process;
 mod tenancy;
+mod tickets;
 mod workspaces;
