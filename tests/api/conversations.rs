@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_problem, spawn_app};
+use crate::helpers::{TestApp, assert_problem, spawn_app};
 use crate::helpers_conversations::{at, id, ids};
 
 #[tokio::test]
@@ -712,6 +712,217 @@ async fn pages_neither_repeat_nor_skip_while_conversations_arrive() {
     for id in &existing {
         assert!(seen.contains(id), "{id} was skipped");
     }
+}
+
+#[tokio::test]
+async fn deactivating_an_agent_releases_their_open_work_and_keeps_their_history() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let me = app.owner_agent(&owner).await;
+    let bea = app.join(&owner, "agent").await;
+    let open = app
+        .start_conversation(&bea.token, "a@example.org", "1")
+        .await;
+    let pending = app
+        .start_conversation(&bea.token, "b@example.org", "2")
+        .await;
+    let resolved = app
+        .start_conversation(&bea.token, "c@example.org", "3")
+        .await;
+    let others = app
+        .start_conversation(&me.token, "d@example.org", "4")
+        .await;
+    for (conversation, status) in [(&pending, "pending"), (&resolved, "resolved")] {
+        app.json_ok(
+            Method::POST,
+            &format!("/api/conversations/{}/status", id(conversation)),
+            &json!({ "status": status }),
+            &bea.token,
+            StatusCode::OK,
+        )
+        .await;
+    }
+    let note = app
+        .json_ok(
+            Method::POST,
+            &format!("/api/conversations/{}/notes", id(&others)),
+            &json!({"body": "Bea was here"}),
+            &bea.token,
+            StatusCode::CREATED,
+        )
+        .await;
+    let assigned = || json!({"assigneeId": bea.agent_id});
+    let ticket_open = app
+        .open_ticket(&me.token, "a@example.org", assigned())
+        .await;
+    let ticket_closed = app
+        .open_ticket(&me.token, "b@example.org", assigned())
+        .await;
+    app.json_ok(
+        Method::PATCH,
+        &format!("/api/tickets/{}", id(&ticket_closed)),
+        &json!({"status": "closed"}),
+        &me.token,
+        StatusCode::OK,
+    )
+    .await;
+    let comment = app
+        .json_ok(
+            Method::POST,
+            &format!("/api/tickets/{}/comments", id(&ticket_open)),
+            &json!({"body": "On it"}),
+            &bea.token,
+            StatusCode::CREATED,
+        )
+        .await;
+
+    app.deactivate(&owner, bea.agent_id).await;
+
+    let unassigned = ids(
+        &app.get_ok("/api/conversations?assignee=unassigned", &me.token)
+            .await,
+        "conversations",
+    );
+    assert_eq!(unassigned, [id(&pending), id(&open)]);
+    let beas = app
+        .get_ok(
+            &format!("/api/conversations?assignee={}", bea.agent_id),
+            &me.token,
+        )
+        .await;
+    assert_eq!(ids(&beas, "conversations"), [id(&resolved)], "history");
+    let ticket = app
+        .get_ok(&format!("/api/tickets/{}", id(&ticket_open)), &me.token)
+        .await;
+    assert_eq!(ticket["assigneeId"], Value::Null);
+    let closed = app
+        .get_ok(&format!("/api/tickets/{}", id(&ticket_closed)), &me.token)
+        .await;
+    assert_eq!(closed["assigneeId"], json!(bea.agent_id));
+
+    // Everything Bea wrote is still hers.
+    let messages = app
+        .get_ok(
+            &format!("/api/conversations/{}/messages", id(&open)),
+            &me.token,
+        )
+        .await;
+    assert_eq!(
+        messages["messages"][0]["authorAgentId"],
+        json!(bea.agent_id)
+    );
+    let notes = app
+        .get_ok(
+            &format!("/api/conversations/{}/messages", id(&others)),
+            &me.token,
+        )
+        .await;
+    assert_eq!(notes["messages"][1], note);
+    let comments = app
+        .get_ok(
+            &format!("/api/tickets/{}/comments", id(&ticket_open)),
+            &me.token,
+        )
+        .await;
+    assert_eq!(comments["comments"], json!([comment]));
+
+    // And nothing can be handed to her any more.
+    assert_problem(
+        app.send(
+            Method::POST,
+            &format!("/api/conversations/{}/assign", id(&open)),
+            Some(&json!({"assigneeId": bea.agent_id})),
+            Some(&me.token),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "validation_failed",
+    )
+    .await;
+}
+
+/// Counts sessions of this database waiting for a lock in a statement containing `sql`.
+async fn waiting(app: &TestApp, sql: &str) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND strpos(query, $1) > 0",
+    )
+    .bind(sql)
+    .fetch_one(&app.db)
+    .await
+    .unwrap()
+}
+
+async fn eventually(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting: {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_assignment_racing_the_agents_deactivation_is_released_with_the_rest() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let me = app.owner_agent(&owner).await;
+    let bea = app.join(&owner, "agent").await;
+    let conversation = app
+        .start_conversation(&me.token, "a@example.org", "x")
+        .await;
+    let conversation_id: uuid::Uuid = id(&conversation).parse().unwrap();
+
+    // Hold the conversation's row, so the assignment stops after its check of Bea and before
+    // its write; deactivate Bea meanwhile; then let the assignment finish.
+    let mut blocker = app.db.begin().await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT 1 FROM ws_{}.conversations WHERE id = $1 FOR UPDATE",
+        owner.workspace_id.simple()
+    )))
+    .bind(conversation_id)
+    .execute(&mut *blocker)
+    .await
+    .unwrap();
+    let assignment = tokio::spawn(
+        app.client
+            .post(app.url(&format!("/api/conversations/{conversation_id}/assign")))
+            .bearer_auth(&me.token)
+            .json(&json!({"assigneeId": bea.agent_id}))
+            .send(),
+    );
+    eventually("the assignment waits for the row", async || {
+        waiting(&app, "UPDATE conversations SET assignee_id = $2").await == 1
+    })
+    .await;
+    let deactivation = tokio::spawn(
+        app.client
+            .post(app.url(&format!("/api/agents/{}/deactivate", bea.agent_id)))
+            .bearer_auth(&owner.workspace_token)
+            .send(),
+    );
+    eventually("the deactivation waits or is done", async || {
+        deactivation.is_finished() || waiting(&app, "UPDATE public.memberships").await == 1
+    })
+    .await;
+    blocker.commit().await.unwrap();
+
+    assert_eq!(assignment.await.unwrap().unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        deactivation.await.unwrap().unwrap().status(),
+        StatusCode::OK
+    );
+    let now = app
+        .get_ok(&format!("/api/conversations/{conversation_id}"), &me.token)
+        .await;
+    assert_eq!(
+        now["assigneeId"],
+        Value::Null,
+        "left with a deactivated agent"
+    );
 }
 
 #[tokio::test]
