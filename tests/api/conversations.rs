@@ -941,6 +941,9 @@ async fn every_new_route_is_in_the_openapi_document() {
         ("/api/tickets/{id}", &["get", "patch"]),
         ("/api/tickets/{id}/resolve", &["post"]),
         ("/api/tickets/{id}/comments", &["get", "post"]),
+        ("/api/canned-responses", &["get", "post"]),
+        ("/api/canned-responses/{id}", &["get", "patch", "delete"]),
+        ("/api/canned-responses/{id}/render", &["post"]),
     ] {
         for method in methods {
             let operation = &doc["paths"][path][method];

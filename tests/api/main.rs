@@ -7,6 +7,7 @@ mod auth_login;
 mod auth_me;
 mod auth_register;
 mod auth_tokens;
+mod canned_responses;
 mod conversations;
 mod email_verification;
 mod http_conventions;
