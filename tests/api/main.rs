@@ -11,6 +11,7 @@ mod canned_responses;
 mod conversations;
 mod email_verification;
 mod http_conventions;
+mod list_plans;
 mod operations;
 mod process;
 mod tenancy;
