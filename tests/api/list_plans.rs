@@ -20,6 +20,19 @@ use crate::helpers_conversations::Member;
 
 const ROWS: i64 = 100_000;
 
+/// A transaction in the tenant's schema, as the handlers get one.
+async fn tenant_tx(app: &TestApp, schema: &TenantSchema) -> sqlx::Transaction<'static, Postgres> {
+    supportdesk::db::begin(
+        &app.db,
+        Some(format!(
+            "BEGIN; SET LOCAL search_path TO {}",
+            schema.quoted()
+        )),
+    )
+    .await
+    .unwrap()
+}
+
 struct Seeded {
     owner: Owner,
     me: Member,
@@ -34,15 +47,7 @@ async fn seed(app: &TestApp) -> Seeded {
     let me = app.owner_agent(&owner).await;
     let bea = app.join(&owner, "agent").await;
     let schema = TenantSchema::for_workspace(owner.workspace_id);
-    let mut tx = supportdesk::db::begin(
-        &app.db,
-        Some(format!(
-            "BEGIN; SET LOCAL search_path TO {}",
-            schema.quoted()
-        )),
-    )
-    .await
-    .unwrap();
+    let mut tx = tenant_tx(app, &schema).await;
     sqlx::query(
         "INSERT INTO contacts (email, name)
          SELECT 'contact' || g || '@example.org', 'Contact ' || g FROM generate_series(1, 1000) g",
@@ -103,15 +108,7 @@ async fn explain(
     schema: &TenantSchema,
     mut query: QueryBuilder<Postgres>,
 ) -> String {
-    let mut tx = supportdesk::db::begin(
-        &app.db,
-        Some(format!(
-            "BEGIN; SET LOCAL search_path TO {}",
-            schema.quoted()
-        )),
-    )
-    .await
-    .unwrap();
+    let mut tx = tenant_tx(app, schema).await;
     let lines: Vec<String> = query
         .build_query_scalar()
         .fetch_all(&mut *tx)
@@ -313,15 +310,7 @@ async fn list_latency_at_100k_conversations() {
             }
         }
         let page = Page { limit: 50, after };
-        let mut tx = supportdesk::db::begin(
-            &app.db,
-            Some(format!(
-                "BEGIN; SET LOCAL search_path TO {}",
-                seeded.schema.quoted()
-            )),
-        )
-        .await
-        .unwrap();
+        let mut tx = tenant_tx(&app, &seeded.schema).await;
         let mut query_only = Vec::with_capacity(CALLS);
         for round in 0..CALLS + 20 {
             let started = Instant::now();
