@@ -241,6 +241,10 @@ fn constraint_conflict(err: &sqlx::Error) -> Option<(&'static str, &'static str)
     Some(match constraint {
         "users_email_key" => ("email_taken", "an account with this email already exists"),
         "workspaces_slug_key" => ("slug_taken", "a workspace with this slug already exists"),
+        "canned_responses_short_code_key" => (
+            "short_code_taken",
+            "a canned response with this short code already exists",
+        ),
         _ => return None,
     })
 }

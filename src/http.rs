@@ -45,6 +45,9 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::invitations::router(state))
         .merge(crate::api_keys::router(state))
         .merge(crate::workspace_settings::router(state))
+        .merge(crate::conversations::router(state))
+        .merge(crate::tickets::router(state))
+        .merge(crate::canned_responses::router(state))
 }
 
 pub fn router(state: AppState) -> Router {

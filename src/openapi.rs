@@ -20,6 +20,9 @@ use utoipa::{Modify, OpenApi};
         (name = "settings", description = "Workspace settings (Owners)"),
         (name = "api-keys", description = "Secret API keys for integrations (Owners)"),
         (name = "operations", description = "Health and metrics"),
+        (name = "conversations", description = "The inbox: conversations with contacts, replies, private notes, assignment"),
+        (name = "tickets", description = "Tickets, their status, assignment and comments"),
+        (name = "canned-responses", description = "Saved replies: everyone uses them, Owners write them"),
     )
 )]
 pub struct ApiDoc;

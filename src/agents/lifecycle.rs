@@ -85,7 +85,8 @@ async fn ensure_an_owner_remains(conn: &mut PgConnection, workspace_id: Uuid) ->
 
 /// Sends a deactivated agent's open work back to the team (the Unassigned tab), in the same
 /// transaction as the deactivation. Messages, notes and comments keep their author.
-async fn release_assignments(_conn: &mut PgConnection, _agent_id: Uuid) -> sqlx::Result<()> {
-    // Conversations and tickets do not exist yet; they unassign here when they do.
+async fn release_assignments(conn: &mut PgConnection, agent_id: Uuid) -> sqlx::Result<()> {
+    crate::conversations::record::release_assignee(conn, agent_id).await?;
+    crate::tickets::record::release_assignee(conn, agent_id).await?;
     Ok(())
 }

@@ -19,3 +19,10 @@ mod profile_and_settings;
 mod secrets_at_rest;
 mod tenancy;
 mod workspaces;
+
+// Conversations, tickets and canned responses.
+mod canned_responses;
+mod conversations;
+mod helpers_conversations;
+mod list_plans;
+mod tickets;

@@ -491,7 +491,7 @@ async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the
                  EXECUTE format('DELETE FROM %I.refinery_schema_history', s);
              END LOOP;
              FOR s IN SELECT schema_name FROM public.workspaces WHERE slug <> 'bravo' LOOP
-                 EXECUTE format('DROP TABLE %I.agent_profiles, %I.settings', s, s);
+                 EXECUTE format('DROP SCHEMA %I CASCADE; CREATE SCHEMA %I', s, s);
              END LOOP;
          END $$"
             .to_owned(),
@@ -520,7 +520,7 @@ async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the
     sqlx::raw_sql(sqlx::AssertSqlSafe(
         "DO $$ DECLARE s text; BEGIN
              SELECT schema_name INTO s FROM public.workspaces WHERE slug = 'bravo';
-             EXECUTE format('DROP TABLE %I.agent_profiles, %I.settings', s, s);
+             EXECUTE format('DROP SCHEMA %I CASCADE; CREATE SCHEMA %I', s, s);
          END $$"
             .to_owned(),
     ))
@@ -622,9 +622,10 @@ async fn starting_with_run_migrations_brings_workspaces_up_to_date() {
     sqlx::raw_sql(sqlx::AssertSqlSafe(
         "DO $$ DECLARE s text; BEGIN
              SELECT schema_name INTO s FROM public.workspaces WHERE slug = 'behind';
-             EXECUTE format('DROP TABLE %I.agent_profiles, %I.settings, %I.refinery_schema_history', s, s, s);
+             EXECUTE format('DROP SCHEMA %I CASCADE; CREATE SCHEMA %I', s, s);
          END $$
-         ; UPDATE public.workspaces SET schema_version = 0".to_owned(),
+         ; UPDATE public.workspaces SET schema_version = 0"
+            .to_owned(),
     ))
     .execute(&mut conn)
     .await

@@ -41,7 +41,17 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
     let id: Uuid = body["id"].as_str().unwrap().parse().unwrap();
     assert_eq!(
         schema_tables(&app, id).await,
-        ["agent_profiles", "refinery_schema_history", "settings"]
+        [
+            "agent_profiles",
+            "canned_responses",
+            "contacts",
+            "conversations",
+            "messages",
+            "refinery_schema_history",
+            "settings",
+            "ticket_comments",
+            "tickets"
+        ]
     );
     let version: i32 =
         sqlx::query_scalar("SELECT schema_version FROM public.workspaces WHERE id = $1")

@@ -1,0 +1,95 @@
+//! The CannedResponse record and its queries. `conn` is always the tenant's transaction.
+
+use serde::Serialize;
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct CannedResponse {
+    pub id: Uuid,
+    /// What an agent types to find it, e.g. `refund`; unique in the workspace.
+    #[schema(example = "refund")]
+    pub short_code: String,
+    #[schema(example = "Refund on its way")]
+    pub title: String,
+    /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
+    #[schema(example = "Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}")]
+    pub body: String,
+}
+
+/// Canned responses whose short code or title contains `search` (any case), by short code.
+/// A workspace keeps tens or hundreds of them, so this reads the table without an index.
+pub async fn list(
+    conn: &mut PgConnection,
+    search: Option<&str>,
+) -> sqlx::Result<Vec<CannedResponse>> {
+    sqlx::query_as(
+        "SELECT id, short_code, title, body FROM canned_responses
+          WHERE $1::text IS NULL
+             OR strpos(short_code, lower($1)) > 0
+             OR strpos(lower(title), lower($1)) > 0
+          ORDER BY short_code",
+    )
+    .bind(search)
+    .fetch_all(conn)
+    .await
+}
+
+pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<CannedResponse>> {
+    sqlx::query_as("SELECT id, short_code, title, body FROM canned_responses WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}
+
+pub async fn insert(
+    conn: &mut PgConnection,
+    short_code: &str,
+    title: &str,
+    body: &str,
+) -> sqlx::Result<CannedResponse> {
+    sqlx::query_as(
+        "INSERT INTO canned_responses (short_code, title, body) VALUES ($1, $2, $3)
+         RETURNING id, short_code, title, body",
+    )
+    .bind(short_code)
+    .bind(title)
+    .bind(body)
+    .fetch_one(conn)
+    .await
+}
+
+/// Changes the fields given; `None` when there is no such canned response.
+pub async fn update(
+    conn: &mut PgConnection,
+    id: Uuid,
+    short_code: Option<&str>,
+    title: Option<&str>,
+    body: Option<&str>,
+) -> sqlx::Result<Option<CannedResponse>> {
+    sqlx::query_as(
+        "UPDATE canned_responses
+            SET short_code = coalesce($2, short_code), title = coalesce($3, title),
+                body = coalesce($4, body), updated_at = now()
+          WHERE id = $1
+         RETURNING id, short_code, title, body",
+    )
+    .bind(id)
+    .bind(short_code)
+    .bind(title)
+    .bind(body)
+    .fetch_optional(conn)
+    .await
+}
+
+/// False when there was no such canned response.
+pub async fn delete(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<bool> {
+    Ok(sqlx::query("DELETE FROM canned_responses WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?
+        .rows_affected()
+        == 1)
+}

@@ -1,0 +1,304 @@
+//! `/api/canned-responses*`: every member lists, searches and renders them; Owners write them.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::authz::Actor;
+use crate::canned_responses::record::{self, CannedResponse};
+use crate::canned_responses::template::{self, Values};
+use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::error::{Error, FieldErrors, Result};
+use crate::extract::{AppJson, AppQuery, path_id};
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+
+pub const SHORT_CODE_MAX_CHARS: usize = 32;
+
+/// A short code as typed, lower-cased: 1 to 32 of `a-z`, `0-9`, `-` and `_`.
+fn short_code(raw: &str) -> Result<String, String> {
+    let code = raw.trim().to_lowercase();
+    let valid_chars = code
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if code.is_empty() || code.chars().count() > SHORT_CODE_MAX_CHARS || !valid_chars {
+        return Err(format!(
+            "must be 1 to {SHORT_CODE_MAX_CHARS} letters, digits, - or _"
+        ));
+    }
+    Ok(code)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only those whose short code or title contains this (any case).
+    q: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CannedResponseList {
+    pub canned_responses: Vec<CannedResponse>,
+}
+
+/// The workspace's canned responses by short code, or those matching `q`.
+#[utoipa::path(
+    get, path = "/api/canned-responses", tag = "canned-responses",
+    security(("bearer" = [])),
+    params(ListQuery),
+    responses(
+        (status = 200, description = "Canned responses by short code", body = CannedResponseList),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list(
+    AppQuery(query): AppQuery<ListQuery>,
+    mut tenant: TenantTx,
+) -> Result<AppJson<CannedResponseList>> {
+    let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    let canned_responses = record::list(tenant.conn(), search).await?;
+    Ok(AppJson(CannedResponseList { canned_responses }))
+}
+
+/// One canned response.
+#[utoipa::path(
+    get, path = "/api/canned-responses/{id}", tag = "canned-responses",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Canned response id")),
+    responses(
+        (status = 200, description = "The canned response", body = CannedResponse),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get(Path(id): Path<String>, mut tenant: TenantTx) -> Result<AppJson<CannedResponse>> {
+    let id = path_id(&id, "canned response")?;
+    let canned = record::find(tenant.conn(), id)
+        .await?
+        .ok_or(Error::NotFound("canned response"))?;
+    Ok(AppJson(canned))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateCannedResponse {
+    /// 1 to 32 letters, digits, `-` or `_`; stored lower case; unique in the workspace.
+    #[schema(example = "refund")]
+    short_code: String,
+    #[schema(example = "Refund on its way")]
+    title: String,
+    #[schema(example = "Hi {{contact.name}}, your refund is on its way.")]
+    body: String,
+}
+
+/// Create a canned response (Owners).
+#[utoipa::path(
+    post, path = "/api/canned-responses", tag = "canned-responses",
+    security(("bearer" = [])),
+    request_body = CreateCannedResponse,
+    responses(
+        (status = 201, description = "The new canned response", body = CannedResponse),
+        (status = 400, description = "Malformed JSON, or a missing or invalid field", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The short code is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create(
+    State(state): State<AppState>,
+    actor: Actor,
+    AppJson(request): AppJson<CreateCannedResponse>,
+) -> Result<(StatusCode, AppJson<CannedResponse>)> {
+    let mut errors = FieldErrors::new();
+    let mut check = |field, result: Result<String, String>| {
+        result
+            .map_err(|e| errors.entry(field).or_default().push(e))
+            .ok()
+    };
+    let fields = (
+        check("shortCode", short_code(&request.short_code)),
+        check("title", text::required(&request.title, SUBJECT_MAX_CHARS)),
+        check("body", text::required(&request.body, BODY_MAX_CHARS)),
+    );
+    let (Some(short_code), Some(title), Some(body)) = fields else {
+        return Err(Error::Validation(errors));
+    };
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let canned = record::insert(tenant.conn(), &short_code, &title, &body).await?;
+    tenant.commit().await?;
+    Ok((StatusCode::CREATED, AppJson(canned)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CannedResponsePatch {
+    short_code: Option<String>,
+    title: Option<String>,
+    body: Option<String>,
+}
+
+/// Change a canned response (Owners); fields left out stay as they are.
+#[utoipa::path(
+    patch, path = "/api/canned-responses/{id}", tag = "canned-responses",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Canned response id")),
+    request_body = CannedResponsePatch,
+    responses(
+        (status = 200, description = "The updated canned response", body = CannedResponse),
+        (status = 400, description = "Malformed JSON, or an invalid or unknown field", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The short code is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn update(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(id): Path<String>,
+    AppJson(patch): AppJson<CannedResponsePatch>,
+) -> Result<AppJson<CannedResponse>> {
+    let id = path_id(&id, "canned response")?;
+    let mut errors = FieldErrors::new();
+    let mut check =
+        |field, value: Option<String>, rule: &dyn Fn(&str) -> Result<String, String>| {
+            value
+                .map(|value| rule(&value))
+                .transpose()
+                .map_err(|e| errors.entry(field).or_default().push(e))
+                .ok()
+        };
+    let fields = (
+        check("shortCode", patch.short_code, &short_code),
+        check("title", patch.title, &|v| {
+            text::required(v, SUBJECT_MAX_CHARS)
+        }),
+        check("body", patch.body, &|v| text::required(v, BODY_MAX_CHARS)),
+    );
+    let (Some(short_code), Some(title), Some(body)) = fields else {
+        return Err(Error::Validation(errors));
+    };
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let canned = record::update(
+        tenant.conn(),
+        id,
+        short_code.as_deref(),
+        title.as_deref(),
+        body.as_deref(),
+    )
+    .await?
+    .ok_or(Error::NotFound("canned response"))?;
+    tenant.commit().await?;
+    Ok(AppJson(canned))
+}
+
+/// Delete a canned response (Owners).
+#[utoipa::path(
+    delete, path = "/api/canned-responses/{id}", tag = "canned-responses",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Canned response id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn delete(Path(id): Path<String>, mut tenant: TenantTx) -> Result<StatusCode> {
+    let id = path_id(&id, "canned response")?;
+    if !record::delete(tenant.conn(), id).await? {
+        return Err(Error::NotFound("canned response"));
+    }
+    tenant.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RenderRequest {
+    /// The conversation whose contact the response is for.
+    conversation_id: Uuid,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Rendered {
+    /// The body with `{{contact.name}}` (empty when unknown), `{{agent.displayName}}` (the
+    /// caller) and `{{workspace.name}}` filled in.
+    pub body: String,
+}
+
+/// A canned response filled in for a conversation, ready to send.
+#[utoipa::path(
+    post, path = "/api/canned-responses/{id}/render", tag = "canned-responses",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Canned response id")),
+    request_body = RenderRequest,
+    responses(
+        (status = 200, description = "The filled-in body", body = Rendered),
+        (status = 400, description = "Malformed JSON, or no such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn render(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(id): Path<String>,
+    AppJson(request): AppJson<RenderRequest>,
+) -> Result<AppJson<Rendered>> {
+    let id = path_id(&id, "canned response")?;
+    let user_id = actor.member_id()?;
+    let workspace_id = actor.workspace_id;
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let conn = tenant.conn();
+    let (body, agent_display_name, workspace_name): (String, Option<String>, String) =
+        sqlx::query_as(
+            "SELECT cr.body,
+                (SELECT display_name FROM agent_profiles WHERE user_id = $2),
+                (SELECT name FROM public.workspaces WHERE id = $3)
+           FROM canned_responses cr WHERE cr.id = $1",
+        )
+        .bind(id)
+        .bind(user_id)
+        .bind(workspace_id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or(Error::NotFound("canned response"))?;
+    let contact_name: Option<String> = sqlx::query_scalar(
+        "SELECT ct.name FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+          WHERE c.id = $1",
+    )
+    .bind(request.conversation_id)
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or_else(|| {
+        Error::invalid_field("conversationId", "no such conversation in this workspace")
+    })?;
+    let values = Values {
+        contact_name: contact_name.as_deref().unwrap_or_default(),
+        agent_display_name: agent_display_name.as_deref().unwrap_or_default(),
+        workspace_name: &workspace_name,
+    };
+    Ok(AppJson(Rendered {
+        body: template::render(&body, values),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_codes_are_lower_case_words() {
+        assert_eq!(short_code(" Refund-2_x ").unwrap(), "refund-2_x");
+        for bad in ["", "   ", "with space", "/slash", "ünï", &"a".repeat(33)] {
+            assert!(short_code(bad).is_err(), "{bad}");
+        }
+    }
+}

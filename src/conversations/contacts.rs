@@ -1,0 +1,88 @@
+//! Contacts: the people writing in, one per email address in a workspace. A conversation or a
+//! ticket names its contact by email; the first mention creates the contact.
+
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::email_address::EmailAddress;
+use crate::error::FieldErrors;
+
+pub const NAME_MAX_CHARS: usize = 200;
+
+#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+pub struct Contact {
+    pub id: Uuid,
+    /// Null until someone tells us.
+    pub name: Option<String>,
+    pub email: String,
+}
+
+/// A contact as a request names it.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContactInput {
+    #[schema(example = "carla@example.org")]
+    email: String,
+    #[schema(example = "Carla Diaz")]
+    name: Option<String>,
+}
+
+/// A checked [`ContactInput`].
+#[derive(Debug)]
+pub struct NewContact {
+    email: EmailAddress,
+    name: Option<String>,
+}
+
+impl ContactInput {
+    /// Checks the input; problems go to `errors` under `field.email` and `field.name`.
+    pub fn validate(self, field: Field, errors: &mut FieldErrors) -> Option<NewContact> {
+        let email = EmailAddress::parse(&self.email)
+            .map_err(|e| errors.entry(field.email).or_default().push(e))
+            .ok();
+        let name = self
+            .name
+            .map(|name| name.trim().to_owned())
+            .filter(|name| !name.is_empty());
+        if name
+            .as_ref()
+            .is_some_and(|name| name.chars().count() > NAME_MAX_CHARS)
+        {
+            errors
+                .entry(field.name)
+                .or_default()
+                .push(format!("must be at most {NAME_MAX_CHARS} characters"));
+            return None;
+        }
+        Some(NewContact {
+            email: email?,
+            name,
+        })
+    }
+}
+
+/// The field names a contact's errors are reported under (`contact.email`, `requester.email`).
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    pub email: &'static str,
+    pub name: &'static str,
+}
+
+/// The contact with this email, created if new. A name fills in one we did not know; it does
+/// not overwrite one we did (a contact's name is theirs, not the last agent's spelling).
+pub async fn upsert(conn: &mut PgConnection, contact: &NewContact) -> sqlx::Result<Contact> {
+    sqlx::query_as(
+        "INSERT INTO contacts (email, name) VALUES ($1, $2)
+         ON CONFLICT (email) DO UPDATE
+            SET name = coalesce(contacts.name, EXCLUDED.name),
+                updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
+                                  THEN now() ELSE contacts.updated_at END
+         RETURNING id, name, email",
+    )
+    .bind(contact.email.as_str())
+    .bind(&contact.name)
+    .fetch_one(conn)
+    .await
+}

@@ -1,0 +1,82 @@
+//! Messages of a conversation: incoming (from the contact), outgoing replies and private notes
+//! (agents only, never shown to visitors). Every message moves the conversation's
+//! `lastMessageAt`, in the same statement.
+
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::pagination::{Page, TimeKey};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum MessageKind {
+    Incoming,
+    Outgoing,
+    Note,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub id: Uuid,
+    pub kind: MessageKind,
+    pub body: String,
+    /// The agent who wrote a reply or note (kept after they are deactivated); null for
+    /// incoming messages.
+    pub author_agent_id: Option<Uuid>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+/// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`
+/// when there is no such conversation. `author` is the agent, `None` for incoming messages.
+pub async fn add(
+    conn: &mut PgConnection,
+    conversation_id: Uuid,
+    kind: MessageKind,
+    body: &str,
+    author: Option<Uuid>,
+) -> sqlx::Result<Option<Message>> {
+    sqlx::query_as(
+        "WITH c AS (UPDATE conversations
+                       SET last_message_at = greatest(last_message_at, now()), updated_at = now()
+                     WHERE id = $1 RETURNING id)
+         INSERT INTO messages (conversation_id, kind, body, author_agent_id)
+         SELECT c.id, $2, $3, $4 FROM c
+         RETURNING id, kind, body, author_agent_id, created_at",
+    )
+    .bind(conversation_id)
+    .bind(kind)
+    .bind(body)
+    .bind(author)
+    .fetch_optional(conn)
+    .await
+}
+
+/// A page of a conversation's messages, oldest first, and the cursor of the next one.
+pub async fn list(
+    conn: &mut PgConnection,
+    conversation_id: Uuid,
+    page: &Page<TimeKey>,
+) -> sqlx::Result<(Vec<Message>, Option<String>)> {
+    let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
+    let rows = sqlx::query_as(
+        "SELECT id, kind, body, author_agent_id, created_at FROM messages
+          WHERE conversation_id = $1
+            AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3))
+          ORDER BY created_at, id
+          LIMIT $4",
+    )
+    .bind(conversation_id)
+    .bind(after_at)
+    .bind(after_id)
+    .bind(page.fetch())
+    .fetch_all(conn)
+    .await?;
+    Ok(page.finish(rows, |m: &Message| TimeKey(m.created_at, m.id)))
+}

@@ -1,0 +1,209 @@
+//! The Conversation record and its queries. `conn` is always the tenant's transaction.
+
+use serde::{Deserialize, Serialize};
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgConnection, Postgres, QueryBuilder, Row};
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::conversations::assignee::AssigneeFilter;
+use crate::conversations::contacts::Contact;
+use crate::pagination::{Page, TimeKey};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum ConversationStatus {
+    Open,
+    Pending,
+    Resolved,
+}
+
+/// Shared by conversations and tickets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+    Urgent,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversation {
+    pub id: Uuid,
+    /// Counts up per workspace from 1.
+    pub number: i64,
+    pub subject: Option<String>,
+    pub status: ConversationStatus,
+    pub priority: Option<Priority>,
+    /// The agent handling it; null in the Unassigned tab.
+    pub assignee_id: Option<Uuid>,
+    pub contact: Contact,
+    /// The newest message's time (replies, incoming messages and notes): the list's order.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub last_message_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub updated_at: OffsetDateTime,
+}
+
+impl FromRow<'_, PgRow> for Conversation {
+    fn from_row(row: &PgRow) -> sqlx::Result<Self> {
+        Ok(Self {
+            id: row.try_get("id")?,
+            number: row.try_get("number")?,
+            subject: row.try_get("subject")?,
+            status: row.try_get("status")?,
+            priority: row.try_get("priority")?,
+            assignee_id: row.try_get("assignee_id")?,
+            contact: Contact {
+                id: row.try_get("contact_id")?,
+                name: row.try_get("contact_name")?,
+                email: row.try_get("contact_email")?,
+            },
+            last_message_at: row.try_get("last_message_at")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+}
+
+/// The columns of a [`Conversation`], from `c` (conversations) joined with `ct` (contacts).
+const COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assignee_id,
+                       c.last_message_at, c.created_at, c.updated_at,
+                       ct.id AS contact_id, ct.name AS contact_name, ct.email AS contact_email";
+
+#[derive(Debug, Clone, Copy)]
+pub struct ListFilter {
+    pub status: Option<ConversationStatus>,
+    pub assignee: AssigneeFilter,
+}
+
+/// Appends the list query to `query`: one statement whose every shape (tab, status, cursor)
+/// is a range of one index of `V3` read in order, so a page is `LIMIT` rows whatever the
+/// size of the workspace. Public so that a test can `EXPLAIN` exactly what the handler runs.
+pub fn push_list_query(
+    query: &mut QueryBuilder<Postgres>,
+    filter: ListFilter,
+    page: &Page<TimeKey>,
+) {
+    query.push(format_args!(
+        "SELECT {COLUMNS} FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE true"
+    ));
+    filter.assignee.push_condition(query, "c.assignee_id");
+    if let Some(status) = filter.status {
+        query.push(" AND c.status = ").push_bind(status);
+    }
+    if let Some(TimeKey(at, id)) = page.after {
+        query
+            .push(" AND (c.last_message_at, c.id) < (")
+            .push_bind(at)
+            .push(", ")
+            .push_bind(id)
+            .push(")");
+    }
+    query
+        .push(" ORDER BY c.last_message_at DESC, c.id DESC LIMIT ")
+        .push_bind(page.fetch());
+}
+
+/// A page of conversations and the cursor of the next one.
+pub async fn list(
+    conn: &mut PgConnection,
+    filter: ListFilter,
+    page: &Page<TimeKey>,
+) -> sqlx::Result<(Vec<Conversation>, Option<String>)> {
+    let mut query = QueryBuilder::new("");
+    push_list_query(&mut query, filter, page);
+    let rows = query.build_query_as().fetch_all(conn).await?;
+    Ok(page.finish(rows, |c: &Conversation| TimeKey(c.last_message_at, c.id)))
+}
+
+pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Conversation>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+          WHERE c.id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+pub async fn exists(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<bool> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1)")
+        .bind(id)
+        .fetch_one(conn)
+        .await
+}
+
+/// A new open conversation; its first message is the caller's to add.
+pub async fn insert(
+    conn: &mut PgConnection,
+    contact_id: Uuid,
+    subject: Option<&str>,
+    assignee_id: Option<Uuid>,
+) -> sqlx::Result<Uuid> {
+    sqlx::query_scalar(
+        "INSERT INTO conversations (contact_id, subject, assignee_id)
+         VALUES ($1, $2, $3) RETURNING id",
+    )
+    .bind(contact_id)
+    .bind(subject)
+    .bind(assignee_id)
+    .fetch_one(conn)
+    .await
+}
+
+/// One field of a conversation to change.
+#[derive(Debug, Clone, Copy)]
+pub enum Change {
+    Assignee(Option<Uuid>),
+    Status(ConversationStatus),
+    Priority(Option<Priority>),
+}
+
+/// Applies `change`; the conversation as it now is, or `None` when there is no such one.
+pub async fn update(
+    conn: &mut PgConnection,
+    id: Uuid,
+    change: Change,
+) -> sqlx::Result<Option<Conversation>> {
+    let column = match change {
+        Change::Assignee(_) => "assignee_id",
+        Change::Status(_) => "status",
+        Change::Priority(_) => "priority",
+    };
+    let statement = sqlx::AssertSqlSafe(format!(
+        "WITH c AS (UPDATE conversations SET {column} = $2, updated_at = now()
+                     WHERE id = $1 RETURNING *)
+         SELECT {COLUMNS} FROM c JOIN contacts ct ON ct.id = c.contact_id"
+    ));
+    let query = sqlx::query_as(statement).bind(id);
+    match change {
+        Change::Assignee(agent_id) => query.bind(agent_id),
+        Change::Status(status) => query.bind(status),
+        Change::Priority(priority) => query.bind(priority),
+    }
+    .fetch_optional(conn)
+    .await
+}
+
+/// Sends an agent's unresolved conversations back to the Unassigned tab (deactivation).
+pub async fn release_assignee(conn: &mut PgConnection, agent_id: Uuid) -> sqlx::Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE conversations SET assignee_id = NULL, updated_at = now()
+          WHERE assignee_id = $1 AND status <> 'resolved'",
+    )
+    .bind(agent_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}

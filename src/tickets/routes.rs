@@ -1,0 +1,386 @@
+//! `/api/tickets*`: creating, listing, updating and resolving tickets, and their comments.
+//! Every member may manage tickets.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::authz::Actor;
+use crate::conversations::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
+use crate::conversations::contacts::{self, ContactInput};
+use crate::conversations::record::{self as conversations, Priority};
+use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::error::{Error, FieldErrors, Result};
+use crate::extract::{AppJson, AppQuery, path_id};
+use crate::pagination::PageQuery;
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+use crate::tickets::comments::{self, Comment};
+use crate::tickets::record::{self, Changes, ListFilter, NewTicket, Ticket, TicketStatus};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only tickets in this status.
+    #[param(inline)]
+    status: Option<TicketStatus>,
+    /// `me`, `unassigned`, `all` (default) or an agent id.
+    assignee: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketList {
+    pub tickets: Vec<Ticket>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// Tickets, newest first, in pages.
+#[utoipa::path(
+    get, path = "/api/tickets", tag = "tickets",
+    security(("bearer" = [])),
+    params(ListQuery, PageQuery),
+    responses(
+        (status = 200, description = "A page of tickets", body = TicketList),
+        (status = 400, description = "Unknown status or assignee, limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list(
+    AppQuery(query): AppQuery<ListQuery>,
+    AppQuery(page): AppQuery<PageQuery>,
+    mut tenant: TenantTx,
+) -> Result<AppJson<TicketList>> {
+    let filter = ListFilter {
+        status: query.status,
+        assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
+    };
+    let page = page.parse()?;
+    let (tickets, next_cursor) = record::list(tenant.conn(), filter, &page).await?;
+    Ok(AppJson(TicketList {
+        tickets,
+        next_cursor,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateTicket {
+    #[schema(example = "Refund for order #1042")]
+    subject: String,
+    description: Option<String>,
+    /// Who the ticket is for; a new email creates the contact.
+    requester: ContactInput,
+    priority: Option<Priority>,
+    /// An active agent of the workspace.
+    assignee_id: Option<Uuid>,
+    /// The conversation the ticket came from.
+    conversation_id: Option<Uuid>,
+}
+
+/// Open a ticket.
+#[utoipa::path(
+    post, path = "/api/tickets", tag = "tickets",
+    security(("bearer" = [])),
+    request_body = CreateTicket,
+    responses(
+        (status = 201, description = "The new ticket", body = Ticket),
+        (status = 400, description = "Malformed JSON, a missing or invalid field, an assignee that is not an active agent, or an unknown conversation", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn create(
+    State(state): State<AppState>,
+    actor: Actor,
+    AppJson(request): AppJson<CreateTicket>,
+) -> Result<(StatusCode, AppJson<Ticket>)> {
+    let mut errors = FieldErrors::new();
+    let requester = request.requester.validate(
+        contacts::Field {
+            email: "requester.email",
+            name: "requester.name",
+        },
+        &mut errors,
+    );
+    let subject = text::required(&request.subject, SUBJECT_MAX_CHARS)
+        .map_err(|e| errors.entry("subject").or_default().push(e))
+        .ok();
+    let description = text::optional(request.description.as_deref(), BODY_MAX_CHARS)
+        .map_err(|e| errors.entry("description").or_default().push(e))
+        .ok();
+    let (Some(requester), Some(subject), Some(description)) = (requester, subject, description)
+    else {
+        return Err(Error::Validation(errors));
+    };
+
+    let workspace_id = actor.workspace_id;
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let conn = tenant.conn();
+    check_references(
+        conn,
+        workspace_id,
+        request.assignee_id,
+        request.conversation_id,
+    )
+    .await?;
+    let requester = contacts::upsert(conn, &requester).await?;
+    let id = record::insert(
+        conn,
+        &NewTicket {
+            subject,
+            description,
+            priority: request.priority,
+            assignee_id: request.assignee_id,
+            requester_id: requester.id,
+            conversation_id: request.conversation_id,
+        },
+    )
+    .await?;
+    let ticket = record::find(conn, id)
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("ticket {id} vanished")))?;
+    tenant.commit().await?;
+    Ok((StatusCode::CREATED, AppJson(ticket)))
+}
+
+/// An assignee must be an active agent, a conversation one of this workspace's (400).
+async fn check_references(
+    conn: &mut sqlx::PgConnection,
+    workspace_id: Uuid,
+    assignee_id: Option<Uuid>,
+    conversation_id: Option<Uuid>,
+) -> Result<()> {
+    if let Some(agent_id) = assignee_id {
+        ensure_assignable(conn, workspace_id, agent_id, "assigneeId").await?;
+    }
+    if let Some(conversation_id) = conversation_id
+        && !conversations::exists(conn, conversation_id).await?
+    {
+        return Err(Error::invalid_field(
+            "conversationId",
+            "no such conversation in this workspace",
+        ));
+    }
+    Ok(())
+}
+
+/// One ticket.
+#[utoipa::path(
+    get, path = "/api/tickets/{id}", tag = "tickets",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Ticket id")),
+    responses(
+        (status = 200, description = "The ticket", body = Ticket),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn get(Path(id): Path<String>, mut tenant: TenantTx) -> Result<AppJson<Ticket>> {
+    let id = path_id(&id, "ticket")?;
+    let ticket = record::find(tenant.conn(), id)
+        .await?
+        .ok_or(Error::NotFound("ticket"))?;
+    Ok(AppJson(ticket))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TicketPatch {
+    subject: Option<String>,
+    /// Null or empty clears it.
+    #[serde(default, with = "serde_with::rust::double_option")]
+    #[schema(value_type = Option<String>)]
+    description: Option<Option<String>>,
+    /// `resolved` or `closed` sets `resolvedAt`; `open` or `pending` clears it.
+    status: Option<TicketStatus>,
+    /// Null clears it.
+    #[serde(default, with = "serde_with::rust::double_option")]
+    #[schema(value_type = Option<Priority>)]
+    priority: Option<Option<Priority>>,
+    /// An active agent, or null to unassign.
+    #[serde(default, with = "serde_with::rust::double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    assignee_id: Option<Option<Uuid>>,
+    /// A conversation of this workspace, or null to unlink.
+    #[serde(default, with = "serde_with::rust::double_option")]
+    #[schema(value_type = Option<Uuid>)]
+    conversation_id: Option<Option<Uuid>>,
+}
+
+/// Change a ticket; fields left out stay as they are.
+#[utoipa::path(
+    patch, path = "/api/tickets/{id}", tag = "tickets",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Ticket id")),
+    request_body = TicketPatch,
+    responses(
+        (status = 200, description = "The updated ticket", body = Ticket),
+        (status = 400, description = "Malformed JSON, an invalid or unknown field, an assignee that is not an active agent, or an unknown conversation", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn update(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(id): Path<String>,
+    AppJson(patch): AppJson<TicketPatch>,
+) -> Result<AppJson<Ticket>> {
+    let id = path_id(&id, "ticket")?;
+    let mut errors = FieldErrors::new();
+    let subject = patch
+        .subject
+        .map(|subject| text::required(&subject, SUBJECT_MAX_CHARS))
+        .transpose()
+        .map_err(|e| errors.entry("subject").or_default().push(e))
+        .ok();
+    let description = patch
+        .description
+        .map(|description| text::optional(description.as_deref(), BODY_MAX_CHARS))
+        .transpose()
+        .map_err(|e| errors.entry("description").or_default().push(e))
+        .ok();
+    let (Some(subject), Some(description)) = (subject, description) else {
+        return Err(Error::Validation(errors));
+    };
+    let changes = Changes {
+        subject,
+        description,
+        status: patch.status,
+        priority: patch.priority,
+        assignee_id: patch.assignee_id,
+        conversation_id: patch.conversation_id,
+    };
+    apply(&state, actor, id, changes).await
+}
+
+/// Resolve a ticket (sets `resolvedAt`; resolving a resolved ticket changes nothing).
+#[utoipa::path(
+    post, path = "/api/tickets/{id}/resolve", tag = "tickets",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Ticket id")),
+    responses(
+        (status = 200, description = "The resolved ticket", body = Ticket),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn resolve(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(id): Path<String>,
+) -> Result<AppJson<Ticket>> {
+    let id = path_id(&id, "ticket")?;
+    let changes = Changes {
+        status: Some(TicketStatus::Resolved),
+        ..Changes::default()
+    };
+    apply(&state, actor, id, changes).await
+}
+
+async fn apply(
+    state: &AppState,
+    actor: Actor,
+    id: Uuid,
+    changes: Changes,
+) -> Result<AppJson<Ticket>> {
+    let workspace_id = actor.workspace_id;
+    let mut tenant = TenantTx::begin(state, actor).await?;
+    check_references(
+        tenant.conn(),
+        workspace_id,
+        changes.assignee_id.flatten(),
+        changes.conversation_id.flatten(),
+    )
+    .await?;
+    let ticket = record::update(tenant.conn(), id, changes)
+        .await?
+        .ok_or(Error::NotFound("ticket"))?;
+    tenant.commit().await?;
+    Ok(AppJson(ticket))
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentList {
+    pub comments: Vec<Comment>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// A ticket's comments, oldest first, in pages.
+#[utoipa::path(
+    get, path = "/api/tickets/{id}/comments", tag = "tickets",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Ticket id"), PageQuery),
+    responses(
+        (status = 200, description = "A page of comments", body = CommentList),
+        (status = 400, description = "Limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_comments(
+    Path(id): Path<String>,
+    AppQuery(page): AppQuery<PageQuery>,
+    mut tenant: TenantTx,
+) -> Result<AppJson<CommentList>> {
+    let id = path_id(&id, "ticket")?;
+    let page = page.parse()?;
+    if !record::exists(tenant.conn(), id).await? {
+        return Err(Error::NotFound("ticket"));
+    }
+    let (comments, next_cursor) = comments::list(tenant.conn(), id, &page).await?;
+    Ok(AppJson(CommentList {
+        comments,
+        next_cursor,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommentRequest {
+    #[schema(example = "Refund approved by finance.")]
+    body: String,
+}
+
+/// Comment on a ticket.
+#[utoipa::path(
+    post, path = "/api/tickets/{id}/comments", tag = "tickets",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Ticket id")),
+    request_body = CommentRequest,
+    responses(
+        (status = 201, description = "The comment", body = Comment),
+        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn add_comment(
+    State(state): State<AppState>,
+    actor: Actor,
+    Path(id): Path<String>,
+    AppJson(request): AppJson<CommentRequest>,
+) -> Result<(StatusCode, AppJson<Comment>)> {
+    let id = path_id(&id, "ticket")?;
+    let body = text::required(&request.body, BODY_MAX_CHARS)
+        .map_err(|e| Error::invalid_field("body", e))?;
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let agent_id = acting_agent(&mut tenant).await?;
+    let comment = comments::add(tenant.conn(), id, &body, agent_id)
+        .await?
+        .ok_or(Error::NotFound("ticket"))?;
+    tenant.commit().await?;
+    Ok((StatusCode::CREATED, AppJson(comment)))
+}

@@ -1,0 +1,190 @@
+//! Fixtures for the conversation, ticket and canned-response tests: agents with profiles,
+//! requests with any method, and the records the tests start from.
+
+use reqwest::{Method, Response, StatusCode};
+use serde_json::{Value, json};
+use supportdesk::tenancy::TenantSchema;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use uuid::Uuid;
+
+use crate::helpers::{Owner, TestApp, unique_email};
+
+/// A member of a workspace as the tests use one.
+pub struct Member {
+    pub token: String,
+    /// The agent id (`agent_profiles.id`): what assignees and authors are.
+    pub agent_id: Uuid,
+}
+
+impl TestApp {
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        token: Option<&str>,
+    ) -> Response {
+        let mut request = self.client.request(method, self.url(path));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.expect("request")
+    }
+
+    /// GET, asserting 200; the JSON body.
+    pub async fn get_ok(&self, path: &str, token: &str) -> Value {
+        let response = self.get(path, Some(token)).await;
+        let status = response.status();
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(status, StatusCode::OK, "GET {path}: {body}");
+        body
+    }
+
+    /// A request with a JSON body, asserting `status`; the JSON body.
+    pub async fn json_ok(
+        &self,
+        method: Method,
+        path: &str,
+        body: &Value,
+        token: &str,
+        status: StatusCode,
+    ) -> Value {
+        let response = self
+            .send(method.clone(), path, Some(body), Some(token))
+            .await;
+        let got = response.status();
+        let answer: Value = response.json().await.expect("json");
+        assert_eq!(got, status, "{method} {path}: {answer}");
+        answer
+    }
+
+    /// The Owner's own agent.
+    pub async fn owner_agent(&self, owner: &Owner) -> Member {
+        Member {
+            token: owner.workspace_token.clone(),
+            agent_id: self.agent_id(owner, owner.user_id).await,
+        }
+    }
+
+    /// A new account joined to the Owner's workspace with `role` (`agent` or `admin`), with its
+    /// profile and a workspace token, as accepting an invitation leaves them.
+    pub async fn join(&self, owner: &Owner, role: &str) -> Member {
+        let (user_token, user_id) = self.signed_up(&unique_email()).await;
+        let schema = TenantSchema::for_workspace(owner.workspace_id);
+        let mut conn = self.db.acquire().await.expect("connection");
+        supportdesk::workspaces::provision::add_profile(&mut conn, &schema, user_id)
+            .await
+            .expect("add profile");
+        drop(conn);
+        self.add_member(owner.workspace_id, user_id, role).await;
+        let selected: Value = self
+            .select(&user_token, &owner.workspace_id.to_string())
+            .await
+            .json()
+            .await
+            .expect("json");
+        Member {
+            token: selected["token"].as_str().expect("token").to_owned(),
+            agent_id: self.agent_id(owner, user_id).await,
+        }
+    }
+
+    /// The agent id of account `user_id`, from `GET /api/agents?status=all`.
+    pub async fn agent_id(&self, owner: &Owner, user_id: Uuid) -> Uuid {
+        let agents = self
+            .get_ok("/api/agents?status=all", &owner.workspace_token)
+            .await;
+        agents["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .find(|a| a["userId"] == json!(user_id))
+            .and_then(|a| a["id"].as_str())
+            .expect("the member is an agent")
+            .parse()
+            .expect("uuid")
+    }
+
+    pub async fn deactivate(&self, owner: &Owner, agent_id: Uuid) {
+        self.json_ok(
+            Method::POST,
+            &format!("/api/agents/{agent_id}/deactivate"),
+            &json!({}),
+            &owner.workspace_token,
+            StatusCode::OK,
+        )
+        .await;
+    }
+
+    /// `POST /api/conversations` with a contact `email`; the conversation.
+    pub async fn start_conversation(&self, token: &str, email: &str, body: &str) -> Value {
+        self.json_ok(
+            Method::POST,
+            "/api/conversations",
+            &json!({"contact": {"email": email, "name": "Carla"}, "subject": "Order", "body": body}),
+            token,
+            StatusCode::CREATED,
+        )
+        .await
+    }
+
+    /// `POST /api/tickets` for requester `email`; the ticket.
+    pub async fn open_ticket(&self, token: &str, email: &str, extra: Value) -> Value {
+        let mut body = json!({"subject": "Refund", "requester": {"email": email}});
+        if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+            body.extend(extra);
+        }
+        self.json_ok(
+            Method::POST,
+            "/api/tickets",
+            &body,
+            token,
+            StatusCode::CREATED,
+        )
+        .await
+    }
+
+    /// A secret API key of the Owner's workspace.
+    pub async fn secret_api_key(&self, owner: &Owner) -> String {
+        let created = self
+            .json_ok(
+                Method::POST,
+                "/api/settings/api-keys",
+                &json!({"name": "integration"}),
+                &owner.workspace_token,
+                StatusCode::CREATED,
+            )
+            .await;
+        created["key"].as_str().expect("key").to_owned()
+    }
+}
+
+/// A timestamp field of a JSON record.
+pub fn at(record: &Value, field: &str) -> OffsetDateTime {
+    OffsetDateTime::parse(
+        record[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("{field} in {record}")),
+        &Rfc3339,
+    )
+    .expect("RFC 3339")
+}
+
+/// The `id` of a JSON record.
+pub fn id(record: &Value) -> String {
+    record["id"].as_str().expect("id").to_owned()
+}
+
+/// The ids of the records in `list[field]`, in order.
+pub fn ids(list: &Value, field: &str) -> Vec<String> {
+    list[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("{field} in {list}"))
+        .iter()
+        .map(id)
+        .collect()
+}
