@@ -27,6 +27,7 @@ const INVITE_QUOTA: Quota = Quota {
 };
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// `active` (default), `deactivated` or `all`.
     #[param(inline)]

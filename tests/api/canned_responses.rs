@@ -318,7 +318,7 @@ async fn fields_are_checked_and_other_workspaces_are_invisible() {
     let owner = app.owner_with_workspace("acme").await;
     let other = app.owner_with_workspace("globex").await;
     let token = owner.workspace_token.as_str();
-    let key = app.secret_api_key(&owner).await;
+    let key = app.api_key(&owner.workspace_token).await.1;
     let theirs = app
         .json_ok(
             Method::POST,

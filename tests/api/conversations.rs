@@ -513,7 +513,7 @@ async fn bodies_are_checked() {
 async fn only_workspace_tokens_of_members_reach_conversations() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("acme").await;
-    let key = app.secret_api_key(&owner).await;
+    let key = app.api_key(&owner.workspace_token).await.1;
     let gone = app.join(&owner, "agent").await;
     let conversation = app
         .start_conversation(&gone.token, "a@example.org", "1")

@@ -3,15 +3,14 @@
 
 use reqwest::{Method, Response, StatusCode};
 use serde_json::{Value, json};
-use supportdesk::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
 
 use crate::helpers::{Owner, TestApp, unique_email};
 
-/// A member of a workspace as the tests use one.
-pub struct Member {
+/// An agent of a workspace as the conversation tests use one: a token and the agent id.
+pub struct Agent {
     pub token: String,
     /// The agent id (`agent_profiles.id`): what assignees and authors are.
     pub agent_id: Uuid,
@@ -63,23 +62,19 @@ impl TestApp {
     }
 
     /// The Owner's own agent.
-    pub async fn owner_agent(&self, owner: &Owner) -> Member {
-        Member {
+    pub async fn owner_agent(&self, owner: &Owner) -> Agent {
+        Agent {
             token: owner.workspace_token.clone(),
-            agent_id: self.agent_id(owner, owner.user_id).await,
+            agent_id: self
+                .agent_id_of(&owner.workspace_token, owner.user_id)
+                .await,
         }
     }
 
     /// A new account joined to the Owner's workspace with `role` (`agent` or `admin`), with its
     /// profile and a workspace token, as accepting an invitation leaves them.
-    pub async fn join(&self, owner: &Owner, role: &str) -> Member {
+    pub async fn join(&self, owner: &Owner, role: &str) -> Agent {
         let (user_token, user_id) = self.signed_up(&unique_email()).await;
-        let schema = TenantSchema::for_workspace(owner.workspace_id);
-        let mut conn = self.db.acquire().await.expect("connection");
-        supportdesk::workspaces::provision::add_profile(&mut conn, &schema, user_id)
-            .await
-            .expect("add profile");
-        drop(conn);
         self.add_member(owner.workspace_id, user_id, role).await;
         let selected: Value = self
             .select(&user_token, &owner.workspace_id.to_string())
@@ -87,26 +82,10 @@ impl TestApp {
             .json()
             .await
             .expect("json");
-        Member {
+        Agent {
             token: selected["token"].as_str().expect("token").to_owned(),
-            agent_id: self.agent_id(owner, user_id).await,
+            agent_id: self.agent_id_of(&owner.workspace_token, user_id).await,
         }
-    }
-
-    /// The agent id of account `user_id`, from `GET /api/agents?status=all`.
-    pub async fn agent_id(&self, owner: &Owner, user_id: Uuid) -> Uuid {
-        let agents = self
-            .get_ok("/api/agents?status=all", &owner.workspace_token)
-            .await;
-        agents["agents"]
-            .as_array()
-            .expect("agents")
-            .iter()
-            .find(|a| a["userId"] == json!(user_id))
-            .and_then(|a| a["id"].as_str())
-            .expect("the member is an agent")
-            .parse()
-            .expect("uuid")
     }
 
     pub async fn deactivate(&self, owner: &Owner, agent_id: Uuid) {
@@ -146,20 +125,6 @@ impl TestApp {
             StatusCode::CREATED,
         )
         .await
-    }
-
-    /// A secret API key of the Owner's workspace.
-    pub async fn secret_api_key(&self, owner: &Owner) -> String {
-        let created = self
-            .json_ok(
-                Method::POST,
-                "/api/settings/api-keys",
-                &json!({"name": "integration"}),
-                &owner.workspace_token,
-                StatusCode::CREATED,
-            )
-            .await;
-        created["key"].as_str().expect("key").to_owned()
     }
 }
 

@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::helpers::{Owner, TestApp, spawn_app};
-use crate::helpers_conversations::Member;
+use crate::helpers_conversations::Agent;
 
 const ROWS: i64 = 100_000;
 
@@ -35,8 +35,8 @@ async fn tenant_tx(app: &TestApp, schema: &TenantSchema) -> sqlx::Transaction<'s
 
 struct Seeded {
     owner: Owner,
-    me: Member,
-    bea: Member,
+    me: Agent,
+    bea: Agent,
     schema: TenantSchema,
 }
 

@@ -47,6 +47,31 @@ fn role() -> Option<Value> {
 fn key_name() -> Option<Value> {
     Some(json!({"name": "matrix"}))
 }
+fn conversation() -> Option<Value> {
+    Some(json!({"contact": {"email": unique_email()}, "body": "Hello"}))
+}
+fn text() -> Option<Value> {
+    Some(json!({"body": "Thanks for writing in"}))
+}
+fn unassign() -> Option<Value> {
+    Some(json!({"assigneeId": null}))
+}
+fn status() -> Option<Value> {
+    Some(json!({"status": "open"}))
+}
+fn priority() -> Option<Value> {
+    Some(json!({"priority": null}))
+}
+fn ticket() -> Option<Value> {
+    Some(json!({"subject": "Refund", "requester": {"email": unique_email()}}))
+}
+fn canned() -> Option<Value> {
+    let code = Uuid::new_v4().simple().to_string();
+    Some(json!({"shortCode": &code[..12], "title": "Greeting", "body": "Hi {{contact.name}}"}))
+}
+fn render() -> Option<Value> {
+    Some(json!({"conversationId": Uuid::new_v4()}))
+}
 
 fn routes() -> Vec<Route> {
     let route = |method: Method,
@@ -198,6 +223,183 @@ fn routes() -> Vec<Route> {
         route(
             Method::DELETE,
             "/api/settings/api-keys/{id}",
+            none,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        // Conversations, tickets and canned responses: every member; never an API key.
+        route(
+            Method::GET,
+            "/api/conversations",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/conversations",
+            conversation,
+            Allowed(201),
+            Allowed(201),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/conversations/{id}",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/conversations/{id}/messages",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/conversations/{id}/messages",
+            text,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/conversations/{id}/notes",
+            text,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/conversations/{id}/assign",
+            unassign,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/conversations/{id}/status",
+            status,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/conversations/{id}/priority",
+            priority,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/tickets",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/tickets",
+            ticket,
+            Allowed(201),
+            Allowed(201),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/tickets/{id}",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/tickets/{id}",
+            empty,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/tickets/{id}/resolve",
+            empty,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/tickets/{id}/comments",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/tickets/{id}/comments",
+            text,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/canned-responses",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/canned-responses/{id}",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/canned-responses/{id}/render",
+            render,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/canned-responses",
+            canned,
+            Allowed(201),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/canned-responses/{id}",
+            empty,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::DELETE,
+            "/api/canned-responses/{id}",
             none,
             Allowed(404),
             OWNER_ONLY,

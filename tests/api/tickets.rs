@@ -432,7 +432,7 @@ async fn another_workspaces_tickets_do_not_exist_here() {
     let app = spawn_app().await;
     let acme = app.owner_with_workspace("acme").await;
     let globex = app.owner_with_workspace("globex").await;
-    let key = app.secret_api_key(&acme).await;
+    let key = app.api_key(&acme.workspace_token).await.1;
     let theirs = app
         .open_ticket(&globex.workspace_token, "a@example.org", json!({}))
         .await;
