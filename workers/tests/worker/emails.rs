@@ -207,6 +207,14 @@ async fn a_deleted_workspace_has_its_schema_dropped_in_the_background() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The job records its outcome just after the drop commits.
+    stack
+        .wait_outbox(
+            Duration::from_secs(5),
+            "every job's outcome recorded",
+            |rows| rows.iter().all(|row| row.1.is_some()),
+        )
+        .await;
     let outcome: Option<String> =
         sqlx::query_scalar("SELECT outcome FROM public.outbox WHERE kind = 'drop_workspace'")
             .fetch_one(&stack.db)
