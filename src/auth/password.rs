@@ -1,18 +1,29 @@
 //! Passwords: the spec's rule as a type, and argon2id hashing that never blocks the runtime.
 //!
-//! Hashing costs ~19 MiB and tens of milliseconds of one core, by design. It runs on the
-//! blocking pool behind a semaphore sized below the core count, so a flood of logins queues
-//! for hashing instead of starving every other request of CPU. The permit travels into the
-//! blocking task: a client that disconnects mid-login cannot free its slot early.
+//! Hashing costs ~19 MiB and tens of milliseconds of one core, by design. It runs on a few
+//! threads of its own (as many as the hashing concurrency) behind a semaphore sized below the
+//! core count, so a flood of logins queues for hashing instead of starving every other request
+//! of CPU. The permit travels into the job: a client that disconnects mid-login cannot free
+//! its slot early.
+//!
+//! Why not the blocking pool: the allocator keeps each thread's 19 MiB block for reuse once
+//! the first one has been freed (glibc raises its mmap threshold past it), and the blocking
+//! pool starts a fresh thread, with an arena of its own, whenever none is idle at that very
+//! instant. A login flood left the API holding ~19 MiB per thread it had ever hashed on
+//! (24 MiB grew to 250 MiB on 2 cores). A fixed set of threads bounds that at
+//! `concurrency x 19 MiB`, and each of those threads allocates its block once and reuses it.
 
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use anyhow::Context;
+use std::cell::RefCell;
+
 use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
+use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Semaphore;
 
@@ -65,9 +76,90 @@ fn argon2() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
+thread_local! {
+    /// The calling (hashing) thread's argon2 memory: allocated by its first hash, reused by
+    /// every later one, never handed back to the allocator.
+    static BLOCKS: RefCell<Vec<Block>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `argon2` of `password` and `salt` into `out`, in this thread's reused memory.
+fn compute(
+    argon2: &Argon2<'_>,
+    password: &[u8],
+    salt: &[u8],
+    out: &mut [u8],
+) -> anyhow::Result<()> {
+    let count = argon2.params().block_count();
+    BLOCKS
+        .with_borrow_mut(|blocks| {
+            if blocks.len() < count {
+                blocks.resize(count, Block::default());
+            }
+            argon2.hash_password_into_with_memory(password, salt, out, &mut blocks[..count])
+        })
+        .map_err(|e| anyhow::anyhow!("argon2: {e}"))
+}
+
+/// A PHC string (`$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`) for `password`, as
+/// `argon2::PasswordHasher::hash_password` makes it.
+fn hash_in_place(password: &[u8]) -> anyhow::Result<String> {
+    let argon2 = argon2();
+    let salt = SaltString::generate(&mut OsRng);
+    let mut salt_buf = [0u8; 64];
+    let salt_bytes = salt
+        .as_salt()
+        .decode_b64(&mut salt_buf)
+        .map_err(|e| anyhow::anyhow!("salt: {e}"))?;
+    let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
+    compute(&argon2, password, salt_bytes, &mut out)?;
+    let phc = PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(argon2.params()).map_err(|e| anyhow::anyhow!("{e}"))?,
+        salt: Some(salt.as_salt()),
+        hash: Some(Output::new(&out).map_err(|e| anyhow::anyhow!("{e}"))?),
+    };
+    Ok(phc.to_string())
+}
+
+/// Whether `password` matches the PHC string `stored`, with the parameters `stored` names
+/// (as `argon2::PasswordVerifier::verify_password` decides it; constant-time comparison).
+fn verify_in_place(password: &[u8], stored: &str) -> anyhow::Result<bool> {
+    let parsed = PasswordHash::new(stored).map_err(|e| anyhow::anyhow!("stored hash: {e}"))?;
+    let (Some(salt), Some(expected)) = (parsed.salt, parsed.hash) else {
+        anyhow::bail!("stored hash: no salt or no output");
+    };
+    let algorithm =
+        Algorithm::try_from(parsed.algorithm).map_err(|e| anyhow::anyhow!("stored hash: {e}"))?;
+    let version = parsed
+        .version
+        .map(Version::try_from)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("stored hash: {e}"))?
+        .unwrap_or_default();
+    let params = Params::try_from(&parsed).map_err(|e| anyhow::anyhow!("stored hash: {e}"))?;
+    let mut salt_buf = [0u8; 64];
+    let salt_bytes = salt
+        .decode_b64(&mut salt_buf)
+        .map_err(|e| anyhow::anyhow!("stored hash: {e}"))?;
+    let mut out = vec![0u8; expected.len()];
+    compute(
+        &Argon2::new(algorithm, version, params),
+        password,
+        salt_bytes,
+        &mut out,
+    )?;
+    // `Output`'s equality is constant-time.
+    Ok(Output::new(&out).map_err(|e| anyhow::anyhow!("{e}"))? == expected)
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
 #[derive(Clone)]
 pub struct PasswordHasher {
     permits: Arc<Semaphore>,
+    /// To the hashing threads; they stop when the last clone of the hasher is dropped.
+    jobs: mpsc::Sender<Job>,
     operations: Arc<AtomicU64>,
     /// Verified against when the email is unknown, so that path costs the same.
     dummy_hash: Arc<str>,
@@ -75,13 +167,45 @@ pub struct PasswordHasher {
 
 impl PasswordHasher {
     pub fn new(concurrency: usize) -> anyhow::Result<Self> {
-        let dummy = SaltString::generate(&mut OsRng);
-        let dummy_hash = argon2()
-            .hash_password(dummy.as_str().as_bytes(), &SaltString::generate(&mut OsRng))
-            .map_err(|e| anyhow::anyhow!("argon2: {e}"))?
-            .to_string();
+        let concurrency = concurrency.max(1);
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let queue = Arc::new(Mutex::new(queue));
+        for i in 0..concurrency {
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("password-hash-{i}"))
+                .spawn(move || {
+                    loop {
+                        // The lock is held only while waiting for the next job.
+                        let job = match queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(_) => return,
+                        };
+                        match job {
+                            // A panicking job drops its result sender: its caller gets an
+                            // error, and this thread carries on.
+                            Ok(job) => {
+                                let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
+                            }
+                            Err(_) => return,
+                        }
+                    }
+                })
+                .context("starting a password hashing thread")?;
+        }
+        // Made on a hashing thread too, so no other thread keeps argon2 memory.
+        let (done, dummy_hash) = mpsc::channel();
+        jobs.send(Box::new(move || {
+            let dummy = SaltString::generate(&mut OsRng);
+            let _ = done.send(hash_in_place(dummy.as_str().as_bytes()));
+        }))
+        .map_err(|_| anyhow::anyhow!("password hashing threads stopped"))?;
+        let dummy_hash = dummy_hash
+            .recv()
+            .context("password hashing thread failed")??;
         Ok(Self {
-            permits: Arc::new(Semaphore::new(concurrency.max(1))),
+            permits: Arc::new(Semaphore::new(concurrency)),
+            jobs,
             operations: Arc::default(),
             dummy_hash: dummy_hash.into(),
         })
@@ -89,16 +213,8 @@ impl PasswordHasher {
 
     pub async fn hash(&self, password: &Password) -> Result<String, Error> {
         let secret = password.0.clone();
-        self.run(move || {
-            argon2()
-                .hash_password(
-                    secret.expose_secret().as_bytes(),
-                    &SaltString::generate(&mut OsRng),
-                )
-                .map(|hash| hash.to_string())
-                .map_err(|e| anyhow::anyhow!("argon2: {e}"))
-        })
-        .await
+        self.run(move || hash_in_place(secret.expose_secret().as_bytes()))
+            .await
     }
 
     /// Whether `candidate` matches `stored`; with no stored hash, pays for one verify anyway
@@ -108,13 +224,7 @@ impl PasswordHasher {
         let stored = stored.unwrap_or_else(|| self.dummy_hash.to_string());
         let candidate = SecretString::from(candidate);
         let matches = self
-            .run(move || {
-                let parsed =
-                    PasswordHash::new(&stored).map_err(|e| anyhow::anyhow!("stored hash: {e}"))?;
-                Ok(argon2()
-                    .verify_password(candidate.expose_secret().as_bytes(), &parsed)
-                    .is_ok())
-            })
+            .run(move || verify_in_place(candidate.expose_secret().as_bytes(), &stored))
             .await?;
         Ok(known && matches)
     }
@@ -128,12 +238,14 @@ impl PasswordHasher {
             .map_err(|_| Error::Unavailable("too many sign-ins at once; try again shortly"))?
             .context("password hasher closed")?;
         self.operations.fetch_add(1, Ordering::Relaxed);
-        let result = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            work()
-        })
-        .await
-        .context("password hashing task failed")??;
+        let (done, result) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send(Box::new(move || {
+                let _permit = permit;
+                let _ = done.send(work());
+            }))
+            .map_err(|_| anyhow::anyhow!("password hashing threads stopped"))?;
+        let result = result.await.context("password hashing task failed")??;
         Ok(result)
     }
 
@@ -179,6 +291,57 @@ mod tests {
     fn debug_hides_the_secret() {
         let password = Password::parse("Sup3rSecret".into()).unwrap();
         assert!(!format!("{password:?}").contains("Sup3r"));
+    }
+
+    #[test]
+    fn hashes_agree_with_the_argon2_crate_both_ways() {
+        use argon2::password_hash::{PasswordHasher as _, PasswordVerifier as _};
+        let ours = hash_in_place(b"Corr3ctHorse").unwrap();
+        assert!(ours.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(argon2().verify_password(b"Corr3ctHorse", &parsed).is_ok());
+        assert!(argon2().verify_password(b"corr3ctHorse", &parsed).is_err());
+
+        let theirs = argon2()
+            .hash_password(b"Corr3ctHorse", &SaltString::generate(&mut OsRng))
+            .unwrap()
+            .to_string();
+        assert!(verify_in_place(b"Corr3ctHorse", &theirs).unwrap());
+        assert!(!verify_in_place(b"Corr3ctHorsf", &theirs).unwrap());
+        // Other parameters than ours are honoured (a hash made before a parameter change).
+        let cheaper = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(8 * 1024, 1, 1, None).unwrap(),
+        )
+        .hash_password(b"Corr3ctHorse", &SaltString::generate(&mut OsRng))
+        .unwrap()
+        .to_string();
+        assert!(verify_in_place(b"Corr3ctHorse", &cheaper).unwrap());
+        assert!(verify_in_place(b"Corr3ctHorse", "not a hash").is_err());
+    }
+
+    #[tokio::test]
+    async fn work_runs_on_the_hashers_own_threads() {
+        let hasher = PasswordHasher::new(2).unwrap();
+        for _ in 0..4 {
+            let name = hasher
+                .run(|| Ok(std::thread::current().name().map(str::to_owned)))
+                .await
+                .unwrap();
+            assert!(name.unwrap().starts_with("password-hash-"));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_is_an_error_and_hashing_carries_on() {
+        let hasher = PasswordHasher::new(1).unwrap();
+        let failed = hasher
+            .run(|| -> anyhow::Result<()> { panic!("boom") })
+            .await;
+        assert!(failed.is_err());
+        // The only thread survived, and the permit came back.
+        assert_eq!(hasher.run(|| Ok(7)).await.unwrap(), 7);
     }
 
     #[tokio::test]
