@@ -534,7 +534,7 @@ async fn profile(
             .await
     };
     let (load, recorded) = tokio::join!(load, record);
-    load?;
+    let load = load?;
     ensure!(recorded?.success(), "perf record failed");
 
     let report = |args: &[&str]| -> anyhow::Result<String> {
@@ -586,7 +586,36 @@ async fn profile(
     ])?;
     std::fs::write(out.join("perf-postgres-inclusive.txt"), &postgres_inclusive)?;
 
-    let mut lines = vec!["CPU by process (all samples, both cores):".to_owned()];
+    // CPU time per request: a process's share of all samples, times the cores, over the
+    // requests served per second meanwhile.
+    let share = |report: &str, name: &str| -> Option<f64> {
+        report
+            .lines()
+            .find(|l| l.split_whitespace().last() == Some(name))?
+            .split_whitespace()
+            .next()?
+            .trim_end_matches('%')
+            .parse::<f64>()
+            .ok()
+            .map(|p| p / 100.0)
+    };
+    let per_request_us = |fraction: f64| fraction * cores() as f64 * 1e6 / load.rate();
+    let mut lines = Vec::new();
+    if let (Some(pg), Some(api)) = (
+        share(&by_command, "postgres"),
+        share(&by_command, "tokio-rt-worker").or_else(|| share(&by_command, "tokio-runtime-w")),
+    ) {
+        let planning = share(&postgres_inclusive, "GetCachedPlan").unwrap_or(0.0);
+        lines.push(format!(
+            "CPU per request at {:.0} req/s: PostgreSQL {:.0} us (of which {:.0} us re-analysing and re-planning \
+             cached statements, GetCachedPlan), API {:.0} us",
+            load.rate(),
+            per_request_us(pg),
+            per_request_us(pg * planning),
+            per_request_us(api),
+        ));
+    }
+    lines.push("CPU by process (all samples, both cores):".to_owned());
     lines.extend(
         by_command
             .lines()
