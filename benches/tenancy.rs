@@ -7,30 +7,24 @@
 //!
 //! Run: `cargo bench --bench tenancy` (`BENCH_TENANTS=N`, default 10000).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{apply_one_new_migration, ms, percentile};
 use futures::StreamExt;
 use rand::seq::IndexedRandom;
 use sqlx::{AssertSqlSafe, Connection, PgPool};
 use supportdesk::tenancy::TenantSchema;
-use supportdesk::tenancy::migrations::{
-    Selection, TenantMigrations, migrate_all, migrate_all_with,
-};
+use supportdesk::tenancy::migrations::{Selection, migrate_all};
 use supportdesk::workspaces::provision::create_workspace;
 use supportdesk_test_support::database::TestDatabase;
 use uuid::Uuid;
 
 const CLIENTS: usize = 8;
 const QUERIES: usize = 20_000;
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
-}
 
 /// Provisions `count` workspaces, `concurrency` at a time; each one's duration, sorted.
 async fn provision(
@@ -206,16 +200,7 @@ async fn main() -> anyhow::Result<()> {
     let noop = migrate_all(&pool, &Selection::default(), 4, Arc::new(|_| {})).await?;
     let noop_elapsed = started.elapsed();
     anyhow::ensure!(noop.migrated == 0 && noop.already_current == noop.tenants);
-    let next = TenantMigrations::embedded().latest_version() + 1;
-    let with_new = TenantMigrations::embedded().with(
-        &format!("V{next}__bench_add_column"),
-        "ALTER TABLE agent_profiles ADD COLUMN bench_flag boolean NOT NULL DEFAULT false;",
-    )?;
-    let started = Instant::now();
-    let applied =
-        migrate_all_with(&pool, &Selection::default(), 8, Arc::new(|_| {}), &with_new).await?;
-    let apply_elapsed = started.elapsed();
-    anyhow::ensure!(applied.failed.is_empty(), "{:?}", applied.failed);
+    let (apply_elapsed, applied) = apply_one_new_migration(&pool, 8).await?;
 
     let mut conn = sqlx::PgConnection::connect_with(&database.settings.connect_options()).await?;
     let size: String =
