@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::types::Json;
 use utoipa::ToSchema;
 
-use crate::agents::record::{self, Agent};
+use crate::agents::record::{Agent, COLUMNS, FROM};
 use crate::authz::Actor;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
@@ -180,20 +180,26 @@ pub async fn update(
     Ok(AppJson(profile))
 }
 
+/// The member's agent record and preferences, in one query.
 async fn load(tenant: &mut TenantTx, user_id: uuid::Uuid) -> Result<Profile> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        agent: Agent,
+        notification_preferences: Json<NotificationPreferences>,
+    }
     let workspace_id = tenant.actor.workspace_id;
-    let agent = record::of_user(tenant.conn(), workspace_id, user_id)
-        .await?
-        .ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))?;
-    let Json(notification_preferences) = sqlx::query_scalar(
-        "SELECT notification_preferences FROM agent_profiles WHERE user_id = $1",
-    )
+    let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS}, p.notification_preferences {FROM} WHERE p.user_id = $2"
+    )))
+    .bind(workspace_id)
     .bind(user_id)
-    .fetch_one(tenant.conn())
-    .await?;
+    .fetch_optional(tenant.conn())
+    .await?
+    .ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))?;
     Ok(Profile {
-        agent,
-        notification_preferences,
+        agent: row.agent,
+        notification_preferences: row.notification_preferences.0,
     })
 }
 

@@ -64,9 +64,12 @@ pub enum StatusFilter {
     All,
 }
 
-const SELECT: &str = "SELECT p.id, p.user_id, u.email, u.full_name, p.display_name, p.avatar_url,
-                             m.role, m.status, m.created_at AS joined_at
-                        FROM agent_profiles p
+/// The columns of an [`Agent`], from `p` (profiles), `m` (memberships) and `u` (users).
+pub const COLUMNS: &str = "p.id, p.user_id, u.email, u.full_name, p.display_name, p.avatar_url,
+                           m.role, m.status, m.created_at AS joined_at";
+
+/// The join behind [`COLUMNS`]; `$1` is the workspace id.
+pub const FROM: &str = "FROM agent_profiles p
                         JOIN public.memberships m ON m.user_id = p.user_id AND m.workspace_id = $1
                         JOIN public.users u ON u.id = p.user_id";
 
@@ -82,7 +85,7 @@ pub async fn list(
         StatusFilter::All => None,
     };
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE $2::text IS NULL OR m.status = $2 ORDER BY m.created_at, p.id"
+        "SELECT {COLUMNS} {FROM} WHERE $2::text IS NULL OR m.status = $2 ORDER BY m.created_at, p.id"
     )))
     .bind(workspace_id)
     .bind(status)
@@ -96,24 +99,11 @@ pub async fn find(
     workspace_id: Uuid,
     agent_id: Uuid,
 ) -> sqlx::Result<Option<Agent>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("{SELECT} WHERE p.id = $2")))
-        .bind(workspace_id)
-        .bind(agent_id)
-        .fetch_optional(conn)
-        .await
-}
-
-/// The agent record of a member, by account id.
-pub async fn of_user(
-    conn: &mut PgConnection,
-    workspace_id: Uuid,
-    user_id: Uuid,
-) -> sqlx::Result<Option<Agent>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "{SELECT} WHERE p.user_id = $2"
+        "SELECT {COLUMNS} {FROM} WHERE p.id = $2"
     )))
     .bind(workspace_id)
-    .bind(user_id)
+    .bind(agent_id)
     .fetch_optional(conn)
     .await
 }
