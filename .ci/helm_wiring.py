@@ -1,4 +1,6 @@
-"""Asserts the chart's wiring from rendered YAML: default render, then full render."""
+"""Asserts the chart's wiring from rendered YAML: default render (a trial: mail to files), full
+render (every option, existingSecret), production render (chart's Secret, SMTP, LoadBalancer)."""
+import json
 import sys
 
 import yaml
@@ -27,16 +29,103 @@ def env_names(doc):
     return {e["name"] for e in c.get("env", [])}, [e["configMapRef"]["name"] for e in c.get("envFrom", [])]
 
 
-default, full = load(sys.argv[1]), load(sys.argv[2])
+def secret_refs(doc):
+    """env name -> its secretKeyRef, for every variable taken from a Secret."""
+    return {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container(doc).get("env", [])
+            if "secretKeyRef" in e.get("valueFrom", {})}
+
+
+def port(doc, name):
+    return next(p["containerPort"] for p in container(doc)["ports"] if p["name"] == name)
+
+
+def config_keys(rendered, doc):
+    """Every variable name a container gets: env, plus the keys of each envFrom source."""
+    c = container(doc)
+    keys = {e["name"] for e in c.get("env", [])}
+    for source in c.get("envFrom", []):
+        assert set(source) <= {"configMapRef", "prefix"}, f"envFrom {source}: only the ConfigMap, never the Secret"
+        keys |= set(rendered[("ConfigMap", source["configMapRef"]["name"])]["data"])
+    return keys
+
+
+def check_no_jwt_secret(rendered, worker):
+    """The worker never signs sessions: JWT_SECRET reaches it by no path at all."""
+    assert "JWT_SECRET" not in json.dumps(worker), "JWT_SECRET named in the worker Deployment"
+    assert "JWT_SECRET" not in config_keys(rendered, worker), "JWT_SECRET in an envFrom source"
+    pod = worker["spec"]["template"]["spec"]
+    assert not any("secret" in v or "projected" in v for v in pod.get("volumes", [])), "no Secret mounted"
+    for c in pod["containers"] + pod.get("initContainers", []):
+        assert all("secretRef" not in s for s in c.get("envFrom", [])), "no whole Secret in envFrom"
+
+
+def check_scrape(doc, port_name):
+    annotations = doc["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true", annotations
+    assert annotations["prometheus.io/path"] == "/metrics", annotations
+    assert annotations["prometheus.io/port"] == str(port(doc, port_name)), (annotations, port_name)
+
+
+def check_metrics_off_ingress(rendered):
+    """/metrics has a port of its own, reachable through no Ingress and no public Service."""
+    api = rendered[("Deployment", "sd-supportdesk-api")]
+    metrics, http = port(api, "metrics"), port(api, "http")
+    assert metrics != http
+    bind = {e["name"]: e.get("value") for e in container(api)["env"]}["METRICS_BIND"]
+    assert bind == f"0.0.0.0:{metrics}", bind
+    check_scrape(api, "metrics")
+    # The public Service (whatever its type) lists the http port alone.
+    public = rendered[("Service", "sd-supportdesk-api")]
+    assert [p["targetPort"] for p in public["spec"]["ports"]] == ["http"], public["spec"]["ports"]
+    # The metrics Service: in-cluster, per pod, to the metrics port only.
+    scrape = rendered[("Service", "sd-supportdesk-api-metrics")]["spec"]
+    assert scrape["type"] == "ClusterIP" and scrape["clusterIP"] == "None", scrape
+    assert [(p["port"], p["targetPort"]) for p in scrape["ports"]] == [(metrics, "metrics")], scrape["ports"]
+    # Every Ingress backend resolves, through its Service, to the container's http port.
+    for (kind, _), ingress in rendered.items():
+        if kind != "Ingress":
+            continue
+        for rule in ingress["spec"]["rules"]:
+            for path in rule["http"]["paths"]:
+                backend = path["backend"]["service"]
+                service = rendered[("Service", backend["name"])]
+                wanted = backend["port"]
+                svc_port = next((p for p in service["spec"]["ports"]
+                                 if p.get("name") == wanted.get("name") or p["port"] == wanted.get("number")), None)
+                assert svc_port, f"Ingress backend {backend} is no port of its Service"
+                target = svc_port["targetPort"]
+                assert target in ("http", http) and target not in ("metrics", metrics), (path, svc_port)
+                assert wanted.get("number") != metrics and wanted.get("name") != "metrics", path
+
+
+def check_worker_env(rendered, worker, smtp_optional):
+    keys = config_keys(rendered, worker)
+    needs = {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL",
+             "MAIL_FROM", "APP_URL", "REDIS_NAMESPACE", "ASPNETCORE_ENVIRONMENT", "RUST_LOG",
+             "WORKER_HEALTH_PORT", "WORKER_CONCURRENCY"}
+    assert needs <= keys, needs - keys
+    refs = secret_refs(worker)
+    assert set(refs) == {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL"}, refs
+    # The worker refuses to start without EMAIL_TOKEN_SECRET; SMTP_URL may be absent only when
+    # files were asked for (smtp.fileTransportForTrials).
+    assert not refs["EMAIL_TOKEN_SECRET"].get("optional", False)
+    assert refs["SMTP_URL"].get("optional", False) is smtp_optional, refs["SMTP_URL"]
+    check_no_jwt_secret(rendered, worker)
+    check_scrape(worker, "health")
+
+
+default, full, prod = (load(path) for path in sys.argv[1:4])
 
 api = default[("Deployment", "sd-supportdesk-api")]
 c = container(api)
 assert c["args"] == ["serve", "--bind", "0.0.0.0:5000"], c["args"]
-assert c["ports"][0]["containerPort"] == 5000
+assert port(api, "http") == 5000 and port(api, "metrics") == 9464
 for probe in ("readinessProbe", "livenessProbe"):
     assert c[probe]["httpGet"] == {"path": "/healthz", "port": "http"}, probe
 names, config_maps = env_names(api)
-assert {"ConnectionStrings__DefaultConnection", "JWT_SECRET", "REDIS_URL", "SMTP_URL"} <= names, names
+assert {"ConnectionStrings__DefaultConnection", "JWT_SECRET", "EMAIL_TOKEN_SECRET", "REDIS_URL", "METRICS_BIND"} <= names, names
+assert "SMTP_URL" not in names, "the API never talks to SMTP: no mail credentials in it"
+assert not secret_refs(api)["EMAIL_TOKEN_SECRET"].get("optional", False), "the worker's key must be the API's"
 assert config_maps == ["sd-supportdesk-config"]
 check_security(api)
 assert c["resources"]["requests"] and c["resources"]["limits"]
@@ -44,20 +133,28 @@ assert c["resources"]["requests"] and c["resources"]["limits"]
 config = default[("ConfigMap", "sd-supportdesk-config")]["data"]
 assert config["RUN_MIGRATIONS_ON_STARTUP"] == "false"
 assert config["ASPNETCORE_ENVIRONMENT"] == "Production"
+assert config["MAIL_TRANSPORT"] == "file", "the trial render asked for files"
+for rendered in (full, prod):
+    assert "MAIL_TRANSPORT" not in rendered[("ConfigMap", "sd-supportdesk-config")]["data"], "files only when asked"
+assert prod[("ConfigMap", "sd-supportdesk-config")]["data"]["TRUSTED_PROXIES"] == "10.244.0.0/16"
 
 worker = default[("Deployment", "sd-supportdesk-worker")]
 w = container(worker)
 assert w["command"] == ["/usr/local/bin/supportdesk-worker"]
 assert w["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
-assert w["ports"][0]["containerPort"] == 5001
-assert {"WORKER_HEALTH_PORT", "JWT_SECRET"} <= env_names(worker)[0]
+assert port(worker, "health") == 5001
+assert {e["name"]: e.get("value") for e in w["env"]}["WORKER_HEALTH_PORT"] == "5001"
 assert worker["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] > 25, "longer than the drain"
 check_security(worker)
+check_worker_env(default, worker, smtp_optional=True)
+for rendered in (full, prod):
+    check_worker_env(rendered, rendered[("Deployment", "sd-supportdesk-worker")], smtp_optional=False)
 
 job = default[("Job", "sd-supportdesk-migrate")]
 hooks = job["metadata"]["annotations"]
 assert hooks["helm.sh/hook"] == "pre-install,pre-upgrade"
 assert container(job)["args"][0] == "migrate"
+assert {"ConnectionStrings__DefaultConnection", "JWT_SECRET"} <= env_names(job)[0], "the API's settings"
 check_security(job)
 for kind, name in (("Secret", "sd-supportdesk-secrets"), ("ConfigMap", "sd-supportdesk-config")):
     annotations = default[(kind, name)]["metadata"]["annotations"]
@@ -65,11 +162,16 @@ for kind, name in (("Secret", "sd-supportdesk-secrets"), ("ConfigMap", "sd-suppo
 
 secret = default[("Secret", "sd-supportdesk-secrets")]["data"]
 assert len(secret["JWT_SECRET"]) >= 40, "a generated JWT secret, never a default"
+assert len(secret["EMAIL_TOKEN_SECRET"]) >= 40, "a generated email-token secret, never a default"
+assert "SMTP_URL" in prod[("Secret", "sd-supportdesk-secrets")]["data"]
 
 service = default[("Service", "sd-supportdesk-api")]
 assert service["spec"]["ports"][0]["targetPort"] == "http"
 assert ("PodDisruptionBudget", "sd-supportdesk-api") in default
 assert ("Ingress", "sd-supportdesk-api") not in default and ("HorizontalPodAutoscaler", "sd-supportdesk-api") not in default
+for rendered in (default, full, prod):
+    check_metrics_off_ingress(rendered)
+assert prod[("Service", "sd-supportdesk-api")]["spec"]["type"] == "LoadBalancer"
 
 # Every optional feature on, with an existing Secret.
 assert ("Secret", "sd-supportdesk-secrets") not in full, "existingSecret: no generated Secret"
@@ -83,4 +185,5 @@ ingress = full[("Ingress", "sd-supportdesk-api")]
 paths = [p["path"] for p in ingress["spec"]["rules"][0]["http"]["paths"]]
 assert "/hubs/chat" in paths and "/" in paths
 assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
+assert ("Ingress", "sd-supportdesk-api") in prod
 print("wiring: ok")

@@ -50,25 +50,33 @@ securityContext:
     type: RuntimeDefault
 {{- end -}}
 
-{{/* Settings every process reads: the ConfigMap and the Secret. */}}
+{{/*
+Settings a container reads: the whole ConfigMap (nothing secret in it), then only the Secret
+keys it needs, one secretKeyRef each (never envFrom the Secret): the worker must not hold
+JWT_SECRET, and the API never talks to SMTP. `keys` are required (a missing key stops the pod
+with the key's name in its events); `optional` ones may be absent from an existing Secret.
+usage: include "supportdesk.env" (dict "root" . "keys" (list ...) "optional" (list ...))
+*/}}
 {{- define "supportdesk.env" -}}
 envFrom:
   - configMapRef:
-      name: {{ include "supportdesk.fullname" . }}-config
+      name: {{ include "supportdesk.fullname" .root }}-config
 env:
-  - name: ConnectionStrings__DefaultConnection
+{{- range .keys }}
+  - name: {{ . }}
     valueFrom:
-      secretKeyRef: { name: {{ include "supportdesk.secretName" . }}, key: ConnectionStrings__DefaultConnection }
-  - name: JWT_SECRET
-    valueFrom:
-      secretKeyRef: { name: {{ include "supportdesk.secretName" . }}, key: JWT_SECRET }
-  - name: EMAIL_TOKEN_SECRET
-    valueFrom:
-      secretKeyRef: { name: {{ include "supportdesk.secretName" . }}, key: EMAIL_TOKEN_SECRET, optional: true }
-  - name: REDIS_URL
-    valueFrom:
-      secretKeyRef: { name: {{ include "supportdesk.secretName" . }}, key: REDIS_URL }
-  - name: SMTP_URL
-    valueFrom:
-      secretKeyRef: { name: {{ include "supportdesk.secretName" . }}, key: SMTP_URL, optional: true }
+      secretKeyRef: { name: {{ include "supportdesk.secretName" $.root }}, key: {{ . }}{{ if has . ($.optional | default (list)) }}, optional: true{{ end }} }
+{{- end }}
+{{- end -}}
+
+{{/* The API's secrets; the migration Job runs the same binary with the same settings. */}}
+{{- define "supportdesk.apiSecretKeys" -}}
+{{- list "ConnectionStrings__DefaultConnection" "JWT_SECRET" "EMAIL_TOKEN_SECRET" "REDIS_URL" | toJson -}}
+{{- end -}}
+
+{{/* Prometheus' conventional scrape annotations, for pods serving /metrics on `port`. */}}
+{{- define "supportdesk.scrapeAnnotations" -}}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ . | quote }}
+prometheus.io/path: /metrics
 {{- end -}}
