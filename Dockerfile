@@ -16,6 +16,6 @@ RUN apt-get update \
 COPY --from=build /out/supportdesk /out/supportdesk-worker /usr/local/bin/
 USER 10001:10001
 ENV ASPNETCORE_ENVIRONMENT=Production
-EXPOSE 5000 5001
+EXPOSE 5000 5001 9464
 ENTRYPOINT ["/usr/local/bin/supportdesk"]
 CMD ["serve"]

@@ -754,8 +754,8 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let owners = insert_users(&pool, "owner-", knobs.tenants, &hash).await?;
     let agents = insert_users(&pool, "agent-", knobs.hot * EXTRA_AGENTS, &hash).await?;
-    let jwt = JwtKeys::new(&settings.jwt_secret);
-    let user_token = |id: Uuid| jwt.issue_user(id).map(|t| t.token);
+    let jwt = JwtKeys::new(settings.jwt_secret.as_ref().context("JWT_SECRET")?);
+    let user_token = |id: Uuid| jwt.issue_user(id, 0).map(|t| t.token);
     let owners: Vec<(Uuid, String)> = owners
         .iter()
         .map(|(id, _)| Ok((*id, user_token(*id)?)))

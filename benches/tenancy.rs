@@ -37,7 +37,7 @@ async fn provision(
     let mut times: Vec<Duration> = futures::stream::iter(0..count)
         .map(|i| async move {
             let started = Instant::now();
-            create_workspace(pool, &format!("{tag} {i}"), None, owner)
+            create_workspace(pool, &format!("{tag} {i}"), None, owner, None)
                 .await
                 .expect("provision");
             started.elapsed()

@@ -17,6 +17,16 @@ use ipnet::IpNet;
 use serde::Deserialize;
 use sqlx::postgres::{PgConnectOptions, PgSslMode};
 
+/// Which process is loading its settings: each reads only what it uses, so the worker, which
+/// never signs a token, starts without `JWT_SECRET` and cannot leak it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Component {
+    /// `supportdesk serve` and the operator commands.
+    Api,
+    /// `supportdesk-worker`: sends email, needs `EMAIL_TOKEN_SECRET` but not `JWT_SECRET`.
+    Worker,
+}
+
 /// A configuration value that could not be used, named as the operator wrote it.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -312,11 +322,12 @@ pub struct Settings {
     pub environment: Environment,
     pub database: DatabaseSettings,
     pub database_max_connections: u32,
-    pub jwt_secret: SigningSecret,
+    /// Signs and verifies JWTs. The API's only: `None` in the worker, which never reads it.
+    pub jwt_secret: Option<SigningSecret>,
     /// Keys the derivation of emailed tokens. Separate from the JWT secret so the worker, which
-    /// renders emails, need not be able to mint tokens, and rotating one does not void the
-    /// other. Defaults to `JWT_SECRET` when unset.
-    pub email_token_secret: Option<SigningSecret>,
+    /// renders emails, cannot mint tokens, and rotating one does not void the other. The API
+    /// falls back to `JWT_SECRET` when `EMAIL_TOKEN_SECRET` is unset; the worker requires it.
+    pub email_token_secret: SigningSecret,
     pub run_migrations_on_startup: bool,
     pub redis_url: RedactedUrl,
     /// Prefix of every Redis key and channel, so several deployments (or test runs) can share one Redis.
@@ -327,6 +338,14 @@ pub struct Settings {
     pub trusted_proxies: TrustedProxies,
     /// How many password hashes may run at once; each takes one core for tens of milliseconds.
     pub password_hash_concurrency: usize,
+    /// `METRICS_BIND`: the separate listener of `/metrics`, kept off the public port (and so
+    /// out of the Ingress). Port 0 picks a free one.
+    pub metrics_bind: String,
+    /// `MAX_WORKSPACES_PER_USER`: how many workspaces one account may own (default 20).
+    pub max_workspaces_per_user: u32,
+    /// `WORKSPACE_CREATES_PER_HOUR`: workspaces one account may create per hour (default 10;
+    /// `None` when set to 0, which turns the limit off for load tests).
+    pub workspace_creates_per_hour: Option<u32>,
 }
 
 /// The raw strings as `config` gathered them. Keys are lower case because the environment
@@ -348,6 +367,10 @@ struct Raw {
     app_url: Option<String>,
     trusted_proxies: Option<String>,
     password_hash_concurrency: Option<String>,
+    mail_transport: Option<String>,
+    metrics_bind: Option<String>,
+    max_workspaces_per_user: Option<String>,
+    workspace_creates_per_hour: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -356,13 +379,22 @@ struct RawConnectionStrings {
 }
 
 impl Settings {
-    /// Defaults, then the optional file, then the process environment.
+    /// The API's settings: defaults, then the optional file, then the process environment.
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
-        Self::load_from(file, None)
+        Self::load_for(Component::Api, file, None)
     }
 
     /// As [`Settings::load`], with an explicit environment instead of the process's (tests).
     pub fn load_from(
+        file: Option<&Path>,
+        env: Option<HashMap<String, String>>,
+    ) -> Result<Self, ConfigError> {
+        Self::load_for(Component::Api, file, env)
+    }
+
+    /// The settings `component` runs with; `env` replaces the process environment (tests).
+    pub fn load_for(
+        component: Component,
         file: Option<&Path>,
         env: Option<HashMap<String, String>>,
     ) -> Result<Self, ConfigError> {
@@ -375,10 +407,10 @@ impl Settings {
             .add_source(config::Environment::default().separator("__").source(env))
             .build()?
             .try_deserialize()?;
-        Self::from_raw(raw)
+        Self::from_raw(raw, component)
     }
 
-    fn from_raw(raw: Raw) -> Result<Self, ConfigError> {
+    fn from_raw(raw: Raw, component: Component) -> Result<Self, ConfigError> {
         let environment = match raw.aspnetcore_environment.as_deref() {
             None | Some("") => Environment::Production,
             Some(v) => v
@@ -399,16 +431,21 @@ impl Settings {
                     .map_err(|e| invalid("ConnectionStrings__DefaultConnection", e))
             })?;
 
-        let jwt_secret = raw
-            .jwt_secret
-            .ok_or(ConfigError::Missing { name: "JWT_SECRET" })
-            .and_then(|s| SigningSecret::parse(s).map_err(|e| invalid("JWT_SECRET", e)))?;
+        let jwt_secret = match component {
+            Component::Api => Some(
+                raw.jwt_secret
+                    .ok_or(ConfigError::Missing { name: "JWT_SECRET" })
+                    .and_then(|s| SigningSecret::parse(s).map_err(|e| invalid("JWT_SECRET", e)))?,
+            ),
+            Component::Worker => None,
+        };
 
-        let email_token_secret = raw
-            .email_token_secret
-            .filter(|s| !s.is_empty())
-            .map(|s| SigningSecret::parse(s).map_err(|e| invalid("EMAIL_TOKEN_SECRET", e)))
-            .transpose()?;
+        let email_token_secret = match raw.email_token_secret.filter(|s| !s.is_empty()) {
+            Some(s) => SigningSecret::parse(s).map_err(|e| invalid("EMAIL_TOKEN_SECRET", e))?,
+            None => jwt_secret.clone().ok_or(ConfigError::Missing {
+                name: "EMAIL_TOKEN_SECRET",
+            })?,
+        };
 
         let run_migrations_on_startup = match raw.run_migrations_on_startup.as_deref() {
             None | Some("") => false,
@@ -420,7 +457,29 @@ impl Settings {
             .unwrap_or_else(|| "redis://127.0.0.1:6379".into());
         redis::Client::open(redis_url.as_str()).map_err(|e| invalid("REDIS_URL", e.to_string()))?;
 
-        let mail = match raw.smtp_url.filter(|s| !s.trim().is_empty()) {
+        let file_transport_asked = match raw.mail_transport.as_deref().map(str::trim) {
+            None | Some("") | Some("smtp") => false,
+            Some("file") => true,
+            Some(other) => {
+                return Err(invalid(
+                    "MAIL_TRANSPORT",
+                    format!("expected smtp or file, got {other:?}"),
+                ));
+            }
+        };
+        let smtp_url = raw.smtp_url.filter(|s| !s.trim().is_empty());
+        // Files hold live sign-in links: in Production they are written only when asked for.
+        if component == Component::Worker
+            && !development
+            && smtp_url.is_none()
+            && !file_transport_asked
+        {
+            return Err(invalid(
+                "SMTP_URL",
+                "is required in Production (emails carry live links); set MAIL_TRANSPORT=file to write .eml files under MAIL_DIR instead",
+            ));
+        }
+        let mail = match smtp_url.filter(|_| !file_transport_asked) {
             Some(url) => {
                 if !(url.starts_with("smtp://") || url.starts_with("smtps://")) {
                     return Err(invalid("SMTP_URL", "must start with smtp:// or smtps://"));
@@ -472,6 +531,26 @@ impl Settings {
         )?;
         let database_max_connections =
             parse_positive("DATABASE_MAX_CONNECTIONS", raw.database_max_connections, 20)? as u32;
+        let max_workspaces_per_user =
+            parse_positive("MAX_WORKSPACES_PER_USER", raw.max_workspaces_per_user, 20)? as u32;
+        let workspace_creates_per_hour = match raw.workspace_creates_per_hour.as_deref() {
+            Some(v) if v.trim() == "0" => None,
+            _ => Some(parse_positive(
+                "WORKSPACE_CREATES_PER_HOUR",
+                raw.workspace_creates_per_hour,
+                10,
+            )? as u32),
+        };
+        let metrics_bind = raw
+            .metrics_bind
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| "0.0.0.0:9464".into());
+        if metrics_bind.parse::<std::net::SocketAddr>().is_err() {
+            return Err(invalid(
+                "METRICS_BIND",
+                "expected HOST:PORT with an IP address, such as 0.0.0.0:9464",
+            ));
+        }
 
         Ok(Self {
             environment,
@@ -490,12 +569,15 @@ impl Settings {
             app_url,
             trusted_proxies,
             password_hash_concurrency,
+            metrics_bind,
+            max_workspaces_per_user,
+            workspace_creates_per_hour,
         })
     }
 
     /// The secret emailed tokens are derived with.
     pub fn email_token_secret(&self) -> &SigningSecret {
-        self.email_token_secret.as_ref().unwrap_or(&self.jwt_secret)
+        &self.email_token_secret
     }
 
     /// How long a Redis call may take before we treat Redis as down and use the fallback.
@@ -700,5 +782,93 @@ mod tests {
         assert!(shown.contains("mail.example.com"), "{shown}");
         assert!(!shown.contains("pa55"), "{shown}");
         assert!(!format!("{settings:?}").contains(SECRET));
+    }
+
+    fn load_worker(pairs: &[(&str, &str)]) -> Result<Settings, ConfigError> {
+        Settings::load_for(Component::Worker, None, Some(env(pairs)))
+    }
+
+    #[test]
+    fn the_worker_starts_without_the_jwt_secret_and_never_reads_it() {
+        let pairs = [
+            base()[0],
+            base()[2],
+            ("EMAIL_TOKEN_SECRET", "email-token-secret-0123456789abcdef"),
+            ("SMTP_URL", "smtps://mail.example.com:465"),
+        ];
+        let settings = load_worker(&pairs).unwrap();
+        assert!(settings.jwt_secret.is_none());
+        let mut with_jwt = pairs.to_vec();
+        with_jwt.push(("JWT_SECRET", SECRET));
+        let settings = load_worker(&with_jwt).unwrap();
+        assert!(
+            settings.jwt_secret.is_none(),
+            "the worker ignores JWT_SECRET"
+        );
+        assert!(!format!("{settings:?}").contains(SECRET));
+        let err = load_worker(&[pairs[0], pairs[1], pairs[3]])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "EMAIL_TOKEN_SECRET is required");
+    }
+
+    #[test]
+    fn a_production_worker_without_smtp_needs_the_file_transport_asked_for() {
+        let pairs = vec![
+            base()[0],
+            base()[2],
+            ("EMAIL_TOKEN_SECRET", "email-token-secret-0123456789abcdef"),
+        ];
+        let err = load_worker(&pairs).unwrap_err().to_string();
+        assert!(
+            err.starts_with("SMTP_URL:") && err.contains("MAIL_TRANSPORT=file"),
+            "{err}"
+        );
+        let mut asked = pairs.clone();
+        asked.push(("MAIL_TRANSPORT", "file"));
+        assert!(matches!(
+            load_worker(&asked).unwrap().mail,
+            MailTransport::Files { .. }
+        ));
+        let mut development = pairs.clone();
+        development.push(("ASPNETCORE_ENVIRONMENT", "Development"));
+        assert!(matches!(
+            load_worker(&development).unwrap().mail,
+            MailTransport::Files { .. }
+        ));
+        let mut bad = pairs;
+        bad.push(("MAIL_TRANSPORT", "carrier-pigeon"));
+        assert!(
+            load_worker(&bad)
+                .unwrap_err()
+                .to_string()
+                .starts_with("MAIL_TRANSPORT:")
+        );
+        // The API sends no email: its start-up does not depend on SMTP_URL.
+        assert!(load(&base()).is_ok());
+    }
+
+    #[test]
+    fn workspace_limits_and_the_metrics_listener_are_configurable() {
+        let settings = load(&base()).unwrap();
+        assert_eq!(settings.max_workspaces_per_user, 20);
+        assert_eq!(settings.workspace_creates_per_hour, Some(10));
+        assert_eq!(settings.metrics_bind, "0.0.0.0:9464");
+        let mut pairs = base();
+        pairs.push(("WORKSPACE_CREATES_PER_HOUR", "0"));
+        pairs.push(("MAX_WORKSPACES_PER_USER", "500"));
+        pairs.push(("METRICS_BIND", "127.0.0.1:0"));
+        let settings = load(&pairs).unwrap();
+        assert_eq!(settings.workspace_creates_per_hour, None);
+        assert_eq!(settings.max_workspaces_per_user, 500);
+        assert_eq!(settings.metrics_bind, "127.0.0.1:0");
+        let mut bad = base();
+        bad.push(("METRICS_BIND", "everywhere"));
+        assert!(
+            load(&bad)
+                .unwrap_err()
+                .to_string()
+                .starts_with("METRICS_BIND:")
+        );
     }
 }

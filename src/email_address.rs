@@ -1,4 +1,11 @@
-//! `EmailAddress`: a syntactically valid address, normalised (trimmed, lower case).
+//! `EmailAddress`: a syntactically valid address, normalised (trimmed, lower case), that the
+//! mail transport can send to.
+//!
+//! This is the one validator of addresses, used by the API on input and by the worker before
+//! it addresses a message: an address accepted here but refused by the mailer would make an
+//! invitation die silently in the worker. So it also asks the mailer's own parser (lettre's
+//! `Mailbox`), and refuses what RFC 5321 allows but no real inbox uses (quoted local parts,
+//! IP-literal domains such as `postmaster@[127.0.0.1]`).
 //!
 //! Lower-casing the whole address makes equality case-insensitive everywhere by construction:
 //! the database stores only normalised addresses (a CHECK enforces it), so a unique
@@ -28,12 +35,35 @@ impl EmailAddress {
         if parsed.email() != normalised || !parsed.domain().contains('.') {
             return Err("is not a valid email address".into());
         }
+        if parsed.local_part().starts_with('"') {
+            return Err("must not use a quoted name before the @".into());
+        }
+        if parsed.domain().starts_with('[') || !is_host_name(parsed.domain()) {
+            return Err("must end in a domain name, not an IP address".into());
+        }
+        if lettre::message::Mailbox::from_str(&normalised).is_err() {
+            return Err("is not an address we can send email to".into());
+        }
         Ok(Self(normalised))
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Letters, digits and hyphens in dot-separated labels (or their Unicode forms), ending in a
+/// label that is not all digits (`1.2.3.4` is an IP address, not a domain).
+fn is_host_name(domain: &str) -> bool {
+    let labels: Vec<&str> = domain.split('.').collect();
+    labels.iter().all(|label| {
+        !label.is_empty()
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+    }) && labels
+        .last()
+        .is_some_and(|tld| !tld.chars().all(|c| c.is_ascii_digit()))
 }
 
 impl AsRef<str> for EmailAddress {
@@ -78,6 +108,32 @@ mod tests {
             "ann smith@example.com",
         ] {
             assert!(EmailAddress::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn refuses_what_the_mailer_cannot_send_to() {
+        for bad in [
+            "postmaster@[127.0.0.1]",
+            "\"a b\"@example.com",
+            "\"ann\"@example.com",
+            "ann@127.0.0.1",
+            "ann@exa_mple.com",
+            "ann@-example.com",
+        ] {
+            assert!(EmailAddress::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+        for good in [
+            "ann+tag@example.com",
+            "o'brien@example.co.uk",
+            "ann@mail-1.example.com",
+            "jose@exämple.de",
+        ] {
+            let email = EmailAddress::parse(good).unwrap();
+            assert!(
+                lettre::message::Mailbox::from_str(email.as_str()).is_ok(),
+                "{good}"
+            );
         }
     }
 

@@ -1,4 +1,4 @@
-//! Tokens that travel by email (verification links, invitation links).
+//! Tokens that travel by email (verification, invitation and password-reset links).
 //!
 //! A token is `HMAC-SHA256(key, purpose || nonce)` where the nonce is 128 random bits stored
 //! with its row and the key is derived from `EMAIL_TOKEN_SECRET` (`JWT_SECRET` when unset).
@@ -18,6 +18,7 @@ use crate::config::SigningSecret;
 pub enum Purpose {
     EmailVerification,
     Invitation,
+    PasswordReset,
 }
 
 impl Purpose {
@@ -25,6 +26,7 @@ impl Purpose {
         match self {
             Self::EmailVerification => b"email-verification\0",
             Self::Invitation => b"invitation\0",
+            Self::PasswordReset => b"password-reset\0",
         }
     }
 }

@@ -1,4 +1,5 @@
-//! `GET /healthz` and `GET /metrics`: for probes and scrapers, never behind auth.
+//! `GET /healthz` and `GET /metrics`: for probes and scrapers, never behind auth. Metrics are
+//! served on a listener of their own (`METRICS_BIND`), apart from the public API.
 
 use std::time::Duration;
 
@@ -46,11 +47,8 @@ pub async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     health_response(database_answers(&state.db).await)
 }
 
-/// Prometheus metrics in the text exposition format.
-#[utoipa::path(
-    get, path = "/metrics", tag = "operations",
-    responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain"))
-)]
+/// Prometheus metrics in the text exposition format, on the metrics listener only
+/// (`METRICS_BIND`), never on the public port.
 pub async fn metrics() -> impl IntoResponse {
     (
         [(

@@ -38,7 +38,6 @@ const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
-        .routes(routes!(health::metrics))
         .merge(crate::auth::router())
         .merge(crate::workspaces::router(state))
         .merge(crate::agents::router(state))
@@ -51,7 +50,8 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
 }
 
 pub fn router(state: AppState) -> Router {
-    let (router, openapi) = api(&state).split_for_parts();
+    let (router, mut openapi) = api(&state).split_for_parts();
+    crate::openapi::complete(&mut openapi);
     // Rendered once; each request shares the same bytes.
     let openapi_json =
         axum::body::Bytes::from(openapi.to_pretty_json().unwrap_or_else(|_| "{}".into()));
@@ -104,6 +104,14 @@ fn request_span(request: &Request<Body>) -> tracing::Span {
         path = request.uri().path(),
         request_id,
     )
+}
+
+/// `/metrics` alone, for the separate listener on `METRICS_BIND`: scrapers reach it inside the
+/// cluster, and it stays out of the public router (and so out of the Ingress).
+pub fn metrics_router() -> Router {
+    Router::new()
+        .route("/metrics", get(health::metrics))
+        .fallback(not_found)
 }
 
 async fn record_metrics(request: Request, next: Next) -> Response {

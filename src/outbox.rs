@@ -21,13 +21,15 @@ use uuid::Uuid;
 pub enum MessageKind {
     VerificationEmail,
     InvitationEmail,
+    PasswordResetEmail,
     DropWorkspace,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 3] = [
+    pub const ALL: [Self; 4] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
+        Self::PasswordResetEmail,
         Self::DropWorkspace,
     ];
 
@@ -35,6 +37,7 @@ impl MessageKind {
         match self {
             Self::VerificationEmail => "verification_email",
             Self::InvitationEmail => "invitation_email",
+            Self::PasswordResetEmail => "password_reset_email",
             Self::DropWorkspace => "drop_workspace",
         }
     }
@@ -51,6 +54,8 @@ pub enum OutboxMessage {
     VerificationEmail { verification_id: Uuid },
     /// The invitation email for `public.invitations` row `invitation_id`.
     InvitationEmail { invitation_id: Uuid },
+    /// The password-reset email for `public.password_resets` row `reset_id`.
+    PasswordResetEmail { reset_id: Uuid },
     /// Drop the data of a workspace marked for deletion.
     DropWorkspace { workspace_id: Uuid },
 }
@@ -60,6 +65,7 @@ impl OutboxMessage {
         match self {
             Self::VerificationEmail { .. } => MessageKind::VerificationEmail,
             Self::InvitationEmail { .. } => MessageKind::InvitationEmail,
+            Self::PasswordResetEmail { .. } => MessageKind::PasswordResetEmail,
             Self::DropWorkspace { .. } => MessageKind::DropWorkspace,
         }
     }
@@ -71,6 +77,9 @@ impl OutboxMessage {
             }
             Self::InvitationEmail { invitation_id } => {
                 serde_json::json!({ "invitationId": invitation_id })
+            }
+            Self::PasswordResetEmail { reset_id } => {
+                serde_json::json!({ "resetId": reset_id })
             }
             Self::DropWorkspace { workspace_id } => {
                 serde_json::json!({ "workspaceId": workspace_id })
@@ -86,6 +95,9 @@ impl OutboxMessage {
             }),
             MessageKind::InvitationEmail => Some(Self::InvitationEmail {
                 invitation_id: id("invitationId")?,
+            }),
+            MessageKind::PasswordResetEmail => Some(Self::PasswordResetEmail {
+                reset_id: id("resetId")?,
             }),
             MessageKind::DropWorkspace => Some(Self::DropWorkspace {
                 workspace_id: id("workspaceId")?,

@@ -28,6 +28,7 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
 
 pub struct Application {
     listener: TcpListener,
+    metrics_listener: TcpListener,
     router: Router,
     state: AppState,
     redis_client: redis::Client,
@@ -46,8 +47,13 @@ impl Application {
         let listener = TcpListener::bind(bind)
             .await
             .with_context(|| format!("binding {bind}"))?;
+        let metrics_bind = &state.settings.metrics_bind;
+        let metrics_listener = TcpListener::bind(metrics_bind)
+            .await
+            .with_context(|| format!("binding METRICS_BIND {metrics_bind}"))?;
         Ok(Self {
             listener,
+            metrics_listener,
             router: http::router(state.clone()),
             redis_client: redis::Client::open(state.settings.redis_url.expose())?,
             state,
@@ -56,6 +62,11 @@ impl Application {
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// Where `/metrics` is served (`METRICS_BIND`).
+    pub fn metrics_addr(&self) -> std::io::Result<SocketAddr> {
+        self.metrics_listener.local_addr()
     }
 
     /// The state the handlers share (tests inspect it).
@@ -75,9 +86,15 @@ impl Application {
                 .clone()
                 .listen(self.redis_client, stop.clone()),
         );
+        let metrics = tokio::spawn(launch(
+            self.metrics_listener,
+            http::metrics_router(),
+            stop.clone().cancelled_owned(),
+        ));
         let served = launch(self.listener, self.router, shutdown).await;
         stop.cancel();
         let _ = listener.await;
+        let _ = metrics.await;
         served
     }
 }
@@ -126,7 +143,12 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     let redis = connect_redis(&settings)?;
     Ok(AppState {
         db: db::pool(&settings.database, settings.database_max_connections),
-        jwt: JwtKeys::new(&settings.jwt_secret),
+        jwt: JwtKeys::new(
+            settings
+                .jwt_secret
+                .as_ref()
+                .context("JWT_SECRET is required by the API")?,
+        ),
         passwords: PasswordHasher::new(settings.password_hash_concurrency)?,
         rate_limiter: RateLimiter::new(
             redis.clone(),

@@ -25,6 +25,10 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
     let agent = record::find(conn, workspace_id, agent_id)
         .await?
         .ok_or(Error::NotFound("agent"))?;
+    if agent.role.is_owner() || matches!(change, Change::SetRole(role) if role.is_owner()) {
+        tenant.actor.may_touch_owners()?;
+    }
+    let conn = tenant.conn();
     let (status, role) = match change {
         Change::Deactivate => (Some("deactivated"), None),
         Change::Reactivate => (Some("active"), None),

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::pagination::{Page, TimeKey};
 use crate::workspaces::Role;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -73,24 +74,35 @@ pub const FROM: &str = "FROM agent_profiles p
                         JOIN public.memberships m ON m.user_id = p.user_id AND m.workspace_id = $1
                         JOIN public.users u ON u.id = p.user_id";
 
-/// The workspace's agents, in the order they joined. `conn` is the tenant's transaction.
+/// One page of the workspace's agents, in the order they joined, and the next page's cursor.
+/// `conn` is the tenant's transaction.
 pub async fn list(
     conn: &mut PgConnection,
     workspace_id: Uuid,
     filter: StatusFilter,
-) -> sqlx::Result<Vec<Agent>> {
+    page: &Page<TimeKey>,
+) -> sqlx::Result<(Vec<Agent>, Option<String>)> {
     let status = match filter {
         StatusFilter::Active => Some(AgentStatus::Active),
         StatusFilter::Deactivated => Some(AgentStatus::Deactivated),
         StatusFilter::All => None,
     };
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} {FROM} WHERE $2::text IS NULL OR m.status = $2 ORDER BY m.created_at, p.id"
+    let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
+    let rows: Vec<Agent> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} {FROM}
+          WHERE ($2::text IS NULL OR m.status = $2)
+            AND ($3::timestamptz IS NULL OR (m.created_at, p.id) > ($3, $4))
+          ORDER BY m.created_at, p.id
+          LIMIT $5"
     )))
     .bind(workspace_id)
     .bind(status)
+    .bind(after_at)
+    .bind(after_id)
+    .bind(page.fetch())
     .fetch_all(conn)
-    .await
+    .await?;
+    Ok(page.finish(rows, |a| TimeKey(a.joined_at, a.id)))
 }
 
 /// One agent of the workspace by agent id.

@@ -9,11 +9,12 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::agents::lifecycle::{self, Change};
 use crate::agents::record::{self, Agent, StatusFilter};
-use crate::authz::Actor;
+use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::invitations::{self, Invitation};
+use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
@@ -23,6 +24,11 @@ use crate::workspaces::Role;
 /// compromised Owner token or key from turning us into a spam relay.
 const INVITE_QUOTA: Quota = Quota {
     limit: 100,
+    window: Duration::from_secs(3600),
+};
+/// And per person across all their workspaces, so creating workspaces does not multiply it.
+const INVITES_PER_USER_QUOTA: Quota = Quota {
+    limit: 200,
     window: Duration::from_secs(3600),
 };
 
@@ -35,34 +41,43 @@ pub struct ListQuery {
 }
 
 #[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct AgentList {
     pub agents: Vec<Agent>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
 }
 
 /// The workspace's agents: active ones unless `status` says otherwise.
 #[utoipa::path(
     get, path = "/api/agents", tag = "team",
     security(("bearer" = [])),
-    params(ListQuery),
+    params(ListQuery, PageQuery),
     responses(
-        (status = 200, description = "Agents in the order they joined", body = AgentList),
-        (status = 400, description = "Unknown status filter", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 200, description = "Agents in the order they joined, a page at a time", body = AgentList),
+        (status = 400, description = "Unknown status filter, bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "A user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn list(
     AppQuery(query): AppQuery<ListQuery>,
+    AppQuery(page): AppQuery<PageQuery>,
     mut tenant: TenantTx,
 ) -> Result<AppJson<AgentList>> {
+    let page = page.parse()?;
     let workspace_id = tenant.actor.workspace_id;
-    let agents = record::list(
+    let (agents, next_cursor) = record::list(
         tenant.conn(),
         workspace_id,
         query.status.unwrap_or_default(),
+        &page,
     )
     .await?;
-    Ok(AppJson(AgentList { agents }))
+    Ok(AppJson(AgentList {
+        agents,
+        next_cursor,
+    }))
 }
 
 /// One agent.
@@ -110,9 +125,9 @@ pub struct InvitationCreated {
         (status = 201, description = "Invitation created and its email queued", body = InvitationCreated),
         (status = 400, description = "Invalid email or role", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an unverified inviter (`email_not_verified`), an API key inviting an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "Already a member (active or deactivated)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many invitations from this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many invitations from this workspace or this person", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn invite(
@@ -132,12 +147,19 @@ pub async fn invite(
     let (Some(email), Some(role)) = (email, role) else {
         return Err(Error::Validation(errors));
     };
-    if let Decision::Limited { retry_after } = state
-        .rate_limiter
-        .check(&format!("invite:{}", actor.workspace_id), INVITE_QUOTA)
-        .await
-    {
-        return Err(Error::TooManyRequests { retry_after });
+    if role.is_owner() {
+        actor.may_touch_owners()?;
+    }
+    // Invitation emails go from our sender to addresses of the inviter's choosing: only an
+    // inviter who has proved an inbox of their own may send them.
+    let inviter = inviting_person(&state, &actor).await?;
+    for (key, quota) in [
+        (format!("invite:{}", actor.workspace_id), INVITE_QUOTA),
+        (format!("invite:user:{inviter}"), INVITES_PER_USER_QUOTA),
+    ] {
+        if let Decision::Limited { retry_after } = state.rate_limiter.check(&key, quota).await {
+            return Err(Error::TooManyRequests { retry_after });
+        }
     }
     let mut tx = crate::db::begin(&state.db, None).await?;
     let member: Option<String> = sqlx::query_scalar(
@@ -189,7 +211,7 @@ pub async fn invite(
     responses(
         (status = 200, description = "The agent, deactivated", body = Agent),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "It would leave the workspace without an active Owner", body = crate::error::Problem, content_type = "application/problem+json"),
     )
@@ -210,7 +232,7 @@ pub async fn deactivate(
     responses(
         (status = 200, description = "The agent, active", body = Agent),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -239,7 +261,7 @@ pub struct RoleRequest {
         (status = 200, description = "The agent with the new role", body = Agent),
         (status = 400, description = "Unknown role", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "It would leave the workspace without an active Owner", body = crate::error::Problem, content_type = "application/problem+json"),
     )
@@ -256,6 +278,36 @@ pub async fn change_role(
         .map_err(|e: String| Error::invalid_field("role", e))?;
     let tenant = TenantTx::begin(&state, actor).await?;
     change(&state, &id, tenant, Change::SetRole(role)).await
+}
+
+/// The person on whose authority an invitation goes out (the member, or the Owner who created
+/// the API key), if their email is verified.
+async fn inviting_person(state: &AppState, actor: &Actor) -> Result<uuid::Uuid> {
+    let row: Option<(uuid::Uuid, bool)> = match actor.principal {
+        Principal::Member { user_id, .. } => {
+            sqlx::query_as("SELECT id, email_verified FROM public.users WHERE id = $1")
+                .bind(user_id)
+                .fetch_optional(&state.db)
+                .await?
+        }
+        Principal::ApiKey { key_id } => {
+            sqlx::query_as(
+                "SELECT u.id, u.email_verified
+                   FROM public.api_keys k JOIN public.users u ON u.id = k.created_by
+                  WHERE k.id = $1",
+            )
+            .bind(key_id)
+            .fetch_optional(&state.db)
+            .await?
+        }
+    };
+    match row {
+        Some((user_id, true)) => Ok(user_id),
+        _ => Err(Error::forbidden(
+            "email_not_verified",
+            "verify your email address before inviting anyone (for an API key: the Owner who created it)",
+        )),
+    }
 }
 
 async fn change(

@@ -40,6 +40,10 @@ pub struct Claims {
     pub tid: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
+    /// The account's token version when the token was issued; a password reset bumps the
+    /// account's, which refuses every token issued before it.
+    #[serde(default)]
+    pub ver: i32,
 }
 
 pub struct IssuedToken {
@@ -79,8 +83,8 @@ impl JwtKeys {
         }))
     }
 
-    pub fn issue_user(&self, user_id: Uuid) -> anyhow::Result<IssuedToken> {
-        self.issue(user_id, TokenKind::User, None, None)
+    pub fn issue_user(&self, user_id: Uuid, version: i32) -> anyhow::Result<IssuedToken> {
+        self.issue(user_id, TokenKind::User, None, None, version)
     }
 
     pub fn issue_workspace(
@@ -88,12 +92,14 @@ impl JwtKeys {
         user_id: Uuid,
         workspace_id: Uuid,
         role: Role,
+        version: i32,
     ) -> anyhow::Result<IssuedToken> {
         self.issue(
             user_id,
             TokenKind::Workspace,
             Some(workspace_id),
             Some(role),
+            version,
         )
     }
 
@@ -103,6 +109,7 @@ impl JwtKeys {
         kind: TokenKind,
         tid: Option<Uuid>,
         role: Option<Role>,
+        ver: i32,
     ) -> anyhow::Result<IssuedToken> {
         let now = OffsetDateTime::now_utc().replace_nanosecond(0)?;
         let expires_at = now + TOKEN_LIFETIME;
@@ -116,6 +123,7 @@ impl JwtKeys {
             kind,
             tid,
             role,
+            ver,
         };
         let token =
             jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)?;
@@ -159,7 +167,7 @@ mod tests {
     fn user_token_round_trips_with_one_hour_lifetime() {
         let keys = keys(SECRET);
         let user = Uuid::new_v4();
-        let issued = keys.issue_user(user).unwrap();
+        let issued = keys.issue_user(user, 0).unwrap();
         let claims = keys.decode(&issued.token).unwrap();
         assert_eq!(claims.sub, user);
         assert_eq!(claims.kind, TokenKind::User);
@@ -171,7 +179,7 @@ mod tests {
     fn workspace_token_carries_tenant_and_role() {
         let keys = keys(SECRET);
         let (user, ws) = (Uuid::new_v4(), Uuid::new_v4());
-        let issued = keys.issue_workspace(user, ws, Role::Agent).unwrap();
+        let issued = keys.issue_workspace(user, ws, Role::Agent, 0).unwrap();
         let claims = keys.decode(&issued.token).unwrap();
         assert_eq!(claims.kind, TokenKind::Workspace);
         assert_eq!(claims.tid, Some(ws));
@@ -180,7 +188,7 @@ mod tests {
 
     #[test]
     fn another_key_is_refused() {
-        let issued = keys(SECRET).issue_user(Uuid::new_v4()).unwrap();
+        let issued = keys(SECRET).issue_user(Uuid::new_v4(), 0).unwrap();
         let other = keys("another-adequately-long-secret-0123456789");
         assert_eq!(
             other.decode(&issued.token).unwrap_err(),
@@ -191,7 +199,7 @@ mod tests {
     #[test]
     fn alg_none_is_refused() {
         let keys = keys(SECRET);
-        let issued = keys.issue_user(Uuid::new_v4()).unwrap();
+        let issued = keys.issue_user(Uuid::new_v4(), 0).unwrap();
         let payload = issued.token.split('.').nth(1).unwrap();
         let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"JWT"}"#);
         let forged = format!("{header}.{payload}.");
@@ -212,6 +220,7 @@ mod tests {
             kind: TokenKind::User,
             tid: Some(Uuid::new_v4()),
             role: Some(Role::Admin),
+            ver: 0,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.0.encoding)
             .unwrap();

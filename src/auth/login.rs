@@ -80,7 +80,7 @@ pub async fn login(
         _ => return Err(Error::Unauthorized(BAD_CREDENTIALS)),
     };
 
-    let issued = state.jwt.issue_user(user.id)?;
+    let issued = state.jwt.issue_user(user.id, user.token_version)?;
     Ok(AppJson(AuthResponse {
         token: issued.token,
         user: user.into(),

@@ -1,4 +1,5 @@
-//! Accounts and authentication: registration, login, the current user, email verification.
+//! Accounts and authentication: registration, login, the current user, email verification,
+//! password reset.
 
 mod change_email;
 pub mod extract;
@@ -6,6 +7,7 @@ pub mod jwt;
 mod login;
 mod me;
 pub mod password;
+pub mod password_reset;
 mod register;
 pub mod users;
 pub mod verification;
@@ -25,4 +27,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(verification::verify_email))
         .routes(routes!(verification::resend_verification))
         .routes(routes!(change_email::change_email))
+        .routes(routes!(password_reset::forgot_password))
+        .routes(routes!(password_reset::reset_password))
 }

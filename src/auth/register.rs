@@ -122,7 +122,7 @@ pub async fn register(
     verification::issue(&mut tx, &state.email_tokens, user.id, &user.email).await?;
     tx.commit().await?;
 
-    let issued = state.jwt.issue_user(user.id)?;
+    let issued = state.jwt.issue_user(user.id, user.token_version)?;
     tracing::info!(user_id = %user.id, "user registered");
     Ok((
         StatusCode::CREATED,

@@ -15,6 +15,8 @@ pub struct UserRow {
     pub full_name: String,
     pub email_verified: bool,
     pub created_at: OffsetDateTime,
+    /// Tokens carry it; a password reset bumps it (see `auth::extract`).
+    pub token_version: i32,
 }
 
 /// The User resource (spec: id, email, fullName, emailVerified, createdAt).
@@ -51,7 +53,7 @@ pub async fn insert(
     sqlx::query_as(
         "INSERT INTO public.users (id, email, full_name, password_hash)
          VALUES ($1, $2, $3, $4)
-         RETURNING id, email, full_name, email_verified, created_at",
+         RETURNING id, email, full_name, email_verified, created_at, token_version",
     )
     .bind(Uuid::now_v7())
     .bind(email.as_str())
@@ -63,7 +65,8 @@ pub async fn insert(
 
 pub async fn find(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<UserRow>> {
     sqlx::query_as(
-        "SELECT id, email, full_name, email_verified, created_at FROM public.users WHERE id = $1",
+        "SELECT id, email, full_name, email_verified, created_at, token_version
+           FROM public.users WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -82,7 +85,7 @@ pub async fn find_with_hash(
         password_hash: String,
     }
     let row: Option<WithHash> = sqlx::query_as(
-        "SELECT id, email, full_name, email_verified, created_at, password_hash
+        "SELECT id, email, full_name, email_verified, created_at, token_version, password_hash
            FROM public.users WHERE email = $1",
     )
     .bind(email.as_str())

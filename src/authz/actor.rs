@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use uuid::Uuid;
 
 use crate::api_keys;
-use crate::auth::extract::{bearer, decode};
+use crate::auth::extract::{bearer, decode, revoked_unless_current};
 use crate::auth::jwt::TokenKind;
 use crate::authz::{Permission, Rule};
 use crate::error::Error;
@@ -32,7 +32,8 @@ pub enum Principal {
     /// A member with a workspace token; the role is the membership's current one, not the
     /// token's claim, so a role change applies on the next request.
     Member { user_id: Uuid, role: Role },
-    /// A secret API key of the workspace, acting with Owner rights where keys are accepted.
+    /// A secret API key of the workspace: where keys are accepted it passes the Owner checks
+    /// of agent management, but never touches the Owner role (`Actor::may_touch_owners`).
     ApiKey { key_id: Uuid },
 }
 
@@ -76,6 +77,24 @@ impl Actor {
 
     pub fn may(&self, permission: Permission) -> bool {
         permission.granted_to(self.role())
+    }
+
+    /// Whether the caller may grant, change, deactivate or reactivate the Owner role. Keys act
+    /// for integrations, not as Owners: a leaked key must not be able to make itself an Owner
+    /// (by inviting or promoting one) nor lock the real Owners out. Checked before any team
+    /// rule (such as the last-Owner rule), so a key learns nothing more than "not allowed".
+    pub fn may_touch_owners(&self) -> Result<(), Error> {
+        match self.principal {
+            Principal::Member { role, .. } if role.is_owner() => Ok(()),
+            Principal::Member { .. } => Err(Error::forbidden(
+                "owner_only",
+                "only a workspace owner may do this",
+            )),
+            Principal::ApiKey { .. } => Err(Error::forbidden(
+                "api_key_cannot_manage_owners",
+                "API keys may invite and manage agents only; anything that touches an Owner needs an Owner's workspace token",
+            )),
+        }
     }
 }
 
@@ -158,6 +177,7 @@ async fn member(state: &AppState, token: &str) -> Result<Actor, Error> {
                 "you are no longer a member of this workspace",
             )
         })?;
+    revoked_unless_current(claims.ver, membership.token_version)?;
     check_workspace(membership.workspace_active, membership.schema_current)?;
     if !membership.active {
         return Err(Error::forbidden(

@@ -60,7 +60,7 @@ impl Permission {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rule {
     pub permission: Permission,
-    /// A secret API key is accepted (it acts with Owner rights). Only agent management
+    /// A secret API key is accepted (for agents, never Owners). Only agent management
     /// (`/api/agents*`) takes keys; a key can never manage keys.
     pub api_key: bool,
 }

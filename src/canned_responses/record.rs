@@ -5,6 +5,8 @@ use sqlx::PgConnection;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::pagination::Page;
+
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
 pub struct CannedResponse {
@@ -19,22 +21,29 @@ pub struct CannedResponse {
     pub body: String,
 }
 
-/// Canned responses whose short code or title contains `search` (any case), by short code.
-/// A workspace keeps tens or hundreds of them, so this reads the table without an index.
+/// A page of the canned responses whose short code or title contains `search` (any case),
+/// by short code (unique, so it is the page key), and the next page's cursor. A workspace
+/// keeps tens or hundreds of them: the search reads the table, the order its unique index.
 pub async fn list(
     conn: &mut PgConnection,
     search: Option<&str>,
-) -> sqlx::Result<Vec<CannedResponse>> {
-    sqlx::query_as(
+    page: &Page<String>,
+) -> sqlx::Result<(Vec<CannedResponse>, Option<String>)> {
+    let rows: Vec<CannedResponse> = sqlx::query_as(
         "SELECT id, short_code, title, body FROM canned_responses
-          WHERE $1::text IS NULL
-             OR strpos(short_code, lower($1)) > 0
-             OR strpos(lower(title), lower($1)) > 0
-          ORDER BY short_code",
+          WHERE ($1::text IS NULL
+                 OR strpos(short_code, lower($1)) > 0
+                 OR strpos(lower(title), lower($1)) > 0)
+            AND ($2::text IS NULL OR short_code > $2)
+          ORDER BY short_code
+          LIMIT $3",
     )
     .bind(search)
+    .bind(page.after.as_deref())
+    .bind(page.fetch())
     .fetch_all(conn)
-    .await
+    .await?;
+    Ok(page.finish(rows, |c| c.short_code.clone()))
 }
 
 pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<CannedResponse>> {

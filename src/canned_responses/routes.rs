@@ -12,6 +12,8 @@ use crate::canned_responses::template::{self, Values};
 use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
+use crate::pagination::PageQuery;
+use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
 
@@ -42,26 +44,34 @@ pub struct ListQuery {
 #[serde(rename_all = "camelCase")]
 pub struct CannedResponseList {
     pub canned_responses: Vec<CannedResponse>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
 }
 
 /// The workspace's canned responses by short code, or those matching `q`.
 #[utoipa::path(
     get, path = "/api/canned-responses", tag = "canned-responses",
     security(("bearer" = [])),
-    params(ListQuery),
+    params(ListQuery, PageQuery),
     responses(
-        (status = 200, description = "Canned responses by short code", body = CannedResponseList),
+        (status = 200, description = "Canned responses by short code, a page at a time", body = CannedResponseList),
+        (status = 400, description = "Bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn list(
     AppQuery(query): AppQuery<ListQuery>,
+    AppQuery(page): AppQuery<PageQuery>,
     mut tenant: TenantTx,
 ) -> Result<AppJson<CannedResponseList>> {
+    let page = page.parse()?;
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
-    let canned_responses = record::list(tenant.conn(), search).await?;
-    Ok(AppJson(CannedResponseList { canned_responses }))
+    let (canned_responses, next_cursor) = record::list(tenant.conn(), search, &page).await?;
+    Ok(AppJson(CannedResponseList {
+        canned_responses,
+        next_cursor,
+    }))
 }
 
 /// One canned response.
@@ -232,6 +242,13 @@ pub struct Rendered {
     pub body: String,
 }
 
+/// A person picks a canned response a few times a minute; a script rendering bodies in a loop
+/// is refused long before it costs other workspaces anything.
+const RENDER_QUOTA: Quota = Quota {
+    limit: 120,
+    window: std::time::Duration::from_secs(60),
+};
+
 /// A canned response filled in for a conversation, ready to send.
 #[utoipa::path(
     post, path = "/api/canned-responses/{id}/render", tag = "canned-responses",
@@ -244,6 +261,7 @@ pub struct Rendered {
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "More than 120 renders a minute by this member; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn render(
@@ -255,6 +273,13 @@ pub async fn render(
     let id = path_id(&id, "canned response")?;
     let user_id = actor.member_id()?;
     let workspace_id = actor.workspace_id;
+    if let Decision::Limited { retry_after } = state
+        .rate_limiter
+        .check(&format!("render:{workspace_id}:{user_id}"), RENDER_QUOTA)
+        .await
+    {
+        return Err(Error::TooManyRequests { retry_after });
+    }
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let conn = tenant.conn();
     let (body, agent_display_name, workspace_name): (String, Option<String>, String) =

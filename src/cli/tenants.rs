@@ -104,7 +104,7 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
             let owner = user_by_email(&pool, &owner_email)
                 .await?
                 .with_context(|| format!("no account with email {owner_email}"))?;
-            let workspace = create_workspace(&pool, name.trim(), slug, owner)
+            let workspace = create_workspace(&pool, name.trim(), slug, owner, None)
                 .await
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {

@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::REGISTER_QUOTA;
-use crate::auth::extract::{bearer, decode};
+use crate::auth::extract::{bearer, check_not_revoked, decode};
 use crate::auth::jwt::TokenKind;
 use crate::auth::password::Password;
 use crate::auth::users::{self, User};
@@ -85,6 +85,7 @@ pub async fn accept(
                 "accepting an invitation takes a user token, not a workspace token",
             ));
         }
+        check_not_revoked(&state, &claims).await?;
         let workspace = join_as(&state, claims.sub, &request.token).await?;
         return Ok((StatusCode::OK, AppJson(Joined { workspace })).into_response());
     }
@@ -121,7 +122,7 @@ pub async fn accept(
         .memberships
         .changed(user.id, invitation.workspace_id)
         .await;
-    let issued = state.jwt.issue_user(user.id)?;
+    let issued = state.jwt.issue_user(user.id, user.token_version)?;
     tracing::info!(user_id = %user.id, workspace_id = %invitation.workspace_id, "invitation accepted with a new account");
     let user = User {
         email_verified: true,

@@ -8,37 +8,58 @@ use utoipa::ToSchema;
 
 use crate::authz::Actor;
 use crate::error::{Error, Result};
-use crate::extract::{AppJson, path_id};
+use crate::extract::{AppJson, AppQuery, path_id};
 use crate::invitations::Invitation;
+use crate::pagination::{Page, PageQuery, TimeKey};
 use crate::state::AppState;
 
 #[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct InvitationList {
     pub invitations: Vec<Invitation>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
 }
 
 /// Invitations not yet accepted or revoked, newest first (expired ones say so).
 #[utoipa::path(
     get, path = "/api/invitations", tag = "team",
     security(("bearer" = [])),
+    params(PageQuery),
     responses(
-        (status = 200, description = "Open invitations", body = InvitationList),
+        (status = 200, description = "Open invitations, a page at a time", body = InvitationList),
+        (status = 400, description = "Bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson<InvitationList>> {
-    let invitations = sqlx::query_as(
+pub async fn list(
+    State(state): State<AppState>,
+    actor: Actor,
+    AppQuery(page): AppQuery<PageQuery>,
+) -> Result<AppJson<InvitationList>> {
+    let page: Page<TimeKey> = page.parse()?;
+    let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
+    let rows: Vec<Invitation> = sqlx::query_as(
         "SELECT id, email, role, invited_by, created_at, expires_at,
                 CASE WHEN expires_at <= now() THEN 'expired' ELSE 'pending' END AS status
            FROM public.invitations
           WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL
-          ORDER BY created_at DESC, id",
+            AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
+          ORDER BY created_at DESC, id DESC
+          LIMIT $4",
     )
     .bind(actor.workspace_id)
+    .bind(after_at)
+    .bind(after_id)
+    .bind(page.fetch())
     .fetch_all(&state.db)
     .await?;
-    Ok(AppJson(InvitationList { invitations }))
+    let (invitations, next_cursor) = page.finish(rows, |i| TimeKey(i.created_at, i.id));
+    Ok(AppJson(InvitationList {
+        invitations,
+        next_cursor,
+    }))
 }
 
 /// Revoke an open invitation.

@@ -4,11 +4,16 @@
 //! role claim may be stale (roles change), and a deactivated member must be refused at once.
 //! A moka cache keyed by (user, workspace) answers most requests without PostgreSQL; any
 //! membership change invalidates the entry here and, through a Redis channel, on every other
-//! replica. Entries also expire after `TTL`, which bounds staleness if a Redis message is lost
-//! (an outage): the listener drops the whole cache whenever it (re)subscribes.
+//! replica.
+//!
+//! The cache is trusted only while this replica is known to hear that channel: the listener
+//! pings its subscription every second, and from the moment the subscription fails (Redis
+//! down or unreachable, a half-open connection) until it is re-established, every lookup
+//! goes to PostgreSQL ("fail closed"). On every (re)subscription the whole cache is dropped,
+//! since messages may have been missed meanwhile. `TTL` remains as a last bound.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -23,6 +28,11 @@ use crate::workspaces::Role;
 
 /// The longest a membership change can go unnoticed by a replica that missed its message.
 pub const TTL: Duration = Duration::from_secs(15);
+/// How often the listener proves its subscription is alive.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// How long a failed broadcast is retried (after commit) before other replicas are left to
+/// the TTL.
+const BROADCAST_RETRY_FOR: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone)]
 pub struct Membership {
@@ -33,6 +43,9 @@ pub struct Membership {
     pub active: bool,
     pub workspace_active: bool,
     pub schema: TenantSchema,
+    /// The account's token version: workspace tokens issued before a password reset carry an
+    /// older one and are refused.
+    pub token_version: i32,
     /// The schema is at (or past) the tenant migrations this binary expects. Not during a
     /// rolling deploy in which an older replica provisioned the workspace after the new
     /// version's migrations ran: `tenants migrate` brings it up, and until then its requests
@@ -49,6 +62,9 @@ pub struct MembershipCache {
     /// before the change committed, and moka stores a finished load whatever was invalidated
     /// meanwhile; such a result is used for the request in flight but not kept.
     generation: Arc<AtomicU64>,
+    /// True while the invalidation channel is known to be heard; the cache is bypassed
+    /// otherwise.
+    subscribed: Arc<AtomicBool>,
     redis: ConnectionManager,
     channel: Arc<str>,
     redis_timeout: Duration,
@@ -63,6 +79,7 @@ impl MembershipCache {
                 .support_invalidation_closures()
                 .build(),
             generation: Arc::default(),
+            subscribed: Arc::default(),
             redis,
             channel: format!("{namespace}:memberships").into(),
             redis_timeout,
@@ -77,6 +94,9 @@ impl MembershipCache {
         user_id: Uuid,
         workspace_id: Uuid,
     ) -> Result<Option<Arc<Membership>>, Arc<sqlx::Error>> {
+        if !self.is_subscribed() {
+            return load(db, user_id, workspace_id).await.map_err(Arc::new);
+        }
         let key = (user_id, workspace_id);
         let before = self.generation.load(Ordering::SeqCst);
         let membership = self
@@ -89,11 +109,23 @@ impl MembershipCache {
         Ok(membership)
     }
 
+    /// Whether cached memberships may be trusted: the invalidation channel is heard.
+    pub fn is_subscribed(&self) -> bool {
+        self.subscribed.load(Ordering::SeqCst)
+    }
+
     /// Forget one membership here and on every replica. The broadcast runs in a task of its
     /// own, so a caller dropped after its commit (a client that went away) cannot cancel it.
     pub async fn changed(&self, user_id: Uuid, workspace_id: Uuid) {
         self.invalidate_one(user_id, workspace_id).await;
         self.broadcast(format!("m:{user_id}:{workspace_id}")).await;
+    }
+
+    /// Forget every membership of an account here and on every replica (its tokens were
+    /// revoked).
+    pub async fn user_changed(&self, user_id: Uuid) {
+        self.invalidate_user(user_id);
+        self.broadcast(format!("u:{user_id}")).await;
     }
 
     /// Forget every membership of a workspace here and on every replica.
@@ -112,35 +144,61 @@ impl MembershipCache {
         self.cache.invalidate_all();
     }
 
+    /// Publishes once before returning (the common case: other replicas know before the
+    /// caller answers); if that fails, keeps retrying in the background for a while.
     async fn broadcast(&self, message: String) {
         let this = self.clone();
-        let _ = tokio::spawn(async move { this.publish(message).await }).await;
+        let _ = tokio::spawn(async move {
+            if this.publish(&message).await {
+                return;
+            }
+            tokio::spawn(async move {
+                let deadline = tokio::time::Instant::now() + BROADCAST_RETRY_FOR;
+                let mut pause = Duration::from_millis(250);
+                while tokio::time::Instant::now() < deadline {
+                    tokio::time::sleep(pause).await;
+                    if this.publish(&message).await {
+                        return;
+                    }
+                    pause = (pause * 2).min(Duration::from_secs(5));
+                }
+            });
+        })
+        .await;
+    }
+
+    fn invalidate_user(&self, user_id: Uuid) {
+        self.invalidate_matching(move |key| key.0 == user_id);
     }
 
     fn invalidate_workspace(&self, workspace_id: Uuid) {
+        self.invalidate_matching(move |key| key.1 == workspace_id);
+    }
+
+    fn invalidate_matching(&self, matches: impl Fn(&Key) -> bool + Send + Sync + 'static) {
         self.generation.fetch_add(1, Ordering::SeqCst);
-        if let Err(err) = self
-            .cache
-            .invalidate_entries_if(move |key, _| key.1 == workspace_id)
-        {
-            tracing::warn!(error = %err, "could not invalidate a workspace's memberships; dropping all");
+        if let Err(err) = self.cache.invalidate_entries_if(move |key, _| matches(key)) {
+            tracing::warn!(error = %err, "could not invalidate memberships selectively; dropping all");
             self.invalidate_all();
         }
     }
 
-    async fn publish(&self, message: String) {
+    /// Whether the message reached Redis.
+    async fn publish(&self, message: &str) -> bool {
         let mut conn = self.redis.clone();
         let mut command = redis::cmd("PUBLISH");
-        command.arg(&*self.channel).arg(&message);
+        command.arg(&*self.channel).arg(message);
         let publish = command.query_async::<i64>(&mut conn);
         match tokio::time::timeout(self.redis_timeout, publish).await {
-            Ok(Ok(_)) => {}
+            Ok(Ok(_)) => true,
             Ok(Err(err)) => {
-                tracing::warn!(error = %err, "membership change not broadcast; other replicas catch up within the cache TTL")
+                tracing::warn!(error = %err, "membership change not broadcast yet; retrying");
+                false
             }
-            Err(_) => tracing::warn!(
-                "membership change broadcast timed out; other replicas catch up within the cache TTL"
-            ),
+            Err(_) => {
+                tracing::warn!("membership change broadcast timed out; retrying");
+                false
+            }
         }
     }
 
@@ -149,7 +207,9 @@ impl MembershipCache {
     pub async fn listen(self, client: redis::Client, stop: CancellationToken) {
         let mut failures = 0u32;
         while !stop.is_cancelled() {
-            match self.listen_once(&client, &stop).await {
+            let result = self.listen_once(&client, &stop).await;
+            self.subscribed.store(false, Ordering::SeqCst);
+            match result {
                 Ok(()) => return,
                 Err(err) => {
                     failures += 1;
@@ -170,13 +230,33 @@ impl MembershipCache {
         client: &redis::Client,
         stop: &CancellationToken,
     ) -> anyhow::Result<()> {
-        let mut pubsub = client.get_async_pubsub().await?;
-        pubsub.subscribe(&*self.channel).await?;
+        let connect = async {
+            let pubsub = client.get_async_pubsub().await?;
+            let (mut sink, messages) = pubsub.split();
+            sink.subscribe(&*self.channel).await?;
+            anyhow::Ok((sink, messages))
+        };
+        let (mut sink, mut messages) = tokio::time::timeout(self.redis_timeout * 4, connect)
+            .await
+            .map_err(|_| anyhow::anyhow!("subscribing timed out"))??;
+        // Whatever was published while we were not listening is lost: start from nothing.
         self.invalidate_all();
-        let mut messages = pubsub.on_message();
+        self.subscribed.store(true, Ordering::SeqCst);
+        tracing::info!("membership invalidation channel subscribed");
+        let mut heartbeat = tokio::time::interval(HEARTBEAT);
+        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 () = stop.cancelled() => return Ok(()),
+                _ = heartbeat.tick() => {
+                    // A half-open connection delivers nothing and reports nothing: only an
+                    // answered ping proves the subscription still hears.
+                    match tokio::time::timeout(self.redis_timeout, sink.ping::<redis::Value>()).await {
+                        Ok(Ok(_)) => {}
+                        Ok(Err(err)) => anyhow::bail!("subscription ping failed: {err}"),
+                        Err(_) => anyhow::bail!("subscription ping timed out"),
+                    }
+                }
                 message = messages.next() => {
                     let Some(message) = message else {
                         anyhow::bail!("subscription ended");
@@ -196,6 +276,11 @@ impl MembershipCache {
                     self.invalidate_one(user, workspace).await;
                 }
             }
+            (Some("u"), Some(user), None) => {
+                if let Ok(user) = user.parse() {
+                    self.invalidate_user(user);
+                }
+            }
             (Some("w"), Some(workspace), None) => {
                 if let Ok(workspace) = workspace.parse() {
                     self.invalidate_workspace(workspace);
@@ -211,17 +296,18 @@ async fn load<'e>(
     user_id: Uuid,
     workspace_id: Uuid,
 ) -> Result<Option<Arc<Membership>>, sqlx::Error> {
-    let row: Option<(String, String, String, String, i32)> = sqlx::query_as(
-        "SELECT m.role, m.status, w.status, w.schema_name, w.schema_version
+    let row: Option<(String, String, String, String, i32, i32)> = sqlx::query_as(
+        "SELECT m.role, m.status, w.status, w.schema_name, w.schema_version, u.token_version
            FROM public.memberships m
            JOIN public.workspaces w ON w.id = m.workspace_id
+           JOIN public.users u ON u.id = m.user_id
           WHERE m.user_id = $1 AND m.workspace_id = $2",
     )
     .bind(user_id)
     .bind(workspace_id)
     .fetch_optional(db)
     .await?;
-    let Some((role, status, workspace_status, schema, version)) = row else {
+    let Some((role, status, workspace_status, schema, version, token_version)) = row else {
         return Ok(None);
     };
     let decode = |e: String| sqlx::Error::Decode(e.into());
@@ -233,6 +319,7 @@ async fn load<'e>(
         active: status == "active" && workspace_active,
         workspace_active,
         schema: TenantSchema::parse(&schema).map_err(decode)?,
+        token_version,
         schema_current: version >= latest_version(),
     })))
 }

@@ -18,18 +18,34 @@ pub struct NewWorkspace {
     pub created_at: OffsetDateTime,
 }
 
-/// Creates a workspace owned by `owner`. A chosen slug that is taken is a conflict; a slug
-/// derived from the name gets a random suffix instead.
+/// What a person creating a workspace through the API may own. Operators' `tenants create`
+/// is not bound by it.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnershipLimits {
+    /// `MAX_WORKSPACES_PER_USER`: workspaces one account may be an Owner of.
+    pub max_owned: u32,
+}
+
+/// An account whose email is not verified may own this many workspaces: enough to try the
+/// product, too few to farm workspaces (and their invitation emails) from throwaway accounts.
+pub const UNVERIFIED_MAX_OWNED: i64 = 1;
+
+/// Creates a workspace owned by `owner`, within `limits` when given. A chosen slug that is
+/// taken is a conflict; a slug derived from the name gets a random suffix instead.
 pub async fn create_workspace(
     db: &PgPool,
     name: &str,
     slug: Option<Slug>,
     owner: Uuid,
+    limits: Option<OwnershipLimits>,
 ) -> Result<NewWorkspace, Error> {
     let chosen = slug.is_some();
     let mut slug = slug.unwrap_or_else(|| Slug::derive(name));
     for attempt in 0..4 {
         let mut tx = crate::db::begin(db, None).await?;
+        if let Some(limits) = limits {
+            check_ownership(&mut tx, owner, limits).await?;
+        }
         match insert(&mut tx, name, &slug, owner).await {
             Ok(workspace) => {
                 tx.commit().await?;
@@ -50,6 +66,43 @@ pub async fn create_workspace(
         "slug_taken",
         "could not find a free slug; choose one",
     ))
+}
+
+/// Refuses a new workspace beyond what `owner` may own. The account row is locked until the
+/// transaction ends, so concurrent creates by one person are counted one after another.
+async fn check_ownership(
+    tx: &mut PgConnection,
+    owner: Uuid,
+    limits: OwnershipLimits,
+) -> Result<(), Error> {
+    let (verified, owned): (bool, i64) = sqlx::query_as(
+        "SELECT u.email_verified,
+                (SELECT count(*) FROM public.memberships m
+                   JOIN public.workspaces w ON w.id = m.workspace_id
+                  WHERE m.user_id = u.id AND m.role = 'admin' AND w.status = 'active')
+           FROM public.users u WHERE u.id = $1
+            FOR UPDATE OF u",
+    )
+    .bind(owner)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(Error::Unauthorized("the account no longer exists"))?;
+    if !verified && owned >= UNVERIFIED_MAX_OWNED {
+        return Err(Error::forbidden(
+            "email_not_verified",
+            "verify your email address to create more than one workspace",
+        ));
+    }
+    if owned >= i64::from(limits.max_owned) {
+        return Err(Error::forbidden(
+            "workspace_limit_reached",
+            format!(
+                "an account may own at most {} workspaces; delete one or ask your operator",
+                limits.max_owned
+            ),
+        ));
+    }
+    Ok(())
 }
 
 async fn insert(

@@ -1,6 +1,8 @@
 //! `/workspaces` (user token): create, list, select; `/api/workspace` (workspace token): the
 //! current workspace, and deleting it.
 
+use std::time::Duration;
+
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -13,10 +15,11 @@ use crate::authz::Actor;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::outbox::{self, OutboxMessage};
+use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
 use crate::workspace_settings::{self, Branding};
-use crate::workspaces::provision::create_workspace;
+use crate::workspaces::provision::{OwnershipLimits, create_workspace};
 use crate::workspaces::slug::Slug;
 use crate::workspaces::{MembershipSummary, Role, memberships_of};
 
@@ -52,8 +55,9 @@ pub struct WorkspaceCreated {
         (status = 201, description = "Created and provisioned", body = WorkspaceCreated),
         (status = 400, description = "Invalid name or slug", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A workspace token instead of a user token; an unverified account that already owns a workspace (`email_not_verified`); the per-account cap (`workspace_limit_reached`, `MAX_WORKSPACES_PER_USER`)", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 409, description = "The slug is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "More than `WORKSPACE_CREATES_PER_HOUR` created by this account in an hour; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -89,7 +93,23 @@ pub async fn create(
     if !errors.is_empty() {
         return Err(Error::Validation(errors));
     }
-    let workspace = create_workspace(&state.db, &name, slug, user_id).await?;
+    if let Some(limit) = state.settings.workspace_creates_per_hour {
+        let quota = Quota {
+            limit,
+            window: Duration::from_secs(3600),
+        };
+        if let Decision::Limited { retry_after } = state
+            .rate_limiter
+            .check(&format!("workspace-create:{user_id}"), quota)
+            .await
+        {
+            return Err(Error::TooManyRequests { retry_after });
+        }
+    }
+    let limits = OwnershipLimits {
+        max_owned: state.settings.max_workspaces_per_user,
+    };
+    let workspace = create_workspace(&state.db, &name, slug, user_id, Some(limits)).await?;
     state.memberships.changed(user_id, workspace.id).await;
     tracing::info!(workspace_id = %workspace.id, "workspace created");
     Ok((
@@ -159,16 +179,17 @@ pub async fn select(
     let workspace_id: Uuid = workspace_id
         .parse()
         .map_err(|_| Error::NotFound("workspace"))?;
-    let row: Option<(String, String, String, String)> = sqlx::query_as(
-        "SELECT w.name, w.slug, m.role, m.status
+    let row: Option<(String, String, String, String, i32)> = sqlx::query_as(
+        "SELECT w.name, w.slug, m.role, m.status, u.token_version
            FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
+           JOIN public.users u ON u.id = m.user_id
           WHERE m.user_id = $1 AND m.workspace_id = $2 AND w.status = 'active'",
     )
     .bind(user_id)
     .bind(workspace_id)
     .fetch_optional(&state.db)
     .await?;
-    let (name, slug, role, status) = row.ok_or(Error::NotFound("workspace"))?;
+    let (name, slug, role, status, token_version) = row.ok_or(Error::NotFound("workspace"))?;
     if status != "active" {
         return Err(Error::forbidden(
             "membership_deactivated",
@@ -176,7 +197,9 @@ pub async fn select(
         ));
     }
     let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-    let issued = state.jwt.issue_workspace(user_id, workspace_id, role)?;
+    let issued = state
+        .jwt
+        .issue_workspace(user_id, workspace_id, role, token_version)?;
     Ok(AppJson(Selected {
         token: issued.token,
         expires_at: issued.expires_at,

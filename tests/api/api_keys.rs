@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::helpers::{assert_problem, spawn_app, spawn_replica, unique_email};
 
 #[tokio::test]
-async fn a_key_is_shown_once_and_acts_as_an_owner_on_agent_management() {
+async fn a_key_is_shown_once_and_manages_agents_but_no_owner() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("acme").await;
     let created = app
@@ -60,11 +60,23 @@ async fn a_key_is_shown_once_and_acts_as_an_owner_on_agent_management() {
     let role = app
         .put_json(
             &format!("/api/agents/{}/role", ann.agent_id),
-            &json!({"role": "admin"}),
+            &json!({"role": "agent"}),
             Some(key),
         )
         .await;
     assert_eq!(role.status(), StatusCode::OK);
+    // But never the Owner role (see `api_key_limits`).
+    assert_problem(
+        app.put_json(
+            &format!("/api/agents/{}/role", ann.agent_id),
+            &json!({"role": "admin"}),
+            Some(key),
+        )
+        .await,
+        StatusCode::FORBIDDEN,
+        "api_key_cannot_manage_owners",
+    )
+    .await;
 
     // Nothing else: not settings, not keys, not the workspace.
     for path in [

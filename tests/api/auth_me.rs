@@ -77,9 +77,9 @@ async fn me_accepts_a_workspace_token() {
     let app = spawn_app().await;
     let (_, user_id) = app.signed_up(&unique_email()).await;
     let workspace = add_membership(&app, user_id, "acme", "admin", "active").await;
-    let keys = supportdesk::auth::jwt::JwtKeys::new(&app.settings.jwt_secret);
+    let keys = supportdesk::auth::jwt::JwtKeys::new(app.settings.jwt_secret.as_ref().unwrap());
     let token = keys
-        .issue_workspace(user_id, workspace, supportdesk::workspaces::Role::Admin)
+        .issue_workspace(user_id, workspace, supportdesk::workspaces::Role::Admin, 0)
         .unwrap()
         .token;
 

@@ -18,6 +18,7 @@ pub const PASSWORD: &str = "Corr3ctHorse";
 
 pub struct TestApp {
     pub address: String,
+    pub metrics_address: String,
     pub client: reqwest::Client,
     pub db: PgPool,
     pub settings: Settings,
@@ -32,6 +33,15 @@ pub async fn spawn_replica(app: &TestApp) -> RunningApi {
     spawn_api(app.settings.clone()).await
 }
 
+/// A replica of `app` whose environment differs by `overrides` (another Redis, say).
+pub async fn spawn_replica_with(app: &TestApp, overrides: &[(&str, &str)]) -> RunningApi {
+    let mut all = vec![("REDIS_NAMESPACE", app.settings.redis_namespace.as_str())];
+    all.extend_from_slice(overrides);
+    let settings = Settings::load_from(None, Some(test_env(&app._database.url, &all)))
+        .expect("replica settings are valid");
+    spawn_api(settings).await
+}
+
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(&[]).await
 }
@@ -44,6 +54,7 @@ pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
     let api = spawn_api(settings.clone()).await;
     TestApp {
         address: api.address.clone(),
+        metrics_address: api.metrics_address.clone(),
         client: http_client(),
         db: database.pool().await,
         settings,
@@ -179,9 +190,25 @@ impl TestApp {
         .await
     }
 
-    /// A new user owning a new workspace: (user token, user id, workspace id, workspace token).
+    /// Registers `email` and verifies it by the emailed token, as a person who has proved
+    /// the inbox (Owners need that to invite, and to own more than one workspace).
+    pub async fn verified_user(&self, email: &str) -> (String, Uuid) {
+        let (token, user_id) = self.signed_up(email).await;
+        let verification = self
+            .verification_token(user_id)
+            .await
+            .expect("a verification email is queued");
+        assert_eq!(
+            self.verify_email(&verification).await.status(),
+            StatusCode::OK
+        );
+        (token, user_id)
+    }
+
+    /// A new verified user owning a new workspace: (user token, user id, workspace id,
+    /// workspace token).
     pub async fn owner_with_workspace(&self, slug: &str) -> Owner {
-        let (user_token, user_id) = self.signed_up(&unique_email()).await;
+        let (user_token, user_id) = self.verified_user(&unique_email()).await;
         let created = self
             .create_workspace(&user_token, &format!("Workspace {slug}"), Some(slug))
             .await;

@@ -26,3 +26,12 @@ mod conversations;
 mod helpers_conversations;
 mod list_plans;
 mod tickets;
+
+// Hardening: findings of the security review.
+mod abuse_limits;
+mod api_key_limits;
+mod list_pages;
+mod openapi_contract;
+mod password_reset;
+mod replica_consistency;
+mod text_input;

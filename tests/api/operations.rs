@@ -58,10 +58,20 @@ async fn healthz_is_unhealthy_when_the_database_is_down() {
 }
 
 #[tokio::test]
-async fn metrics_count_requests_by_matched_route() {
+async fn metrics_count_requests_by_matched_route_on_their_own_listener_only() {
     let app = spawn_app().await;
     app.get("/healthz", None).await;
-    let response = app.get("/metrics", None).await;
+    // Not on the public port (which an Ingress exposes).
+    assert_eq!(
+        app.get("/metrics", None).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    let response = app
+        .client
+        .get(format!("{}/metrics", app.metrics_address))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let text = response.text().await.unwrap();
     assert!(text.contains("http_requests_total"), "{text}");
@@ -87,7 +97,6 @@ async fn openapi_describes_every_endpoint() {
         ("/auth/verify-email", "get"),
         ("/auth/resend-verification", "post"),
         ("/healthz", "get"),
-        ("/metrics", "get"),
         ("/workspaces", "get"),
         ("/workspaces", "post"),
         ("/workspaces/{id}/select", "post"),
@@ -99,5 +108,9 @@ async fn openapi_describes_every_endpoint() {
             "{method} {path} missing from OpenAPI"
         );
     }
+    assert!(
+        paths.get("/metrics").is_none(),
+        "metrics are not public API"
+    );
     assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
 }

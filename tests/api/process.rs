@@ -44,6 +44,7 @@ fn supportdesk(database_url: &str) -> Command {
         .env("ConnectionStrings__DefaultConnection", database_url)
         .env("JWT_SECRET", JWT_SECRET)
         .env("APP_URL", "http://desk.test")
+        .env("METRICS_BIND", "127.0.0.1:0")
         .env("REDIS_URL", redis_url())
         .env(
             "REDIS_NAMESPACE",

@@ -71,6 +71,7 @@ async fn a_forged_tenant_claim_is_refused() {
             acme.user_id,
             globex.workspace_id,
             supportdesk::workspaces::Role::Admin,
+            0,
         )
         .unwrap()
         .token;

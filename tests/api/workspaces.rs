@@ -79,7 +79,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
 #[tokio::test]
 async fn a_slug_is_derived_from_the_name_and_made_unique() {
     let app = spawn_app().await;
-    let (token, _) = app.signed_up(&unique_email()).await;
+    let (token, _) = app.verified_user(&unique_email()).await;
     let first: Value = app
         .create_workspace(&token, "Acme Support!", None)
         .await
@@ -100,7 +100,7 @@ async fn a_slug_is_derived_from_the_name_and_made_unique() {
 #[tokio::test]
 async fn a_taken_slug_is_a_conflict_and_creates_nothing() {
     let app = spawn_app().await;
-    let (token, _) = app.signed_up(&unique_email()).await;
+    let (token, _) = app.verified_user(&unique_email()).await;
     app.create_workspace(&token, "Acme", Some("acme")).await;
 
     let response = app

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::json;
-use supportdesk::config::Settings;
+use supportdesk::config::{Component, Settings};
 use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::startup::Application;
 use supportdesk_test_support::database::TestDatabase;
@@ -51,10 +51,14 @@ async fn main() -> anyhow::Result<()> {
     let app = Application::build(settings.clone(), "127.0.0.1:0").await?;
     let api = format!("http://{}", app.local_addr()?);
     tokio::spawn(app.run_until(std::future::pending()));
+    // The worker as deployed: its own settings, without the JWT secret.
+    let mut worker_env = env.clone();
+    worker_env.remove("JWT_SECRET");
+    let worker_settings = Settings::load_for(Component::Worker, None, Some(worker_env))?;
     let worker = WorkerSettings::from_lookup(|name| env.get(name).cloned())?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     tokio::spawn(supportdesk_worker::run(
-        settings.clone(),
+        worker_settings,
         worker,
         listener,
         std::future::pending(),

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use apalis::prelude::{BoxDynError, Data};
 use sqlx::PgPool;
-use supportdesk::auth::verification;
+use supportdesk::auth::{password_reset, verification};
 use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::invitations;
 use supportdesk::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
@@ -163,6 +163,17 @@ impl Deliverer {
                                 &p.token,
                                 p.expires_at,
                             )
+                            .map_err(RenderError::Content)?,
+                    ),
+                }
+            }
+            OutboxMessage::PasswordResetEmail { reset_id } => {
+                // `None` once the reset is used, replaced by a newer request, or expired.
+                match password_reset::pending(&self.db, &self.tokens, reset_id).await? {
+                    None => None,
+                    Some(p) => Some(
+                        self.renderer
+                            .password_reset(&p.email, &p.full_name, &p.token)
                             .map_err(RenderError::Content)?,
                     ),
                 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Parser;
-use supportdesk::config::Settings;
+use supportdesk::config::{Component, Settings};
 use supportdesk::startup::shutdown_signal;
 use supportdesk::telemetry;
 use supportdesk_worker::settings::WorkerSettings;
@@ -34,7 +34,9 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    let settings = Settings::load(cli.config.as_deref())?;
+    // The worker's own settings: no `JWT_SECRET` (it never signs a token), and in Production
+    // no silent fallback to `.eml` files (they would hold live sign-in links).
+    let settings = Settings::load_for(Component::Worker, cli.config.as_deref(), None)?;
     let worker = WorkerSettings::from_env()?;
     telemetry::init_logging(settings.environment);
     telemetry::spawn_metrics_upkeep();

@@ -33,11 +33,13 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub const MISSED_HEARTBEATS: usize = 6;
 
 /// `{namespace}:email:verification`, `{namespace}:email:invitation`,
-/// `{namespace}:workspace:drop`.
+/// `{namespace}:email:password-reset`, `{namespace}:workspace:drop`. A queue per kind, so a
+/// backlog of one (a bulk invitation, say) never delays another (a reset someone waits for).
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
     let suffix = match kind {
         MessageKind::VerificationEmail => "email:verification",
         MessageKind::InvitationEmail => "email:invitation",
+        MessageKind::PasswordResetEmail => "email:password-reset",
         MessageKind::DropWorkspace => "workspace:drop",
     };
     format!("{namespace}:{suffix}")

@@ -8,6 +8,8 @@ use tokio::sync::oneshot;
 pub struct RunningApi {
     /// `http://127.0.0.1:<port>`
     pub address: String,
+    /// `http://127.0.0.1:<port>` of the metrics listener.
+    pub metrics_address: String,
     pub state: AppState,
     _stop: oneshot::Sender<()>,
 }
@@ -17,6 +19,7 @@ pub async fn spawn_api(settings: Settings) -> RunningApi {
         .await
         .expect("build the API");
     let address = format!("http://{}", app.local_addr().expect("bound"));
+    let metrics_address = format!("http://{}", app.metrics_addr().expect("bound"));
     let state = app.state().clone();
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(app.run_until(async move {
@@ -24,6 +27,7 @@ pub async fn spawn_api(settings: Settings) -> RunningApi {
     }));
     RunningApi {
         address,
+        metrics_address,
         state,
         _stop: stop,
     }

@@ -10,6 +10,8 @@ pub mod smtp_sink;
 use std::collections::HashMap;
 
 pub const JWT_SECRET: &str = "integration-test-secret-0123456789abcdef";
+/// Keys emailed tokens; the API and the worker must share it (the worker has no JWT secret).
+pub const EMAIL_TOKEN_SECRET: &str = "integration-test-email-token-secret-0123456789";
 
 pub fn redis_url() -> String {
     std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
@@ -40,6 +42,9 @@ pub fn test_env(database_url: &str, overrides: &[(&str, &str)]) -> HashMap<Strin
             database_url.to_owned(),
         ),
         ("JWT_SECRET", JWT_SECRET.to_owned()),
+        ("EMAIL_TOKEN_SECRET", EMAIL_TOKEN_SECRET.to_owned()),
+        // Several API processes share this host in tests: each gets a free metrics port.
+        ("METRICS_BIND", "127.0.0.1:0".to_owned()),
         ("ASPNETCORE_ENVIRONMENT", "Development".to_owned()),
         ("APP_URL", "http://desk.test".to_owned()),
         ("REDIS_URL", redis_url()),

@@ -1,5 +1,15 @@
 //! Rendering the product's emails: a plain-text and an HTML part from templates (askama, which
 //! escapes every value in the HTML part: names are user input), with links built on `APP_URL`.
+//!
+//! Names other people chose (a workspace's, an inviter's, the account's own, which whoever
+//! registered an address chose) are shown as data, never as part of our sentences: HTML
+//! escaping stops markup, not words. A workspace named "Your account is suspended, verify at
+//! http://evil.example/login" would otherwise read, in our own email from our own domain, as
+//! our instruction with a clickable link. So subjects never carry user input, and a name in a
+//! body passes through [`datum`]: one line, at most [`DATUM_MAX_CHARS`] characters, without
+//! invisible or direction-changing characters, and with nothing a mail client would turn into
+//! a link (see [`datum`] for how), in the text and the HTML part alike; templates put it after
+//! a label ("Workspace:") and in quotes.
 
 use askama::Template;
 use lettre::Message;
@@ -10,6 +20,80 @@ use time::macros::format_description;
 use uuid::Uuid;
 
 pub const PRODUCT: &str = "Support Desk";
+
+/// The invitation's subject: fixed, so no user input reaches the one line every inbox shows.
+pub const INVITATION_SUBJECT: &str = "You are invited to a workspace on Support Desk";
+pub const PASSWORD_RESET_SUBJECT: &str = "Reset your Support Desk password";
+
+/// The longest a user-chosen name is shown in an email, in characters; longer ones are cut
+/// and end with `…`. Long enough for any real name, too short for a paragraph.
+pub const DATUM_MAX_CHARS: usize = 60;
+
+/// Shown for '.' and for the other full stops some software reads as one in a domain name
+/// (U+3002, U+FF0E, U+FF61): U+2024 ONE DOT LEADER looks like a full stop, but no mail
+/// client's link detection takes it for one, so no host name survives.
+const DOT: char = '\u{2024}';
+/// Shown for ':' and the full-width colon (U+FF1A): U+2236 RATIO looks like a colon, but no
+/// scheme (`http:`, `mailto:`, `javascript:`) survives, so "://" is broken too.
+const COLON: char = '\u{2236}';
+
+/// A user-chosen name made safe to show as a datum in an email (both parts; the HTML part
+/// escapes it on top):
+/// - one line: line breaks, tabs and other control characters become one space, and the
+///   ends are trimmed, so a name cannot start a paragraph of its own;
+/// - invisible and direction-changing characters (zero-width spaces and joiners, the soft
+///   hyphen, bidi embeddings, overrides and isolates, the BOM) are dropped, so what is shown
+///   is what was typed and in that order;
+/// - at most [`DATUM_MAX_CHARS`] characters, then `…`;
+/// - no links: full stops become [`DOT`] and colons [`COLON`], so neither a host name
+///   ("evil.example", "www.evil.example") nor a scheme ("http://", "mailto:") is left for a
+///   mail client to link (the text still reads the same to a person);
+/// - `"` becomes `'`, so a name cannot close the quotes the templates put around it.
+pub fn datum(value: &str) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    let mut space = false;
+    for c in value.chars() {
+        if is_invisible(c) {
+            continue;
+        }
+        if c.is_whitespace() || c.is_control() {
+            space = !out.is_empty();
+            continue;
+        }
+        let needed = if space { 2 } else { 1 };
+        if shown + needed > DATUM_MAX_CHARS {
+            out.push('…');
+            return out;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.push(match c {
+            '.' | '\u{3002}' | '\u{ff0e}' | '\u{ff61}' => DOT,
+            ':' | '\u{ff1a}' => COLON,
+            '"' => '\'',
+            c => c,
+        });
+        shown += needed;
+    }
+    out
+}
+
+/// Characters that show nothing, or change the order in which the rest is shown.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}'                    // soft hyphen
+        | '\u{061c}'                  // Arabic letter mark
+        | '\u{180e}'                  // Mongolian vowel separator
+        | '\u{200b}'..='\u{200f}'     // zero-width space, (non-)joiner, LRM, RLM
+        | '\u{202a}'..='\u{202e}'     // bidi embeddings and overrides
+        | '\u{2060}'..='\u{2064}'     // word joiner, invisible operators
+        | '\u{2066}'..='\u{2069}'     // bidi isolates
+        | '\u{feff}'                  // byte-order mark, zero-width no-break space
+    )
+}
 
 #[derive(Template)]
 #[template(path = "verification.txt", escape = "none")]
@@ -29,10 +113,11 @@ struct VerificationHtml<'a> {
     product: &'a str,
 }
 
+/// The invitation. `workspace` and `inviter` are [`datum`]s; every sentence is ours.
 #[derive(Template)]
 #[template(path = "invitation.txt", escape = "none")]
 struct InvitationText<'a> {
-    inviter: &'a str,
+    inviter: Option<&'a str>,
     workspace: &'a str,
     role: &'a str,
     link: &'a str,
@@ -43,11 +128,29 @@ struct InvitationText<'a> {
 #[derive(Template)]
 #[template(path = "invitation.html")]
 struct InvitationHtml<'a> {
-    inviter: &'a str,
+    inviter: Option<&'a str>,
     workspace: &'a str,
     role: &'a str,
     link: &'a str,
     expires: &'a str,
+    product: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "password_reset.txt", escape = "none")]
+struct PasswordResetText<'a> {
+    name: &'a str,
+    email: &'a str,
+    link: &'a str,
+    product: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "password_reset.html")]
+struct PasswordResetHtml<'a> {
+    name: &'a str,
+    email: &'a str,
+    link: &'a str,
     product: &'a str,
 }
 
@@ -95,6 +198,8 @@ impl Renderer {
 
     pub fn verification(&self, to: &str, name: &str, token: &str) -> anyhow::Result<Email> {
         let link = format!("{}/verify-email?token={}", self.app_url, query_value(token));
+        // Whoever registered the address chose the name, not necessarily its owner.
+        let name = &datum(name);
         let text = VerificationText {
             name,
             email: to,
@@ -117,6 +222,8 @@ impl Renderer {
         })
     }
 
+    /// The invitation. The workspace's and the inviter's names are chosen by whoever made
+    /// the workspace: they appear only as [`datum`]s under a label, never in the subject.
     pub fn invitation(
         &self,
         to: &str,
@@ -127,7 +234,9 @@ impl Renderer {
         expires_at: OffsetDateTime,
     ) -> anyhow::Result<Email> {
         let link = format!("{}/join?token={}", self.app_url, query_value(token));
-        let inviter = inviter.unwrap_or("A workspace owner");
+        let inviter = inviter.map(datum).filter(|name| !name.is_empty());
+        let inviter = inviter.as_deref();
+        let workspace = &datum(workspace);
         let role = match role {
             Role::Admin => "an owner",
             Role::Agent => "an agent",
@@ -155,7 +264,37 @@ impl Renderer {
         .render()?;
         Ok(Email {
             to: to.to_owned(),
-            subject: format!("{inviter} invited you to {workspace} on {PRODUCT}"),
+            subject: INVITATION_SUBJECT.to_owned(),
+            text,
+            html,
+        })
+    }
+
+    /// The password-reset link (`APP_URL/reset-password?token=`), valid for an hour.
+    pub fn password_reset(&self, to: &str, name: &str, token: &str) -> anyhow::Result<Email> {
+        let link = format!(
+            "{}/reset-password?token={}",
+            self.app_url,
+            query_value(token)
+        );
+        let name = &datum(name);
+        let text = PasswordResetText {
+            name,
+            email: to,
+            link: &link,
+            product: PRODUCT,
+        }
+        .render()?;
+        let html = PasswordResetHtml {
+            name,
+            email: to,
+            link: &link,
+            product: PRODUCT,
+        }
+        .render()?;
+        Ok(Email {
+            to: to.to_owned(),
+            subject: PASSWORD_RESET_SUBJECT.to_owned(),
             text,
             html,
         })
@@ -211,19 +350,23 @@ mod tests {
         assert!(email.html.contains("&#60;script&#62;") || email.html.contains("&lt;script&gt;"));
     }
 
-    #[test]
-    fn invitation_names_workspace_inviter_and_join_link() {
+    fn invitation(inviter: Option<&str>, workspace: &str) -> Email {
         let expires = time::macros::datetime!(2026-11-29 10:00 UTC);
-        let email = renderer()
+        renderer()
             .invitation(
                 "bob@example.com",
-                Some("Ann"),
-                "Acme",
+                inviter,
+                workspace,
                 Role::Agent,
                 "abc",
                 expires,
             )
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn invitation_quotes_workspace_and_inviter_and_links_to_join() {
+        let email = invitation(Some("Ann"), "Acme");
         assert!(
             email
                 .text
@@ -231,11 +374,107 @@ mod tests {
         );
         assert!(
             email
-                .text
-                .contains("Ann invited you to join the Acme workspace")
+                .html
+                .contains("href=\"https://desk.example.com/join?token=abc\"")
         );
+        assert!(email.text.contains("Workspace: \"Acme\""), "{}", email.text);
+        assert!(email.text.contains("Invited by: \"Ann\""), "{}", email.text);
+        assert!(email.text.contains("as an agent"), "{}", email.text);
+        assert!(email.html.contains("\"Acme\""), "{}", email.html);
         assert!(email.text.contains("2026-11-29 10:00 UTC"));
-        assert_eq!(email.subject, "Ann invited you to Acme on Support Desk");
+        assert_eq!(email.subject, INVITATION_SUBJECT);
+
+        let anonymous = invitation(None, "Acme");
+        assert!(!anonymous.text.contains("Invited by"), "{}", anonymous.text);
+    }
+
+    #[test]
+    fn an_invitation_never_carries_a_link_hidden_in_a_name() {
+        let workspace = "Your account is suspended, verify at http://evil.example/login";
+        let inviter = "IT Desk: see https://evil.example. Thanks";
+        let email = invitation(Some(inviter), workspace);
+        assert_eq!(email.subject, INVITATION_SUBJECT);
+        assert!(!email.subject.contains("suspended") && !email.subject.contains("IT Desk"));
+        for part in [&email.text, &email.html] {
+            for link in ["http://evil", "https://evil", "evil.example"] {
+                assert!(!part.contains(link), "{link} in {part}");
+            }
+        }
+        // Still readable, as a quoted datum under its label.
+        assert!(
+            email
+                .text
+                .contains("Workspace: \"Your account is suspended, verify at http\u{2236}//evil\u{2024}example/log…\""),
+            "{}",
+            email.text
+        );
+        assert!(
+            email
+                .text
+                .contains("Invited by: \"IT Desk\u{2236} see https\u{2236}//evil\u{2024}example\u{2024} Thanks\""),
+            "{}",
+            email.text
+        );
+        // The only links (anything with "://") in either part are ours.
+        for part in [&email.text, &email.html] {
+            let links = part.matches("://").count();
+            let ours = part
+                .matches("https://desk.example.com/join?token=abc")
+                .count();
+            assert_eq!(links, ours, "{part}");
+        }
+    }
+
+    #[test]
+    fn a_datum_is_one_short_line_without_links_quotes_or_hidden_characters() {
+        assert_eq!(datum("Acme Support"), "Acme Support");
+        assert_eq!(datum("  Acme \n\n\t Support\r\n"), "Acme Support");
+        assert_eq!(datum("www.evil.example"), "www\u{2024}evil\u{2024}example");
+        assert_eq!(
+            datum("evil\u{3002}example\u{ff0e}com\u{ff61}x"),
+            "evil\u{2024}example\u{2024}com\u{2024}x"
+        );
+        assert_eq!(datum("mailto:a@b"), "mailto\u{2236}a@b");
+        assert_eq!(datum("javascript\u{ff1a}x"), "javascript\u{2236}x");
+        assert_eq!(datum("Acme\" onclick=\"x"), "Acme' onclick='x");
+        assert_eq!(datum("ev\u{200b}il\u{202e}elpmaxe\u{2066}"), "evilelpmaxe");
+        assert_eq!(datum("\u{200b}\u{feff}"), "");
+        let long = "a".repeat(100);
+        let cut = datum(&long);
+        assert_eq!(cut.chars().count(), DATUM_MAX_CHARS + 1);
+        assert!(cut.ends_with('…'));
+        assert_eq!(
+            datum(&"é".repeat(DATUM_MAX_CHARS)),
+            "é".repeat(DATUM_MAX_CHARS)
+        );
+    }
+
+    #[test]
+    fn password_reset_links_to_the_app_and_says_how_long_it_lasts() {
+        let email = renderer()
+            .password_reset("ann@example.com", "Ann", "tok_EN-123")
+            .unwrap();
+        let link = "https://desk.example.com/reset-password?token=tok_EN-123";
+        assert!(email.text.contains(link), "{}", email.text);
+        assert!(
+            email.html.contains(&format!("href=\"{link}\"")),
+            "{}",
+            email.html
+        );
+        assert_eq!(email.subject, PASSWORD_RESET_SUBJECT);
+        for part in [&email.text, &email.html] {
+            assert!(part.contains("Hello Ann,"), "{part}");
+            assert!(part.contains("valid for 1 hour"), "{part}");
+            assert!(
+                part.contains("If you did not ask, ignore this email; your password is unchanged."),
+                "{part}"
+            );
+        }
+        let named = renderer()
+            .password_reset("ann@example.com", "Visit http://evil.example now", "t")
+            .unwrap();
+        assert!(!named.text.contains("evil.example"), "{}", named.text);
+        assert!(!named.html.contains("evil.example"), "{}", named.html);
     }
 
     #[test]

@@ -64,23 +64,32 @@ async fn registration_sends_a_verification_email_whose_link_verifies() {
 async fn an_invitation_email_carries_a_join_link_to_the_workspace() {
     let stack = stack(&[]).await;
     let (inviter, workspace) = (Uuid::now_v7(), Uuid::now_v7());
+    // Names an attacker chose, to pass their words off as ours: they stay quoted data.
+    let workspace_name =
+        "Acme Support. Your account is suspended, verify at http://evil.example/login";
+    let inviter_name = "Olive Owner (IT: www.evil.example)";
     sqlx::query(
-        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', 'Olive Owner', 'x');
-         ",
+        "INSERT INTO public.users (id, email, full_name, password_hash) VALUES ($1, 'owner@example.com', $2, 'x')",
     )
     .bind(inviter)
+    .bind(inviter_name)
     .execute(&stack.db)
     .await
     .unwrap();
-    sqlx::query("INSERT INTO public.workspaces (id, name, slug, schema_name) VALUES ($1, 'Acme Support', 'acme', $2)")
-        .bind(workspace)
-        .bind(format!("ws_{}", workspace.simple()))
-        .execute(&stack.db)
-        .await
-        .unwrap();
+    sqlx::query(
+        "INSERT INTO public.workspaces (id, name, slug, schema_name) VALUES ($1, $2, 'acme', $3)",
+    )
+    .bind(workspace)
+    .bind(workspace_name)
+    .bind(format!("ws_{}", workspace.simple()))
+    .execute(&stack.db)
+    .await
+    .unwrap();
     let key = EmailTokenKey::derive(
-        &supportdesk::config::SigningSecret::parse(supportdesk_test_support::JWT_SECRET.into())
-            .unwrap(),
+        &supportdesk::config::SigningSecret::parse(
+            supportdesk_test_support::EMAIL_TOKEN_SECRET.into(),
+        )
+        .unwrap(),
     );
     let invitee = EmailAddress::parse("new.agent@example.com").unwrap();
     let mut tx = stack.db.begin().await.unwrap();
@@ -102,19 +111,36 @@ async fn an_invitation_email_carries_a_join_link_to_the_workspace() {
     assert_eq!(mail.rcpt_to, ["new.agent@example.com"]);
     assert_eq!(
         mail.subject(),
-        "Olive Owner invited you to Acme Support on Support Desk"
+        "You are invited to a workspace on Support Desk"
+    );
+    let subject = mail.subject();
+    assert!(
+        !subject.contains("Acme") && !subject.contains("Olive") && !subject.contains("evil"),
+        "{subject}"
+    );
+    let (text, html) = (mail.text(), mail.html());
+    assert!(
+        text.contains("join a workspace on Support Desk as an agent"),
+        "{text}"
+    );
+    // The names, quoted after their labels, with nothing a mail client would link.
+    assert!(
+        text.contains("Workspace: \"Acme Support\u{2024} Your account is suspended, verify at http\u{2236}//ev…\""),
+        "{text}"
     );
     assert!(
-        mail.text()
-            .contains("join the Acme Support workspace on Support Desk as an agent")
+        text.contains("Invited by: \"Olive Owner (IT\u{2236} www\u{2024}evil\u{2024}example)\""),
+        "{text}"
     );
+    for part in [&text, &html] {
+        for link in ["http://evil", "https://evil", "evil.example", "www.evil"] {
+            assert!(!part.contains(link), "{link} in {part}");
+        }
+    }
     let token = mail
         .token_in_link("http://desk.test/join")
         .expect("a join link");
-    assert!(
-        mail.html()
-            .contains(&format!("http://desk.test/join?token={token}"))
-    );
+    assert!(html.contains(&format!("http://desk.test/join?token={token}")));
     let stored: Vec<u8> =
         sqlx::query_scalar("SELECT token_hash FROM public.invitations WHERE id = $1")
             .bind(invitation.id)

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use supportdesk::config::Settings;
+use supportdesk::config::{Component, Settings};
 use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::process::KillOnDrop;
@@ -69,9 +69,17 @@ pub async fn stack(overrides: &[(&str, &str)]) -> Stack {
 }
 
 impl Stack {
+    /// The worker's environment: the stack's, without `JWT_SECRET`, which a worker never has.
+    pub fn worker_env(&self) -> HashMap<String, String> {
+        let mut env = self.env.clone();
+        env.remove("JWT_SECRET");
+        env
+    }
+
     pub async fn start_worker(&mut self) {
-        let settings = Settings::load_from(None, Some(self.env.clone())).expect("settings");
-        let env = self.env.clone();
+        let env = self.worker_env();
+        let settings =
+            Settings::load_for(Component::Worker, None, Some(env.clone())).expect("settings");
         let worker =
             WorkerSettings::from_lookup(|name| env.get(name).cloned()).expect("worker settings");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -95,7 +103,7 @@ impl Stack {
         command
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .envs(&self.env)
+            .envs(self.worker_env())
             .env("WORKER_HEALTH_PORT", free_port().to_string())
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -4,5 +4,7 @@ mod harness;
 
 mod emails;
 mod faults;
+mod janitor;
+mod password_reset;
 mod probes;
 mod team;

@@ -12,6 +12,19 @@ use crate::harness::{PASSWORD, stack, unique_email};
 async fn invitees_join_through_the_link_in_their_email() {
     let stack = stack(&[]).await;
     let (owner_token, _) = stack.register(&unique_email()).await;
+    // Only a verified Owner may invite: the owner verifies through their own email first.
+    let received = stack.sink.wait_for(1, Duration::from_secs(15)).await;
+    let verification = received[0]
+        .token_in_link("http://desk.test/verify-email")
+        .expect("a verify link");
+    let verified = stack
+        .client
+        .get(format!("{}/auth/verify-email", stack.api))
+        .query(&[("token", &verification)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(verified.status(), 200);
     let (_, workspace) = stack
         .call(
             Method::POST,
@@ -30,8 +43,6 @@ async fn invitees_join_through_the_link_in_their_email() {
         )
         .await;
     let workspace_token = selected["token"].as_str().unwrap().to_owned();
-    // The owner's verification email comes first.
-    stack.sink.wait_for(1, Duration::from_secs(15)).await;
 
     // A newcomer: the link opens the account-creation path.
     let newcomer = unique_email();
@@ -48,9 +59,14 @@ async fn invitees_join_through_the_link_in_their_email() {
     let invitation = &received[1];
     assert_eq!(invitation.rcpt_to, std::slice::from_ref(&newcomer));
     assert!(
-        invitation.text().contains("Acme Support"),
+        invitation.text().contains("Workspace: \"Acme Support\""),
         "{}",
         invitation.text()
+    );
+    assert!(
+        !invitation.subject().contains("Acme Support"),
+        "the workspace's name is data, never the subject: {}",
+        invitation.subject()
     );
     let token = invitation
         .token_in_link("http://desk.test/join")
