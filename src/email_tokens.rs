@@ -59,6 +59,31 @@ pub fn new_nonce() -> [u8; 16] {
     rand::random()
 }
 
+/// An email still worth sending, with its token re-derived from the row's nonce.
+pub struct PendingEmail {
+    pub email: String,
+    pub full_name: String,
+    pub token: String,
+}
+
+/// Runs `query`, which selects one row of (address, full name, nonce) for the token row `id`
+/// if it is still open, and derives that row's token for `purpose`.
+pub async fn pending_email(
+    db: impl sqlx::PgExecutor<'_>,
+    key: &EmailTokenKey,
+    purpose: Purpose,
+    query: &'static str,
+    id: uuid::Uuid,
+) -> sqlx::Result<Option<PendingEmail>> {
+    let row: Option<(String, String, Vec<u8>)> =
+        sqlx::query_as(query).bind(id).fetch_optional(db).await?;
+    Ok(row.map(|(email, full_name, nonce)| PendingEmail {
+        email,
+        full_name,
+        token: key.token_for(purpose, &nonce),
+    }))
+}
+
 /// What the database stores to find a token again.
 pub fn token_hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()

@@ -25,7 +25,9 @@ use uuid::Uuid;
 use crate::auth::password::Password;
 use crate::auth::verification::MessageResponse;
 use crate::email_address::EmailAddress;
-use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use crate::email_tokens::{
+    EmailTokenKey, PendingEmail, Purpose, new_nonce, pending_email, token_hash,
+};
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::outbox::MessageKind;
@@ -229,29 +231,20 @@ async fn open_reset(db: impl PgExecutor<'_>, hash: &[u8]) -> sqlx::Result<Option
     .await
 }
 
-/// What the worker needs to send a reset email, if it is still worth sending.
-pub struct PendingReset {
-    pub email: String,
-    pub full_name: String,
-    pub token: String,
-}
-
+/// The reset email `reset_id`, if it is still worth sending.
 pub async fn pending(
     db: impl PgExecutor<'_>,
     key: &EmailTokenKey,
     reset_id: Uuid,
-) -> sqlx::Result<Option<PendingReset>> {
-    let row: Option<(String, String, Vec<u8>)> = sqlx::query_as(
+) -> sqlx::Result<Option<PendingEmail>> {
+    pending_email(
+        db,
+        key,
+        Purpose::PasswordReset,
         "SELECT u.email, u.full_name, r.nonce
            FROM public.password_resets r JOIN public.users u ON u.id = r.user_id
           WHERE r.id = $1 AND r.consumed_at IS NULL AND r.expires_at > now()",
+        reset_id,
     )
-    .bind(reset_id)
-    .fetch_optional(db)
-    .await?;
-    Ok(row.map(|(email, full_name, nonce)| PendingReset {
-        email,
-        full_name,
-        token: key.token_for(Purpose::PasswordReset, &nonce),
-    }))
+    .await
 }

@@ -14,7 +14,9 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
-use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use crate::email_tokens::{
+    EmailTokenKey, PendingEmail, Purpose, new_nonce, pending_email, token_hash,
+};
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery};
 use crate::outbox::{self, OutboxMessage};
@@ -68,31 +70,22 @@ pub async fn issue(
     Ok(id)
 }
 
-/// What the worker needs to send a verification email, if it is still worth sending.
-pub struct PendingVerification {
-    pub email: String,
-    pub full_name: String,
-    pub token: String,
-}
-
+/// The verification email `verification_id`, if it is still worth sending.
 pub async fn pending(
     db: impl PgExecutor<'_>,
     key: &EmailTokenKey,
     verification_id: Uuid,
-) -> sqlx::Result<Option<PendingVerification>> {
-    let row: Option<(String, String, Vec<u8>)> = sqlx::query_as(
+) -> sqlx::Result<Option<PendingEmail>> {
+    pending_email(
+        db,
+        key,
+        Purpose::EmailVerification,
         "SELECT v.email, u.full_name, v.nonce
            FROM public.email_verifications v JOIN public.users u ON u.id = v.user_id
           WHERE v.id = $1 AND v.consumed_at IS NULL AND v.expires_at > now()",
+        verification_id,
     )
-    .bind(verification_id)
-    .fetch_optional(db)
-    .await?;
-    Ok(row.map(|(email, full_name, nonce)| PendingVerification {
-        email,
-        full_name,
-        token: key.token_for(Purpose::EmailVerification, &nonce),
-    }))
+    .await
 }
 
 /// Consumes a valid token and marks its address verified; `None` when the token is unknown,

@@ -9,7 +9,7 @@ use serde_json::json;
 use supportdesk_test_support::free_port;
 use supportdesk_test_support::redis_server::RedisServer;
 
-use crate::helpers::{spawn_app, spawn_replica_with};
+use crate::helpers::{TestApp, spawn_app, spawn_replica_with};
 
 async fn wait_for(what: &str, within: Duration, mut condition: impl AsyncFnMut() -> bool) {
     let deadline = Instant::now() + within;
@@ -19,6 +19,17 @@ async fn wait_for(what: &str, within: Duration, mut condition: impl AsyncFnMut()
     }
 }
 
+/// The status of `GET /api/agents` on the API at `address`.
+async fn agents_status(app: &TestApp, address: &str, token: &str) -> StatusCode {
+    app.client
+        .get(format!("{address}/api/agents"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
 #[tokio::test]
 async fn a_replica_whose_redis_goes_away_refuses_a_deactivated_agent_at_once() {
     let app = spawn_app().await;
@@ -26,15 +37,7 @@ async fn a_replica_whose_redis_goes_away_refuses_a_deactivated_agent_at_once() {
     let replica = spawn_replica_with(&app, &[("REDIS_URL", &redis.url())]).await;
     let owner = app.owner_with_workspace("acme").await;
     let ann = app.member(&owner, "agent").await;
-    let on_replica = async || {
-        app.client
-            .get(format!("{}/api/agents", replica.address))
-            .bearer_auth(&ann.workspace_token)
-            .send()
-            .await
-            .unwrap()
-            .status()
-    };
+    let on_replica = async || agents_status(&app, &replica.address, &ann.workspace_token).await;
     wait_for(
         "the replica subscribes",
         Duration::from_secs(10),
@@ -80,15 +83,7 @@ async fn a_replica_that_never_reached_redis_reads_every_membership_from_the_data
     let replica = spawn_replica_with(&app, &[("REDIS_URL", &nowhere)]).await;
     let owner = app.owner_with_workspace("acme").await;
     let ann = app.member(&owner, "agent").await;
-    let on_replica = async || {
-        app.client
-            .get(format!("{}/api/agents", replica.address))
-            .bearer_auth(&ann.workspace_token)
-            .send()
-            .await
-            .unwrap()
-            .status()
-    };
+    let on_replica = async || agents_status(&app, &replica.address, &ann.workspace_token).await;
     assert_eq!(on_replica().await, StatusCode::OK, "it still serves");
     assert!(!replica.state.memberships.is_subscribed());
     let deactivated = app
