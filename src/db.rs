@@ -2,7 +2,9 @@
 //!
 //! The pool connects lazily so the API can start (and report `Unhealthy`) while the database
 //! is still coming up; a statement timeout keeps one slow query from holding a connection
-//! forever.
+//! forever. Every session starts with an empty `search_path`: control-plane SQL names
+//! `public.`, tenant SQL runs where its schema was chosen explicitly, and a table name that is
+//! neither fails loudly (42P01) instead of reading whatever schema happened to be current.
 
 use std::time::Duration;
 
@@ -15,7 +17,7 @@ pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
     let options = database
         .connect_options()
         .application_name("supportdesk")
-        .options([("statement_timeout", "30s")]);
+        .options([("statement_timeout", "30s"), ("search_path", "")]);
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(0)

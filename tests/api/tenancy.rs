@@ -317,3 +317,40 @@ async fn a_workspace_behind_on_migrations_is_refused_clearly_until_migrated() {
         StatusCode::OK
     );
 }
+
+#[tokio::test]
+async fn pooled_connections_have_an_empty_search_path_so_unqualified_names_fail() {
+    let app = spawn_app().await;
+    app.owner_with_workspace("acme").await;
+    let pool = &app.state.db;
+    let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        path, "",
+        "the API's pool starts every session with no schema"
+    );
+    for unqualified in [
+        "SELECT count(*) FROM users",
+        "SELECT count(*) FROM agent_profiles",
+    ] {
+        let err = sqlx::query(unqualified)
+            .execute(pool)
+            .await
+            .expect_err("an unqualified name names nothing");
+        let code = err
+            .as_database_error()
+            .and_then(|e| e.code())
+            .map(|c| c.into_owned());
+        assert_eq!(code.as_deref(), Some("42P01"), "{unqualified}: {err}");
+    }
+    let users: i64 = sqlx::query_scalar("SELECT count(*) FROM public.users")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        users, 1,
+        "control-plane tables are reached by their qualified name"
+    );
+}
