@@ -155,22 +155,41 @@ impl TestApp {
     /// The token of the newest verification email queued for `user_id`, derived exactly as
     /// the worker derives it when it renders the email.
     pub async fn verification_token(&self, user_id: Uuid) -> Option<String> {
-        let id: Option<Uuid> = sqlx::query_scalar(
-            "SELECT (o.payload->>'verificationId')::uuid
-               FROM public.outbox o
-               JOIN public.email_verifications v ON v.id = (o.payload->>'verificationId')::uuid
-              WHERE o.kind = 'verification_email' AND v.user_id = $1
-              ORDER BY o.created_at DESC LIMIT 1",
-        )
-        .bind(user_id)
-        .fetch_optional(&self.db)
-        .await
-        .expect("query outbox");
+        let id = self
+            .newest_email_row(
+                "verification_email",
+                "verificationId",
+                "email_verifications",
+                user_id,
+            )
+            .await?;
         let key = EmailTokenKey::derive(self.settings.email_token_secret());
-        verification::pending(&self.db, &key, id?)
+        verification::pending(&self.db, &key, id)
             .await
             .expect("pending verification")
             .map(|p| p.token)
+    }
+
+    /// The token row (in `public.{table}`) of the newest `kind` email queued for `user_id`;
+    /// the outbox payload names the row by `id_field`.
+    pub async fn newest_email_row(
+        &self,
+        kind: &str,
+        id_field: &str,
+        table: &str,
+        user_id: Uuid,
+    ) -> Option<Uuid> {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT t.id FROM public.outbox o
+               JOIN public.{table} t ON t.id = (o.payload->>'{id_field}')::uuid
+              WHERE o.kind = $1 AND t.user_id = $2
+              ORDER BY o.created_at DESC LIMIT 1"
+        )))
+        .bind(kind)
+        .bind(user_id)
+        .fetch_optional(&self.db)
+        .await
+        .expect("query outbox")
     }
 
     pub async fn create_workspace(&self, token: &str, name: &str, slug: Option<&str>) -> Response {

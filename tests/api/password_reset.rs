@@ -29,19 +29,16 @@ impl TestApp {
 
     /// The token of the newest reset email queued for `user_id`, derived as the worker does.
     async fn reset_token(&self, user_id: Uuid) -> Option<String> {
-        let id: Option<Uuid> = sqlx::query_scalar(
-            "SELECT (o.payload->>'resetId')::uuid
-               FROM public.outbox o
-               JOIN public.password_resets r ON r.id = (o.payload->>'resetId')::uuid
-              WHERE o.kind = 'password_reset_email' AND r.user_id = $1
-              ORDER BY o.created_at DESC LIMIT 1",
-        )
-        .bind(user_id)
-        .fetch_optional(&self.db)
-        .await
-        .expect("query outbox");
+        let id = self
+            .newest_email_row(
+                "password_reset_email",
+                "resetId",
+                "password_resets",
+                user_id,
+            )
+            .await?;
         let key = EmailTokenKey::derive(self.settings.email_token_secret());
-        password_reset::pending(&self.db, &key, id?)
+        password_reset::pending(&self.db, &key, id)
             .await
             .expect("pending reset")
             .map(|p| p.token)

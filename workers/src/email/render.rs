@@ -196,8 +196,13 @@ impl Renderer {
         })
     }
 
+    /// `APP_URL/<page>?token=<token>`: the dashboard page that takes the emailed token.
+    fn link(&self, page: &str, token: &str) -> String {
+        format!("{}/{page}?token={}", self.app_url, query_value(token))
+    }
+
     pub fn verification(&self, to: &str, name: &str, token: &str) -> anyhow::Result<Email> {
-        let link = format!("{}/verify-email?token={}", self.app_url, query_value(token));
+        let link = self.link("verify-email", token);
         // Whoever registered the address chose the name, not necessarily its owner.
         let name = &datum(name);
         let text = VerificationText {
@@ -233,7 +238,7 @@ impl Renderer {
         token: &str,
         expires_at: OffsetDateTime,
     ) -> anyhow::Result<Email> {
-        let link = format!("{}/join?token={}", self.app_url, query_value(token));
+        let link = self.link("join", token);
         let inviter = inviter.map(datum).filter(|name| !name.is_empty());
         let inviter = inviter.as_deref();
         let workspace = &datum(workspace);
@@ -272,11 +277,7 @@ impl Renderer {
 
     /// The password-reset link (`APP_URL/reset-password?token=`), valid for an hour.
     pub fn password_reset(&self, to: &str, name: &str, token: &str) -> anyhow::Result<Email> {
-        let link = format!(
-            "{}/reset-password?token={}",
-            self.app_url,
-            query_value(token)
-        );
+        let link = self.link("reset-password", token);
         let name = &datum(name);
         let text = PasswordResetText {
             name,
