@@ -94,11 +94,62 @@ impl fmt::Debug for SigningSecret {
     }
 }
 
+/// What stands between the API and PostgreSQL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pooler {
+    /// PostgreSQL itself (or a pooler in session mode): each session starts with an empty
+    /// `search_path` and a statement timeout, sent as startup options.
+    #[default]
+    Direct,
+    /// PgBouncer in transaction mode, which forwards no startup options: the database or role
+    /// must carry `search_path = ''` (checked on every new connection) and the timeout.
+    PgBouncer,
+}
+
+impl FromStr for Pooler {
+    type Err = String;
+
+    fn from_str(value: &str) -> Result<Self, String> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "none" | "direct" => Ok(Self::Direct),
+            "pgbouncer" => Ok(Self::PgBouncer),
+            other => Err(format!("expected direct or pgbouncer, got {other:?}")),
+        }
+    }
+}
+
+/// How pooled connections are kept; the knobs that bound PostgreSQL's memory per backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolTuning {
+    /// `DATABASE_POOLER`.
+    pub pooler: Pooler,
+    /// `DATABASE_STATEMENT_CACHE`: prepared statements kept per connection (their plans,
+    /// about 40 KiB each in the backend). Tenant statements are a text per tenant, so this is
+    /// the hot set of (tenant, statement) pairs a connection serves without re-planning. 0
+    /// prepares nothing by name (PgBouncer before 1.21 in transaction mode), and every read
+    /// then runs in a transaction of its own.
+    pub statement_cache: usize,
+    /// `DATABASE_CONNECTION_LIFETIME_SECONDS`: a connection is replaced after this long, which
+    /// bounds the catalog entries its backend caches for every schema it has served.
+    pub connection_lifetime: Duration,
+}
+
+impl Default for PoolTuning {
+    fn default() -> Self {
+        Self {
+            pooler: Pooler::Direct,
+            statement_cache: 500,
+            connection_lifetime: Duration::from_secs(1800),
+        }
+    }
+}
+
 /// `ConnectionStrings__DefaultConnection`, in either of the two forms operators use:
 /// a `postgres://` URL, or the key=value form `Host=..;Port=..;Database=..;Username=..;Password=..`.
 #[derive(Clone)]
 pub struct DatabaseSettings {
     options: PgConnectOptions,
+    pub tuning: PoolTuning,
 }
 
 impl DatabaseSettings {
@@ -109,7 +160,10 @@ impl DatabaseSettings {
         } else {
             parse_key_value_connection_string(value)?
         };
-        Ok(Self { options })
+        Ok(Self {
+            options,
+            tuning: PoolTuning::default(),
+        })
     }
 
     pub fn connect_options(&self) -> PgConnectOptions {
@@ -120,6 +174,7 @@ impl DatabaseSettings {
     pub fn with_database(&self, database: &str) -> Self {
         Self {
             options: self.options.clone().database(database),
+            tuning: self.tuning,
         }
     }
 
@@ -359,6 +414,9 @@ struct Raw {
     aspnetcore_environment: Option<String>,
     run_migrations_on_startup: Option<String>,
     database_max_connections: Option<String>,
+    database_pooler: Option<String>,
+    database_statement_cache: Option<String>,
+    database_connection_lifetime_seconds: Option<String>,
     redis_url: Option<String>,
     redis_namespace: Option<String>,
     smtp_url: Option<String>,
@@ -419,7 +477,8 @@ impl Settings {
         };
         let development = environment == Environment::Development;
 
-        let database = raw
+        let tuning = pool_tuning(&raw)?;
+        let mut database = raw
             .connectionstrings
             .defaultconnection
             .filter(|s| !s.trim().is_empty())
@@ -529,6 +588,7 @@ impl Settings {
             raw.password_hash_concurrency,
             cores.saturating_sub(1).max(1),
         )?;
+        database.tuning = tuning;
         let database_max_connections =
             parse_positive("DATABASE_MAX_CONNECTIONS", raw.database_max_connections, 20)? as u32;
         let max_workspaces_per_user =
@@ -592,6 +652,33 @@ fn parse_bool(value: &str) -> Result<bool, String> {
         "false" | "0" | "no" => Ok(false),
         other => Err(format!("expected true or false, got {other:?}")),
     }
+}
+
+fn pool_tuning(raw: &Raw) -> Result<PoolTuning, ConfigError> {
+    let defaults = PoolTuning::default();
+    let pooler = match raw.database_pooler.as_deref() {
+        Some(v) => v.parse().map_err(|e| invalid("DATABASE_POOLER", e))?,
+        None => defaults.pooler,
+    };
+    let statement_cache = match raw.database_statement_cache.as_deref().map(str::trim) {
+        None | Some("") => defaults.statement_cache,
+        Some(v) => v.parse::<usize>().map_err(|_| {
+            invalid(
+                "DATABASE_STATEMENT_CACHE",
+                format!("expected a number of statements (0 turns the cache off), got {v:?}"),
+            )
+        })?,
+    };
+    let lifetime = parse_positive(
+        "DATABASE_CONNECTION_LIFETIME_SECONDS",
+        raw.database_connection_lifetime_seconds.clone(),
+        defaults.connection_lifetime.as_secs() as usize,
+    )?;
+    Ok(PoolTuning {
+        pooler,
+        statement_cache,
+        connection_lifetime: Duration::from_secs(lifetime as u64),
+    })
 }
 
 fn parse_positive(

@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::agents::record::{self, Agent};
 use crate::error::{Error, Result};
+use crate::tenancy::TenantSchema;
 use crate::tenancy::context::TenantTx;
 use crate::workspaces::Role;
 
@@ -20,15 +21,15 @@ pub enum Change {
 /// Applies `change` to agent `agent_id` of the tenant's workspace; the agent as it now is.
 pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Result<Agent> {
     let workspace_id = tenant.actor.workspace_id;
-    let conn = tenant.conn();
+    let (conn, schema) = tenant.parts();
     lock_team(conn, workspace_id).await?;
-    let agent = record::find(conn, workspace_id, agent_id)
+    let agent = record::find(&mut *conn, schema, agent_id)
         .await?
         .ok_or(Error::NotFound("agent"))?;
     if agent.role.is_owner() || matches!(change, Change::SetRole(role) if role.is_owner()) {
         tenant.actor.may_touch_owners()?;
     }
-    let conn = tenant.conn();
+    let (conn, schema) = tenant.parts();
     let (status, role) = match change {
         Change::Deactivate => (Some("deactivated"), None),
         Change::Reactivate => (Some("active"), None),
@@ -48,13 +49,16 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
     .await?
     .rows_affected()
         == 1;
+    if changed {
+        record::sync_member(conn, schema, agent.user_id).await?;
+    }
     if changed && matches!(change, Change::Deactivate) {
-        release_assignments(conn, agent_id).await?;
+        release_assignments(conn, schema, agent_id).await?;
     }
     if changed {
         ensure_an_owner_remains(conn, workspace_id).await?;
     }
-    record::find(conn, workspace_id, agent_id)
+    record::find(conn, schema, agent_id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("agent {agent_id} vanished mid-change")))
 }
@@ -89,8 +93,12 @@ async fn ensure_an_owner_remains(conn: &mut PgConnection, workspace_id: Uuid) ->
 
 /// Sends a deactivated agent's open work back to the team (the Unassigned tab), in the same
 /// transaction as the deactivation. Messages, notes and comments keep their author.
-async fn release_assignments(conn: &mut PgConnection, agent_id: Uuid) -> sqlx::Result<()> {
-    crate::conversations::record::release_assignee(conn, agent_id).await?;
-    crate::tickets::record::release_assignee(conn, agent_id).await?;
+async fn release_assignments(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    agent_id: Uuid,
+) -> sqlx::Result<()> {
+    crate::conversations::record::release_assignee(&mut *conn, schema, agent_id).await?;
+    crate::tickets::record::release_assignee(conn, schema, agent_id).await?;
     Ok(())
 }

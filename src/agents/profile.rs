@@ -3,15 +3,17 @@
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
+use sqlx::PgExecutor;
 use sqlx::types::Json;
 use utoipa::ToSchema;
 
-use crate::agents::record::{Agent, COLUMNS, FROM};
+use crate::agents::record::{Agent, COLUMNS};
 use crate::authz::Actor;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::TenantSchema;
+use crate::tenancy::context::{Tenant, TenantTx};
 
 const DISPLAY_NAME_MAX_CHARS: usize = 100;
 pub const URL_MAX_LEN: usize = 2048;
@@ -103,9 +105,10 @@ pub struct ProfilePatch {
         (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn get(mut tenant: TenantTx) -> Result<AppJson<Profile>> {
+pub async fn get(mut tenant: Tenant) -> Result<AppJson<Profile>> {
     let user_id = tenant.actor.member_id()?;
-    Ok(AppJson(load(&mut tenant, user_id).await?))
+    let (conn, schema) = tenant.parts();
+    Ok(AppJson(load(conn, schema, user_id).await?))
 }
 
 /// Update the caller's display name, avatar or notification preferences.
@@ -151,50 +154,55 @@ pub async fn update(
     }
 
     let mut tenant = TenantTx::begin(&state, actor).await?;
-    let Json(mut preferences): Json<NotificationPreferences> = sqlx::query_scalar(
-        "SELECT notification_preferences FROM agent_profiles WHERE user_id = $1 FOR UPDATE",
-    )
+    let (conn, schema) = tenant.parts();
+    let Json(mut preferences): Json<NotificationPreferences> = sqlx::query_scalar(schema.sql(
+        "SELECT notification_preferences FROM {schema}.agent_profiles
+          WHERE user_id = $1 FOR UPDATE",
+    ))
     .bind(user_id)
-    .fetch_one(tenant.conn())
+    .fetch_one(&mut *conn)
     .await?;
     if let Some(patch) = patch.notification_preferences {
         preferences.apply(patch);
     }
-    sqlx::query(
-        "UPDATE agent_profiles
+    sqlx::query(schema.sql(
+        "UPDATE {schema}.agent_profiles
             SET display_name = coalesce($2, display_name),
                 avatar_url = CASE WHEN $3 THEN $4 ELSE avatar_url END,
                 notification_preferences = $5,
                 updated_at = now()
           WHERE user_id = $1",
-    )
+    ))
     .bind(user_id)
     .bind(display_name)
     .bind(avatar_url.is_some())
     .bind(avatar_url.flatten())
     .bind(Json(&preferences))
-    .execute(tenant.conn())
+    .execute(&mut *conn)
     .await?;
-    let profile = load(&mut tenant, user_id).await?;
+    let profile = load(&mut *conn, schema, user_id).await?;
     tenant.commit().await?;
     Ok(AppJson(profile))
 }
 
 /// The member's agent record and preferences, in one query.
-async fn load(tenant: &mut TenantTx, user_id: uuid::Uuid) -> Result<Profile> {
+async fn load<'e>(
+    db: impl PgExecutor<'e>,
+    schema: &TenantSchema,
+    user_id: uuid::Uuid,
+) -> Result<Profile> {
     #[derive(sqlx::FromRow)]
     struct Row {
         #[sqlx(flatten)]
         agent: Agent,
         notification_preferences: Json<NotificationPreferences>,
     }
-    let workspace_id = tenant.actor.workspace_id;
-    let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS}, p.notification_preferences {FROM} WHERE p.user_id = $2"
+    let row: Row = sqlx::query_as(schema.sql(&format!(
+        "SELECT {COLUMNS}, notification_preferences FROM {{schema}}.agent_profiles
+          WHERE user_id = $1"
     )))
-    .bind(workspace_id)
     .bind(user_id)
-    .fetch_optional(tenant.conn())
+    .fetch_optional(db)
     .await?
     .ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))?;
     Ok(Profile {

@@ -1,14 +1,15 @@
-//! The Agent record: a member of the workspace as the team sees them, joined from the
-//! account (`public.users`), the membership (`public.memberships`) and the profile in the
-//! tenant schema (`agent_profiles`).
+//! The Agent record: a member of the workspace as the team sees them, read from the tenant's
+//! `agent_profiles`, which holds the profile and a copy of the account (`public.users`) and
+//! the membership (`public.memberships`) kept by [`sync_member`].
 
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
+use sqlx::{PgConnection, PgExecutor};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::{Page, TimeKey};
+use crate::tenancy::TenantSchema;
 use crate::workspaces::Role;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -65,20 +66,16 @@ pub enum StatusFilter {
     All,
 }
 
-/// The columns of an [`Agent`], from `p` (profiles), `m` (memberships) and `u` (users).
-pub const COLUMNS: &str = "p.id, p.user_id, u.email, u.full_name, p.display_name, p.avatar_url,
-                           m.role, m.status, m.created_at AS joined_at";
-
-/// The join behind [`COLUMNS`]; `$1` is the workspace id.
-pub const FROM: &str = "FROM agent_profiles p
-                        JOIN public.memberships m ON m.user_id = p.user_id AND m.workspace_id = $1
-                        JOIN public.users u ON u.id = p.user_id";
+/// The columns of an [`Agent`] in `{schema}.agent_profiles`.
+pub const COLUMNS: &str =
+    "id, user_id, email, full_name, display_name, avatar_url, role, status, joined_at";
 
 /// One page of the workspace's agents, in the order they joined, and the next page's cursor.
-/// `conn` is the tenant's transaction.
-pub async fn list(
-    conn: &mut PgConnection,
-    workspace_id: Uuid,
+/// One statement on the tenant's own table: no join to the control plane, whose rows would
+/// tie the plan to tables every tenant shares.
+pub async fn list<'e>(
+    db: impl PgExecutor<'e>,
+    schema: &TenantSchema,
     filter: StatusFilter,
     page: &Page<TimeKey>,
 ) -> sqlx::Result<(Vec<Agent>, Option<String>)> {
@@ -88,34 +85,93 @@ pub async fn list(
         StatusFilter::All => None,
     };
     let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
-    let rows: Vec<Agent> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} {FROM}
-          WHERE ($2::text IS NULL OR m.status = $2)
-            AND ($3::timestamptz IS NULL OR (m.created_at, p.id) > ($3, $4))
-          ORDER BY m.created_at, p.id
-          LIMIT $5"
+    let rows: Vec<Agent> = sqlx::query_as(schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.agent_profiles
+          WHERE ($1::text IS NULL OR status = $1)
+            AND ($2::timestamptz IS NULL OR (joined_at, id) > ($2, $3))
+          ORDER BY joined_at, id
+          LIMIT $4"
     )))
-    .bind(workspace_id)
     .bind(status)
     .bind(after_at)
     .bind(after_id)
     .bind(page.fetch())
-    .fetch_all(conn)
+    .fetch_all(db)
     .await?;
     Ok(page.finish(rows, |a| TimeKey(a.joined_at, a.id)))
 }
 
 /// One agent of the workspace by agent id.
-pub async fn find(
-    conn: &mut PgConnection,
-    workspace_id: Uuid,
+pub async fn find<'e>(
+    db: impl PgExecutor<'e>,
+    schema: &TenantSchema,
     agent_id: Uuid,
 ) -> sqlx::Result<Option<Agent>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} {FROM} WHERE p.id = $2"
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.agent_profiles WHERE id = $1"
     )))
-    .bind(workspace_id)
     .bind(agent_id)
-    .fetch_optional(conn)
+    .fetch_optional(db)
     .await
+}
+
+/// Copies a member's account (email, name) and membership (role, status, when they joined)
+/// into the workspace's `agent_profiles`, creating the profile (named after the account) the
+/// first time. Called in the transaction of every change to either, so the tenant's copy
+/// never disagrees with the control plane once committed. Nothing to copy without a
+/// membership.
+pub async fn sync_member(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    user_id: Uuid,
+) -> sqlx::Result<()> {
+    let member: Option<(String, String, Role, AgentStatus, OffsetDateTime)> = sqlx::query_as(
+        "SELECT u.email, u.full_name, m.role, m.status, m.created_at
+           FROM public.memberships m
+           JOIN public.users u ON u.id = m.user_id
+           JOIN public.workspaces w ON w.id = m.workspace_id
+          WHERE w.schema_name = $1 AND m.user_id = $2",
+    )
+    .bind(schema.name())
+    .bind(user_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((email, full_name, role, status, joined_at)) = member else {
+        return Ok(());
+    };
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.agent_profiles
+                (user_id, display_name, email, full_name, role, status, joined_at)
+         VALUES ($1, $3, $2, $3, $4, $5, $6)
+         ON CONFLICT (user_id) DO UPDATE
+            SET email = EXCLUDED.email, full_name = EXCLUDED.full_name, role = EXCLUDED.role,
+                status = EXCLUDED.status, joined_at = EXCLUDED.joined_at",
+    ))
+    .bind(user_id)
+    .bind(email)
+    .bind(full_name)
+    .bind(role)
+    .bind(status)
+    .bind(joined_at)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// [`sync_member`] in every live workspace of an account, after its email or name changed.
+pub async fn sync_account(conn: &mut PgConnection, user_id: Uuid) -> sqlx::Result<()> {
+    let schemas: Vec<String> = sqlx::query_scalar(
+        "SELECT w.schema_name FROM public.memberships m
+           JOIN public.workspaces w ON w.id = m.workspace_id
+          WHERE m.user_id = $1 AND w.status = 'active'
+          ORDER BY w.id",
+    )
+    .bind(user_id)
+    .fetch_all(&mut *conn)
+    .await?;
+    for name in schemas {
+        let schema = TenantSchema::parse(&name).map_err(|e| sqlx::Error::Decode(e.into()))?;
+        sync_member(conn, &schema, user_id).await?;
+    }
+    Ok(())
 }

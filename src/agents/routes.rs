@@ -17,7 +17,7 @@ use crate::invitations::{self, Invitation};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::context::{Tenant, TenantTx};
 use crate::workspaces::Role;
 
 /// Invitation emails go to addresses nobody has verified yet; a bound per workspace keeps a
@@ -63,17 +63,12 @@ pub struct AgentList {
 pub async fn list(
     AppQuery(query): AppQuery<ListQuery>,
     AppQuery(page): AppQuery<PageQuery>,
-    mut tenant: TenantTx,
+    mut tenant: Tenant,
 ) -> Result<AppJson<AgentList>> {
     let page = page.parse()?;
-    let workspace_id = tenant.actor.workspace_id;
-    let (agents, next_cursor) = record::list(
-        tenant.conn(),
-        workspace_id,
-        query.status.unwrap_or_default(),
-        &page,
-    )
-    .await?;
+    let (conn, schema) = tenant.parts();
+    let (agents, next_cursor) =
+        record::list(conn, schema, query.status.unwrap_or_default(), &page).await?;
     Ok(AppJson(AgentList {
         agents,
         next_cursor,
@@ -92,10 +87,10 @@ pub async fn list(
         (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: TenantTx) -> Result<AppJson<Agent>> {
+pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
     let id = path_id(&id, "agent")?;
-    let workspace_id = tenant.actor.workspace_id;
-    let agent = record::find(tenant.conn(), workspace_id, id)
+    let (conn, schema) = tenant.parts();
+    let agent = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("agent"))?;
     Ok(AppJson(agent))

@@ -120,6 +120,10 @@ async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
     .bind(&hash)
     .fetch_optional(&mut *tx)
     .await?;
+    if let Some(user_id) = verified {
+        // The address may have changed: every workspace's copy of the team follows.
+        crate::agents::record::sync_account(&mut tx, user_id).await?;
+    }
     tx.commit().await?;
     Ok(verified)
 }

@@ -1,4 +1,4 @@
-//! The CannedResponse record and its queries. `conn` is always the tenant's transaction.
+//! The CannedResponse record and its queries. Statements over the tables of `schema`.
 
 use serde::Serialize;
 use sqlx::PgConnection;
@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::Page;
+use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
@@ -26,18 +27,19 @@ pub struct CannedResponse {
 /// keeps tens or hundreds of them: the search reads the table, the order its unique index.
 pub async fn list(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     search: Option<&str>,
     page: &Page<String>,
 ) -> sqlx::Result<(Vec<CannedResponse>, Option<String>)> {
-    let rows: Vec<CannedResponse> = sqlx::query_as(
-        "SELECT id, short_code, title, body FROM canned_responses
+    let rows: Vec<CannedResponse> = sqlx::query_as(schema.sql(
+        "SELECT id, short_code, title, body FROM {schema}.canned_responses
           WHERE ($1::text IS NULL
                  OR strpos(short_code, lower($1)) > 0
                  OR strpos(lower(title), lower($1)) > 0)
             AND ($2::text IS NULL OR short_code > $2)
           ORDER BY short_code
           LIMIT $3",
-    )
+    ))
     .bind(search)
     .bind(page.after.as_deref())
     .bind(page.fetch())
@@ -46,23 +48,31 @@ pub async fn list(
     Ok(page.finish(rows, |c| c.short_code.clone()))
 }
 
-pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<CannedResponse>> {
-    sqlx::query_as("SELECT id, short_code, title, body FROM canned_responses WHERE id = $1")
-        .bind(id)
-        .fetch_optional(conn)
-        .await
+pub async fn find(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<Option<CannedResponse>> {
+    sqlx::query_as(
+        schema
+            .sql("SELECT id, short_code, title, body FROM {schema}.canned_responses WHERE id = $1"),
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await
 }
 
 pub async fn insert(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     short_code: &str,
     title: &str,
     body: &str,
 ) -> sqlx::Result<CannedResponse> {
-    sqlx::query_as(
-        "INSERT INTO canned_responses (short_code, title, body) VALUES ($1, $2, $3)
+    sqlx::query_as(schema.sql(
+        "INSERT INTO {schema}.canned_responses (short_code, title, body) VALUES ($1, $2, $3)
          RETURNING id, short_code, title, body",
-    )
+    ))
     .bind(short_code)
     .bind(title)
     .bind(body)
@@ -73,18 +83,19 @@ pub async fn insert(
 /// Changes the fields given; `None` when there is no such canned response.
 pub async fn update(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     id: Uuid,
     short_code: Option<&str>,
     title: Option<&str>,
     body: Option<&str>,
 ) -> sqlx::Result<Option<CannedResponse>> {
-    sqlx::query_as(
-        "UPDATE canned_responses
+    sqlx::query_as(schema.sql(
+        "UPDATE {schema}.canned_responses
             SET short_code = coalesce($2, short_code), title = coalesce($3, title),
                 body = coalesce($4, body), updated_at = now()
           WHERE id = $1
          RETURNING id, short_code, title, body",
-    )
+    ))
     .bind(id)
     .bind(short_code)
     .bind(title)
@@ -94,11 +105,17 @@ pub async fn update(
 }
 
 /// False when there was no such canned response.
-pub async fn delete(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<bool> {
-    Ok(sqlx::query("DELETE FROM canned_responses WHERE id = $1")
-        .bind(id)
-        .execute(conn)
-        .await?
-        .rows_affected()
-        == 1)
+pub async fn delete(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<bool> {
+    Ok(
+        sqlx::query(schema.sql("DELETE FROM {schema}.canned_responses WHERE id = $1"))
+            .bind(id)
+            .execute(conn)
+            .await?
+            .rows_affected()
+            == 1,
+    )
 }

@@ -15,7 +15,7 @@ use crate::extract::{AppJson, AppQuery, path_id};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::context::{Tenant, TenantTx};
 
 pub const SHORT_CODE_MAX_CHARS: usize = 32;
 
@@ -63,11 +63,12 @@ pub struct CannedResponseList {
 pub async fn list(
     AppQuery(query): AppQuery<ListQuery>,
     AppQuery(page): AppQuery<PageQuery>,
-    mut tenant: TenantTx,
+    mut tenant: Tenant,
 ) -> Result<AppJson<CannedResponseList>> {
     let page = page.parse()?;
     let search = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
-    let (canned_responses, next_cursor) = record::list(tenant.conn(), search, &page).await?;
+    let (conn, schema) = tenant.parts();
+    let (canned_responses, next_cursor) = record::list(conn, schema, search, &page).await?;
     Ok(AppJson(CannedResponseList {
         canned_responses,
         next_cursor,
@@ -86,9 +87,10 @@ pub async fn list(
         (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: TenantTx) -> Result<AppJson<CannedResponse>> {
+pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<CannedResponse>> {
     let id = path_id(&id, "canned response")?;
-    let canned = record::find(tenant.conn(), id)
+    let (conn, schema) = tenant.parts();
+    let canned = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("canned response"))?;
     Ok(AppJson(canned))
@@ -139,7 +141,8 @@ pub async fn create(
         return Err(Error::Validation(errors));
     };
     let mut tenant = TenantTx::begin(&state, actor).await?;
-    let canned = record::insert(tenant.conn(), &short_code, &title, &body).await?;
+    let (conn, schema) = tenant.parts();
+    let canned = record::insert(conn, schema, &short_code, &title, &body).await?;
     tenant.commit().await?;
     Ok((StatusCode::CREATED, AppJson(canned)))
 }
@@ -194,8 +197,10 @@ pub async fn update(
         return Err(Error::Validation(errors));
     };
     let mut tenant = TenantTx::begin(&state, actor).await?;
+    let (conn, schema) = tenant.parts();
     let canned = record::update(
-        tenant.conn(),
+        conn,
+        schema,
         id,
         short_code.as_deref(),
         title.as_deref(),
@@ -221,7 +226,8 @@ pub async fn update(
 )]
 pub async fn delete(Path(id): Path<String>, mut tenant: TenantTx) -> Result<StatusCode> {
     let id = path_id(&id, "canned response")?;
-    if !record::delete(tenant.conn(), id).await? {
+    let (conn, schema) = tenant.parts();
+    if !record::delete(conn, schema, id).await? {
         return Err(Error::NotFound("canned response"));
     }
     tenant.commit().await?;
@@ -280,31 +286,41 @@ pub async fn render(
     {
         return Err(Error::TooManyRequests { retry_after });
     }
-    let mut tenant = TenantTx::begin(&state, actor).await?;
-    let conn = tenant.conn();
-    let (body, agent_display_name, workspace_name): (String, Option<String>, String) =
-        sqlx::query_as(
-            "SELECT cr.body,
-                (SELECT display_name FROM agent_profiles WHERE user_id = $2),
-                (SELECT name FROM public.workspaces WHERE id = $3)
-           FROM canned_responses cr WHERE cr.id = $1",
-        )
-        .bind(id)
-        .bind(user_id)
-        .bind(workspace_id)
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or(Error::NotFound("canned response"))?;
-    let contact_name: Option<String> = sqlx::query_scalar(
-        "SELECT ct.name FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
-          WHERE c.id = $1",
-    )
+    let mut tenant = Tenant::acquire(&state, actor).await?;
+    let (conn, schema) = tenant.parts();
+    // The tenant's values in one statement; the workspace's name from the control plane in
+    // another, so that no tenant statement joins a table every tenant shares.
+    let (body, agent_display_name, conversation_found, contact_name): (
+        String,
+        Option<String>,
+        bool,
+        Option<String>,
+    ) = sqlx::query_as(schema.sql(
+        "SELECT cr.body,
+                (SELECT display_name FROM {schema}.agent_profiles WHERE user_id = $2),
+                EXISTS (SELECT 1 FROM {schema}.conversations WHERE id = $3),
+                (SELECT ct.name FROM {schema}.conversations c
+                   JOIN {schema}.contacts ct ON ct.id = c.contact_id
+                  WHERE c.id = $3)
+           FROM {schema}.canned_responses cr WHERE cr.id = $1",
+    ))
+    .bind(id)
+    .bind(user_id)
     .bind(request.conversation_id)
     .fetch_optional(&mut *conn)
     .await?
-    .ok_or_else(|| {
-        Error::invalid_field("conversationId", "no such conversation in this workspace")
-    })?;
+    .ok_or(Error::NotFound("canned response"))?;
+    if !conversation_found {
+        return Err(Error::invalid_field(
+            "conversationId",
+            "no such conversation in this workspace",
+        ));
+    }
+    let workspace_name: String =
+        sqlx::query_scalar("SELECT name FROM public.workspaces WHERE id = $1")
+            .bind(workspace_id)
+            .fetch_one(&mut *conn)
+            .await?;
     let values = Values {
         contact_name: contact_name.as_deref().unwrap_or_default(),
         agent_display_name: agent_display_name.as_deref().unwrap_or_default(),

@@ -4,38 +4,42 @@
 use sqlx::{PgConnection, Postgres, QueryBuilder};
 use uuid::Uuid;
 
+use crate::authz::Actor;
 use crate::error::{Error, Result};
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::TenantSchema;
+use crate::tenancy::context::Tenant;
 
 /// The acting member's agent id (authors and `assignee=me` are agents, not accounts).
-pub async fn acting_agent(tenant: &mut TenantTx) -> Result<Uuid> {
-    let user_id = tenant.actor.member_id()?;
-    sqlx::query_scalar("SELECT id FROM agent_profiles WHERE user_id = $1")
+pub async fn acting_agent(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    actor: &Actor,
+) -> Result<Uuid> {
+    let user_id = actor.member_id()?;
+    sqlx::query_scalar(schema.sql("SELECT id FROM {schema}.agent_profiles WHERE user_id = $1"))
         .bind(user_id)
-        .fetch_optional(tenant.conn())
+        .fetch_optional(conn)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))
 }
 
 /// Refuses (400 on `field`) an assignee that is not an active agent of the workspace.
 ///
-/// The agent's membership row stays share-locked until the caller commits, so a concurrent
-/// deactivation either waits for this assignment (and then releases it with the rest of the
-/// agent's work) or commits first (and this check then fails): work is never left assigned
-/// to a deactivated agent.
+/// The agent's row stays share-locked until the caller commits. A deactivation writes that row
+/// (`agents::record::sync_member`) before it releases the agent's work, so it either waits for
+/// this assignment (and then releases it with the rest) or commits first (and this check then
+/// fails): work is never left assigned to a deactivated agent.
 pub async fn ensure_assignable(
     conn: &mut PgConnection,
-    workspace_id: Uuid,
+    schema: &TenantSchema,
     agent_id: Uuid,
     field: &'static str,
 ) -> Result<()> {
-    let active: Option<i32> = sqlx::query_scalar(
-        "SELECT 1 FROM agent_profiles p
-           JOIN public.memberships m ON m.user_id = p.user_id AND m.workspace_id = $1
-          WHERE p.id = $2 AND m.status = 'active'
-            FOR SHARE OF m",
-    )
-    .bind(workspace_id)
+    let active: Option<i32> = sqlx::query_scalar(schema.sql(
+        "SELECT 1 FROM {schema}.agent_profiles
+          WHERE id = $1 AND status = 'active'
+            FOR SHARE",
+    ))
     .bind(agent_id)
     .fetch_optional(conn)
     .await?;
@@ -48,7 +52,6 @@ pub async fn ensure_assignable(
     }
 }
 
-/// Whose work a list shows (the tabs): `assignee=all|unassigned|me|{agentId}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AssigneeFilter {
     All,
@@ -59,11 +62,15 @@ pub enum AssigneeFilter {
 impl AssigneeFilter {
     /// The `assignee` query parameter (absent is `all`). `me` becomes the caller's agent id
     /// here, before the list query, so the planner sees a constant it can pick the index by.
-    pub async fn parse(raw: Option<&str>, tenant: &mut TenantTx) -> Result<Self> {
+    pub async fn parse(raw: Option<&str>, tenant: &mut Tenant) -> Result<Self> {
         Ok(match raw {
             None | Some("all") => Self::All,
             Some("unassigned") => Self::Unassigned,
-            Some("me") => Self::Agent(acting_agent(tenant).await?),
+            Some("me") => {
+                let actor = tenant.actor.clone();
+                let (conn, schema) = tenant.parts();
+                Self::Agent(acting_agent(conn, schema, &actor).await?)
+            }
             Some(other) => Self::Agent(other.parse().map_err(|_| {
                 Error::invalid_field("assignee", "must be me, unassigned, all or an agent id")
             })?),

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::email_address::EmailAddress;
 use crate::error::FieldErrors;
+use crate::tenancy::TenantSchema;
 
 pub const NAME_MAX_CHARS: usize = 200;
 
@@ -72,15 +73,19 @@ pub struct Field {
 
 /// The contact with this email, created if new. A name fills in one we did not know; it does
 /// not overwrite one we did (a contact's name is theirs, not the last agent's spelling).
-pub async fn upsert(conn: &mut PgConnection, contact: &NewContact) -> sqlx::Result<Contact> {
-    sqlx::query_as(
-        "INSERT INTO contacts (email, name) VALUES ($1, $2)
+pub async fn upsert(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact: &NewContact,
+) -> sqlx::Result<Contact> {
+    sqlx::query_as(schema.sql(
+        "INSERT INTO {schema}.contacts AS contacts (email, name) VALUES ($1, $2)
          ON CONFLICT (email) DO UPDATE
             SET name = coalesce(contacts.name, EXCLUDED.name),
                 updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
                                   THEN now() ELSE contacts.updated_at END
          RETURNING id, name, email",
-    )
+    ))
     .bind(contact.email.as_str())
     .bind(&contact.name)
     .fetch_one(conn)

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::{Page, TimeKey};
+use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
@@ -37,19 +38,20 @@ pub struct Message {
 /// when there is no such conversation. `author` is the agent, `None` for incoming messages.
 pub async fn add(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     conversation_id: Uuid,
     kind: MessageKind,
     body: &str,
     author: Option<Uuid>,
 ) -> sqlx::Result<Option<Message>> {
-    sqlx::query_as(
-        "WITH c AS (UPDATE conversations
+    sqlx::query_as(schema.sql(
+        "WITH c AS (UPDATE {schema}.conversations
                        SET last_message_at = greatest(last_message_at, now()), updated_at = now()
                      WHERE id = $1 RETURNING id)
-         INSERT INTO messages (conversation_id, kind, body, author_agent_id)
+         INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
          SELECT c.id, $2, $3, $4 FROM c
          RETURNING id, kind, body, author_agent_id, created_at",
-    )
+    ))
     .bind(conversation_id)
     .bind(kind)
     .bind(body)
@@ -61,17 +63,18 @@ pub async fn add(
 /// A page of a conversation's messages, oldest first, and the cursor of the next one.
 pub async fn list(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     conversation_id: Uuid,
     page: &Page<TimeKey>,
 ) -> sqlx::Result<(Vec<Message>, Option<String>)> {
     let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
-    let rows = sqlx::query_as(
-        "SELECT id, kind, body, author_agent_id, created_at FROM messages
+    let rows = sqlx::query_as(schema.sql(
+        "SELECT id, kind, body, author_agent_id, created_at FROM {schema}.messages
           WHERE conversation_id = $1
             AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3))
           ORDER BY created_at, id
           LIMIT $4",
-    )
+    ))
     .bind(conversation_id)
     .bind(after_at)
     .bind(after_id)

@@ -1,4 +1,4 @@
-//! The Conversation record and its queries. `conn` is always the tenant's transaction.
+//! The Conversation record and its queries, over the tables of `schema`.
 
 use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgRow;
@@ -10,6 +10,7 @@ use uuid::Uuid;
 use crate::conversations::assignee::AssigneeFilter;
 use crate::conversations::contacts::Contact;
 use crate::pagination::{Page, TimeKey};
+use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
@@ -91,26 +92,29 @@ pub struct ListFilter {
 /// is a range of one index of `V3` read in order, so a page is `LIMIT` rows whatever the
 /// size of the workspace. Public so that a test can `EXPLAIN` exactly what the handler runs.
 pub fn push_list_query(
-    query: &mut QueryBuilder<Postgres>,
+    builder: &mut QueryBuilder<Postgres>,
+    schema: &TenantSchema,
     filter: ListFilter,
     page: &Page<TimeKey>,
 ) {
-    query.push(format_args!(
-        "SELECT {COLUMNS} FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE true"
+    let sqlx::AssertSqlSafe(select) = schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.conversations c
+           JOIN {{schema}}.contacts ct ON ct.id = c.contact_id WHERE true"
     ));
-    filter.assignee.push_condition(query, "c.assignee_id");
+    builder.push(select);
+    filter.assignee.push_condition(builder, "c.assignee_id");
     if let Some(status) = filter.status {
-        query.push(" AND c.status = ").push_bind(status);
+        builder.push(" AND c.status = ").push_bind(status);
     }
     if let Some(TimeKey(at, id)) = page.after {
-        query
+        builder
             .push(" AND (c.last_message_at, c.id) < (")
             .push_bind(at)
             .push(", ")
             .push_bind(id)
             .push(")");
     }
-    query
+    builder
         .push(" ORDER BY c.last_message_at DESC, c.id DESC LIMIT ")
         .push_bind(page.fetch());
 }
@@ -118,18 +122,24 @@ pub fn push_list_query(
 /// A page of conversations and the cursor of the next one.
 pub async fn list(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     filter: ListFilter,
     page: &Page<TimeKey>,
 ) -> sqlx::Result<(Vec<Conversation>, Option<String>)> {
     let mut query = QueryBuilder::new("");
-    push_list_query(&mut query, filter, page);
+    push_list_query(&mut query, schema, filter, page);
     let rows = query.build_query_as().fetch_all(conn).await?;
     Ok(page.finish(rows, |c: &Conversation| TimeKey(c.last_message_at, c.id)))
 }
 
-pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Conversation>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+pub async fn find(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<Option<Conversation>> {
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.conversations c
+           JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
           WHERE c.id = $1"
     )))
     .bind(id)
@@ -137,24 +147,31 @@ pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Conv
     .await
 }
 
-pub async fn exists(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM conversations WHERE id = $1)")
-        .bind(id)
-        .fetch_one(conn)
-        .await
+pub async fn exists(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        schema.sql("SELECT EXISTS (SELECT 1 FROM {schema}.conversations WHERE id = $1)"),
+    )
+    .bind(id)
+    .fetch_one(conn)
+    .await
 }
 
 /// A new open conversation; its first message is the caller's to add.
 pub async fn insert(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     contact_id: Uuid,
     subject: Option<&str>,
     assignee_id: Option<Uuid>,
 ) -> sqlx::Result<Uuid> {
-    sqlx::query_scalar(
-        "INSERT INTO conversations (contact_id, subject, assignee_id)
+    sqlx::query_scalar(schema.sql(
+        "INSERT INTO {schema}.conversations (contact_id, subject, assignee_id)
          VALUES ($1, $2, $3) RETURNING id",
-    )
+    ))
     .bind(contact_id)
     .bind(subject)
     .bind(assignee_id)
@@ -173,6 +190,7 @@ pub enum Change {
 /// Applies `change`; the conversation as it now is, or `None` when there is no such one.
 pub async fn update(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     id: Uuid,
     change: Change,
 ) -> sqlx::Result<Option<Conversation>> {
@@ -181,10 +199,10 @@ pub async fn update(
         Change::Status(_) => "status",
         Change::Priority(_) => "priority",
     };
-    let statement = sqlx::AssertSqlSafe(format!(
-        "WITH c AS (UPDATE conversations SET {column} = $2, updated_at = now()
+    let statement = schema.sql(&format!(
+        "WITH c AS (UPDATE {{schema}}.conversations SET {column} = $2, updated_at = now()
                      WHERE id = $1 RETURNING *)
-         SELECT {COLUMNS} FROM c JOIN contacts ct ON ct.id = c.contact_id"
+         SELECT {COLUMNS} FROM c JOIN {{schema}}.contacts ct ON ct.id = c.contact_id"
     ));
     let query = sqlx::query_as(statement).bind(id);
     match change {
@@ -197,11 +215,15 @@ pub async fn update(
 }
 
 /// Sends an agent's unresolved conversations back to the Unassigned tab (deactivation).
-pub async fn release_assignee(conn: &mut PgConnection, agent_id: Uuid) -> sqlx::Result<u64> {
-    Ok(sqlx::query(
-        "UPDATE conversations SET assignee_id = NULL, updated_at = now()
+pub async fn release_assignee(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    agent_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query(schema.sql(
+        "UPDATE {schema}.conversations SET assignee_id = NULL, updated_at = now()
           WHERE assignee_id = $1 AND status <> 'resolved'",
-    )
+    ))
     .bind(agent_id)
     .execute(conn)
     .await?

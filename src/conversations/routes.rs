@@ -19,7 +19,7 @@ use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::pagination::PageQuery;
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::context::{Tenant, TenantTx};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -54,14 +54,15 @@ pub struct ConversationList {
 pub async fn list(
     AppQuery(query): AppQuery<ListQuery>,
     AppQuery(page): AppQuery<PageQuery>,
-    mut tenant: TenantTx,
+    mut tenant: Tenant,
 ) -> Result<AppJson<ConversationList>> {
     let filter = ListFilter {
         status: query.status,
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
     };
     let page = page.parse()?;
-    let (conversations, next_cursor) = record::list(tenant.conn(), filter, &page).await?;
+    let (conn, schema) = tenant.parts();
+    let (conversations, next_cursor) = record::list(conn, schema, filter, &page).await?;
     Ok(AppJson(ConversationList {
         conversations,
         next_cursor,
@@ -116,16 +117,30 @@ pub async fn create(
         return Err(Error::Validation(errors));
     };
 
-    let workspace_id = actor.workspace_id;
-    let mut tenant = TenantTx::begin(&state, actor).await?;
-    let agent_id = acting_agent(&mut tenant).await?;
-    let conn = tenant.conn();
+    let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
     // Holds off a concurrent deactivation of the starter until this assignment is visible.
-    ensure_assignable(conn, workspace_id, agent_id, "assigneeId").await?;
-    let contact = contacts::upsert(conn, &contact).await?;
-    let id = record::insert(conn, contact.id, subject.as_deref(), Some(agent_id)).await?;
-    messages::add(conn, id, MessageKind::Outgoing, &body, Some(agent_id)).await?;
-    let conversation = record::find(conn, id)
+    ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
+    let contact = contacts::upsert(&mut *conn, schema, &contact).await?;
+    let id = record::insert(
+        &mut *conn,
+        schema,
+        contact.id,
+        subject.as_deref(),
+        Some(agent_id),
+    )
+    .await?;
+    messages::add(
+        &mut *conn,
+        schema,
+        id,
+        MessageKind::Outgoing,
+        &body,
+        Some(agent_id),
+    )
+    .await?;
+    let conversation = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
     tenant.commit().await?;
@@ -144,9 +159,10 @@ pub async fn create(
         (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: TenantTx) -> Result<AppJson<Conversation>> {
+pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Conversation>> {
     let id = path_id(&id, "conversation")?;
-    let conversation = record::find(tenant.conn(), id)
+    let (conn, schema) = tenant.parts();
+    let conversation = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("conversation"))?;
     Ok(AppJson(conversation))
@@ -176,14 +192,15 @@ pub struct MessageList {
 pub async fn list_messages(
     Path(id): Path<String>,
     AppQuery(page): AppQuery<PageQuery>,
-    mut tenant: TenantTx,
+    mut tenant: Tenant,
 ) -> Result<AppJson<MessageList>> {
     let id = path_id(&id, "conversation")?;
     let page = page.parse()?;
-    if !record::exists(tenant.conn(), id).await? {
+    let (conn, schema) = tenant.parts();
+    if !record::exists(&mut *conn, schema, id).await? {
         return Err(Error::NotFound("conversation"));
     }
-    let (messages, next_cursor) = messages::list(tenant.conn(), id, &page).await?;
+    let (messages, next_cursor) = messages::list(conn, schema, id, &page).await?;
     Ok(AppJson(MessageList {
         messages,
         next_cursor,
@@ -253,9 +270,10 @@ async fn post(
     let id = path_id(id, "conversation")?;
     let body = text::required(&request.body, BODY_MAX_CHARS)
         .map_err(|e| Error::invalid_field("body", e))?;
-    let mut tenant = TenantTx::begin(state, actor).await?;
-    let agent_id = acting_agent(&mut tenant).await?;
-    let message = messages::add(tenant.conn(), id, kind, &body, Some(agent_id))
+    let mut tenant = TenantTx::begin(state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
+    let message = messages::add(conn, schema, id, kind, &body, Some(agent_id))
         .await?
         .ok_or(Error::NotFound("conversation"))?;
     tenant.commit().await?;
@@ -362,12 +380,12 @@ async fn change(
     change: Change,
 ) -> Result<AppJson<Conversation>> {
     let id = path_id(id, "conversation")?;
-    let workspace_id = actor.workspace_id;
     let mut tenant = TenantTx::begin(state, actor).await?;
+    let (conn, schema) = tenant.parts();
     if let Change::Assignee(Some(agent_id)) = change {
-        ensure_assignable(tenant.conn(), workspace_id, agent_id, "assigneeId").await?;
+        ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
     }
-    let conversation = record::update(tenant.conn(), id, change)
+    let conversation = record::update(conn, schema, id, change)
         .await?
         .ok_or(Error::NotFound("conversation"))?;
     tenant.commit().await?;

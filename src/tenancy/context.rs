@@ -1,23 +1,62 @@
-//! The only door to a tenant's tables.
+//! The only doors to a tenant's tables.
 //!
-//! `TenantTx` is a transaction whose `search_path` is the acting workspace's schema and
-//! nothing else, begun with a single round trip (`BEGIN; SET LOCAL search_path TO ...`).
-//! Being `LOCAL`, the setting ends with the transaction: on commit, on error, and when axum
-//! drops a handler whose client went away (the pool rolls a dropped transaction back before
-//! the connection is reused). It can only be opened for an [`Actor`], which only the
-//! authorization layer makes. Control-plane SQL inside it names `public.` explicitly.
+//! Tenant statements name their schema in their text (`{schema}.table`, filled in by
+//! [`TenantSchema::sql`] from the acting workspace), and pooled sessions have an empty
+//! `search_path`, so nothing about a connection says which tenant it serves: a read is one
+//! statement on a pooled connection, one round trip, and its plan stays cached for the next
+//! request of the same tenant on that connection, whichever tenants it served in between.
+//!
+//! - [`Tenant`]: reads, on a pooled connection outside any transaction (each statement
+//!   stands alone).
+//! - [`TenantTx`]: writes (and reads that must see one snapshot), a transaction of
+//!   qualified statements.
+//!
+//! Both can only be had for an [`Actor`], which only the authorization layer makes.
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
+use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, Postgres, Transaction};
 
 use crate::authz::Actor;
 use crate::db;
 use crate::error::Error;
 use crate::state::AppState;
+use crate::tenancy::TenantSchema;
 
-/// A transaction bound to the caller's tenant schema. Reads may simply drop it (it rolls
-/// back off the request path); writes must [`TenantTx::commit`].
+/// The acting workspace's tables, for reads: a pooled connection, no transaction.
+pub struct Tenant {
+    conn: PoolConnection<Postgres>,
+    pub actor: Actor,
+}
+
+impl Tenant {
+    pub async fn acquire(state: &AppState, actor: Actor) -> Result<Self, Error> {
+        let conn = state.db.acquire().await?;
+        Ok(Self { conn, actor })
+    }
+
+    pub fn schema(&self) -> &TenantSchema {
+        &self.actor.schema
+    }
+
+    /// The connection and the schema together, for a statement that needs both.
+    pub fn parts(&mut self) -> (&mut PgConnection, &TenantSchema) {
+        (&mut self.conn, &self.actor.schema)
+    }
+}
+
+impl FromRequestParts<AppState> for Tenant {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let actor = Actor::from_request_parts(parts, state).await?;
+        Self::acquire(state, actor).await
+    }
+}
+
+/// A transaction in the acting workspace. Writes must [`TenantTx::commit`]; dropped, it rolls
+/// back before its connection is reused.
 pub struct TenantTx {
     tx: Transaction<'static, Postgres>,
     pub actor: Actor,
@@ -25,13 +64,21 @@ pub struct TenantTx {
 
 impl TenantTx {
     pub async fn begin(state: &AppState, actor: Actor) -> Result<Self, Error> {
-        let statement = format!("BEGIN; SET LOCAL search_path TO {}", actor.schema.quoted());
-        let tx = db::begin(&state.db, Some(statement)).await?;
+        let tx = db::begin(&state.db, None).await?;
         Ok(Self { tx, actor })
     }
 
     pub fn conn(&mut self) -> &mut PgConnection {
         &mut self.tx
+    }
+
+    pub fn schema(&self) -> &TenantSchema {
+        &self.actor.schema
+    }
+
+    /// The connection and the schema together, for a statement that needs both.
+    pub fn parts(&mut self) -> (&mut PgConnection, &TenantSchema) {
+        (&mut self.tx, &self.actor.schema)
     }
 
     pub async fn commit(self) -> Result<(), Error> {

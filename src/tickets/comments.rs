@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::{Page, TimeKey};
+use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
@@ -24,16 +25,17 @@ pub struct Comment {
 /// such ticket.
 pub async fn add(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     ticket_id: Uuid,
     body: &str,
     author: Uuid,
 ) -> sqlx::Result<Option<Comment>> {
-    sqlx::query_as(
-        "WITH t AS (UPDATE tickets SET updated_at = now() WHERE id = $1 RETURNING id)
-         INSERT INTO ticket_comments (ticket_id, body, author_agent_id)
+    sqlx::query_as(schema.sql(
+        "WITH t AS (UPDATE {schema}.tickets SET updated_at = now() WHERE id = $1 RETURNING id)
+         INSERT INTO {schema}.ticket_comments (ticket_id, body, author_agent_id)
          SELECT t.id, $2, $3 FROM t
          RETURNING id, body, author_agent_id, created_at",
-    )
+    ))
     .bind(ticket_id)
     .bind(body)
     .bind(author)
@@ -44,17 +46,18 @@ pub async fn add(
 /// A page of a ticket's comments, oldest first, and the cursor of the next one.
 pub async fn list(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     ticket_id: Uuid,
     page: &Page<TimeKey>,
 ) -> sqlx::Result<(Vec<Comment>, Option<String>)> {
     let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
-    let rows = sqlx::query_as(
-        "SELECT id, body, author_agent_id, created_at FROM ticket_comments
+    let rows = sqlx::query_as(schema.sql(
+        "SELECT id, body, author_agent_id, created_at FROM {schema}.ticket_comments
           WHERE ticket_id = $1
             AND ($2::timestamptz IS NULL OR (created_at, id) > ($2, $3))
           ORDER BY created_at, id
           LIMIT $4",
-    )
+    ))
     .bind(ticket_id)
     .bind(after_at)
     .bind(after_id)

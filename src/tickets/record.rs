@@ -1,4 +1,4 @@
-//! The Ticket record and its queries. `conn` is always the tenant's transaction.
+//! The Ticket record and its queries, over the tables of `schema`.
 
 use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgRow;
@@ -11,6 +11,7 @@ use crate::conversations::assignee::AssigneeFilter;
 use crate::conversations::contacts::Contact;
 use crate::conversations::record::Priority;
 use crate::pagination::Page;
+use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
@@ -94,10 +95,17 @@ pub struct ListFilter {
 /// Appends the list query, newest first (`number` descending), to `query`: like the
 /// conversation list, one statement reading one index range of `V3` per shape. Public so
 /// that a test can `EXPLAIN` exactly what the handler runs.
-pub fn push_list_query(query: &mut QueryBuilder<Postgres>, filter: ListFilter, page: &Page<i64>) {
-    query.push(format_args!(
-        "SELECT {COLUMNS} FROM tickets t JOIN contacts ct ON ct.id = t.requester_id WHERE true"
+pub fn push_list_query(
+    query: &mut QueryBuilder<Postgres>,
+    schema: &TenantSchema,
+    filter: ListFilter,
+    page: &Page<i64>,
+) {
+    let sqlx::AssertSqlSafe(select) = schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.tickets t
+           JOIN {{schema}}.contacts ct ON ct.id = t.requester_id WHERE true"
     ));
+    query.push(select);
     filter.assignee.push_condition(query, "t.assignee_id");
     if let Some(status) = filter.status {
         query.push(" AND t.status = ").push_bind(status);
@@ -113,18 +121,24 @@ pub fn push_list_query(query: &mut QueryBuilder<Postgres>, filter: ListFilter, p
 /// A page of tickets and the cursor of the next one.
 pub async fn list(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     filter: ListFilter,
     page: &Page<i64>,
 ) -> sqlx::Result<(Vec<Ticket>, Option<String>)> {
     let mut query = QueryBuilder::new("");
-    push_list_query(&mut query, filter, page);
+    push_list_query(&mut query, schema, filter, page);
     let rows = query.build_query_as().fetch_all(conn).await?;
     Ok(page.finish(rows, |t: &Ticket| t.number))
 }
 
-pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Ticket>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM tickets t JOIN contacts ct ON ct.id = t.requester_id
+pub async fn find(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<Option<Ticket>> {
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.tickets t
+           JOIN {{schema}}.contacts ct ON ct.id = t.requester_id
           WHERE t.id = $1"
     )))
     .bind(id)
@@ -132,8 +146,12 @@ pub async fn find(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Tick
     .await
 }
 
-pub async fn exists(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<bool> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tickets WHERE id = $1)")
+pub async fn exists(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(schema.sql("SELECT EXISTS (SELECT 1 FROM {schema}.tickets WHERE id = $1)"))
         .bind(id)
         .fetch_one(conn)
         .await
@@ -150,12 +168,16 @@ pub struct NewTicket {
     pub conversation_id: Option<Uuid>,
 }
 
-pub async fn insert(conn: &mut PgConnection, ticket: &NewTicket) -> sqlx::Result<Uuid> {
-    sqlx::query_scalar(
-        "INSERT INTO tickets
+pub async fn insert(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    ticket: &NewTicket,
+) -> sqlx::Result<Uuid> {
+    sqlx::query_scalar(schema.sql(
+        "INSERT INTO {schema}.tickets
                 (subject, description, priority, assignee_id, requester_id, conversation_id)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-    )
+    ))
     .bind(&ticket.subject)
     .bind(&ticket.description)
     .bind(ticket.priority)
@@ -181,10 +203,16 @@ pub struct Changes {
 /// Resolving or closing sets `resolvedAt` (kept from resolved to closed); reopening clears it.
 pub async fn update(
     conn: &mut PgConnection,
+    schema: &TenantSchema,
     id: Uuid,
     changes: Changes,
 ) -> sqlx::Result<Option<Ticket>> {
-    let mut query = QueryBuilder::new("WITH t AS (UPDATE tickets SET updated_at = now()");
+    let sqlx::AssertSqlSafe(head) =
+        schema.sql("WITH t AS (UPDATE {schema}.tickets SET updated_at = now()");
+    let sqlx::AssertSqlSafe(tail) = schema.sql(&format!(
+        " RETURNING *) SELECT {COLUMNS} FROM t JOIN {{schema}}.contacts ct ON ct.id = t.requester_id"
+    ));
+    let mut query = QueryBuilder::new(head);
     if let Some(subject) = changes.subject {
         query.push(", subject = ").push_bind(subject);
     }
@@ -210,18 +238,20 @@ pub async fn update(
             .push(", conversation_id = ")
             .push_bind(conversation_id);
     }
-    query.push(" WHERE id = ").push_bind(id).push(format_args!(
-        " RETURNING *) SELECT {COLUMNS} FROM t JOIN contacts ct ON ct.id = t.requester_id"
-    ));
+    query.push(" WHERE id = ").push_bind(id).push(tail);
     query.build_query_as().fetch_optional(conn).await
 }
 
 /// Sends an agent's open and pending tickets back to the team (deactivation).
-pub async fn release_assignee(conn: &mut PgConnection, agent_id: Uuid) -> sqlx::Result<u64> {
-    Ok(sqlx::query(
-        "UPDATE tickets SET assignee_id = NULL, updated_at = now()
+pub async fn release_assignee(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    agent_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query(schema.sql(
+        "UPDATE {schema}.tickets SET assignee_id = NULL, updated_at = now()
           WHERE assignee_id = $1 AND status IN ('open', 'pending')",
-    )
+    ))
     .bind(agent_id)
     .execute(conn)
     .await?

@@ -16,7 +16,8 @@ use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::pagination::PageQuery;
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::TenantSchema;
+use crate::tenancy::context::{Tenant, TenantTx};
 use crate::tickets::comments::{self, Comment};
 use crate::tickets::record::{self, Changes, ListFilter, NewTicket, Ticket, TicketStatus};
 
@@ -53,14 +54,15 @@ pub struct TicketList {
 pub async fn list(
     AppQuery(query): AppQuery<ListQuery>,
     AppQuery(page): AppQuery<PageQuery>,
-    mut tenant: TenantTx,
+    mut tenant: Tenant,
 ) -> Result<AppJson<TicketList>> {
     let filter = ListFilter {
         status: query.status,
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
     };
     let page = page.parse()?;
-    let (tickets, next_cursor) = record::list(tenant.conn(), filter, &page).await?;
+    let (conn, schema) = tenant.parts();
+    let (tickets, next_cursor) = record::list(conn, schema, filter, &page).await?;
     Ok(AppJson(TicketList {
         tickets,
         next_cursor,
@@ -118,19 +120,19 @@ pub async fn create(
         return Err(Error::Validation(errors));
     };
 
-    let workspace_id = actor.workspace_id;
     let mut tenant = TenantTx::begin(&state, actor).await?;
-    let conn = tenant.conn();
+    let (conn, schema) = tenant.parts();
     check_references(
-        conn,
-        workspace_id,
+        &mut *conn,
+        schema,
         request.assignee_id,
         request.conversation_id,
     )
     .await?;
-    let requester = contacts::upsert(conn, &requester).await?;
+    let requester = contacts::upsert(&mut *conn, schema, &requester).await?;
     let id = record::insert(
-        conn,
+        &mut *conn,
+        schema,
         &NewTicket {
             subject,
             description,
@@ -141,7 +143,7 @@ pub async fn create(
         },
     )
     .await?;
-    let ticket = record::find(conn, id)
+    let ticket = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("ticket {id} vanished")))?;
     tenant.commit().await?;
@@ -151,15 +153,15 @@ pub async fn create(
 /// An assignee must be an active agent, a conversation one of this workspace's (400).
 async fn check_references(
     conn: &mut sqlx::PgConnection,
-    workspace_id: Uuid,
+    schema: &TenantSchema,
     assignee_id: Option<Uuid>,
     conversation_id: Option<Uuid>,
 ) -> Result<()> {
     if let Some(agent_id) = assignee_id {
-        ensure_assignable(conn, workspace_id, agent_id, "assigneeId").await?;
+        ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
     }
     if let Some(conversation_id) = conversation_id
-        && !conversations::exists(conn, conversation_id).await?
+        && !conversations::exists(conn, schema, conversation_id).await?
     {
         return Err(Error::invalid_field(
             "conversationId",
@@ -181,9 +183,10 @@ async fn check_references(
         (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: TenantTx) -> Result<AppJson<Ticket>> {
+pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Ticket>> {
     let id = path_id(&id, "ticket")?;
-    let ticket = record::find(tenant.conn(), id)
+    let (conn, schema) = tenant.parts();
+    let ticket = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
     Ok(AppJson(ticket))
@@ -292,16 +295,16 @@ async fn apply(
     id: Uuid,
     changes: Changes,
 ) -> Result<AppJson<Ticket>> {
-    let workspace_id = actor.workspace_id;
     let mut tenant = TenantTx::begin(state, actor).await?;
+    let (conn, schema) = tenant.parts();
     check_references(
-        tenant.conn(),
-        workspace_id,
+        &mut *conn,
+        schema,
         changes.assignee_id.flatten(),
         changes.conversation_id.flatten(),
     )
     .await?;
-    let ticket = record::update(tenant.conn(), id, changes)
+    let ticket = record::update(conn, schema, id, changes)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
     tenant.commit().await?;
@@ -332,14 +335,15 @@ pub struct CommentList {
 pub async fn list_comments(
     Path(id): Path<String>,
     AppQuery(page): AppQuery<PageQuery>,
-    mut tenant: TenantTx,
+    mut tenant: Tenant,
 ) -> Result<AppJson<CommentList>> {
     let id = path_id(&id, "ticket")?;
     let page = page.parse()?;
-    if !record::exists(tenant.conn(), id).await? {
+    let (conn, schema) = tenant.parts();
+    if !record::exists(&mut *conn, schema, id).await? {
         return Err(Error::NotFound("ticket"));
     }
-    let (comments, next_cursor) = comments::list(tenant.conn(), id, &page).await?;
+    let (comments, next_cursor) = comments::list(conn, schema, id, &page).await?;
     Ok(AppJson(CommentList {
         comments,
         next_cursor,
@@ -376,9 +380,10 @@ pub async fn add_comment(
     let id = path_id(&id, "ticket")?;
     let body = text::required(&request.body, BODY_MAX_CHARS)
         .map_err(|e| Error::invalid_field("body", e))?;
-    let mut tenant = TenantTx::begin(&state, actor).await?;
-    let agent_id = acting_agent(&mut tenant).await?;
-    let comment = comments::add(tenant.conn(), id, &body, agent_id)
+    let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
+    let comment = comments::add(conn, schema, id, &body, agent_id)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
     tenant.commit().await?;

@@ -18,7 +18,8 @@ use crate::authz::{Actor, Permission, RequireExt, Rule};
 use crate::error::Result;
 use crate::extract::AppJson;
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::TenantSchema;
+use crate::tenancy::context::{Tenant, TenantTx};
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -51,8 +52,9 @@ pub struct SettingsPatch {
         (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn get(mut tenant: TenantTx) -> Result<AppJson<WorkspaceSettings>> {
-    Ok(AppJson(load(tenant.conn(), false).await?))
+pub async fn get(mut tenant: Tenant) -> Result<AppJson<WorkspaceSettings>> {
+    let (conn, schema) = tenant.parts();
+    Ok(AppJson(load(conn, schema, false).await?))
 }
 
 /// Change the branding; fields left out stay as they are, `null` clears one.
@@ -74,28 +76,36 @@ pub async fn update(
 ) -> Result<AppJson<WorkspaceSettings>> {
     let branding_patch = patch.branding.map(BrandingPatch::validate).transpose()?;
     let mut tenant = TenantTx::begin(&state, actor).await?;
-    let mut settings = load(tenant.conn(), true).await?;
+    let (conn, schema) = tenant.parts();
+    let mut settings = load(&mut *conn, schema, true).await?;
     if let Some(patch) = branding_patch {
         settings.branding.apply(patch);
-        settings.updated_at = sqlx::query_scalar(
-            "UPDATE settings SET branding = $1, updated_at = now() RETURNING updated_at",
-        )
+        settings.updated_at = sqlx::query_scalar(schema.sql(
+            "UPDATE {schema}.settings SET branding = $1, updated_at = now() RETURNING updated_at",
+        ))
         .bind(Json(&settings.branding))
-        .fetch_one(tenant.conn())
+        .fetch_one(conn)
         .await?;
     }
     tenant.commit().await?;
     Ok(AppJson(settings))
 }
 
-/// The settings row of the tenant `conn` is bound to.
-pub async fn load(conn: &mut PgConnection, for_update: bool) -> Result<WorkspaceSettings> {
-    let lock = if for_update { " FOR UPDATE" } else { "" };
-    let (Json(branding), updated_at): (Json<Branding>, OffsetDateTime) = sqlx::query_as(
-        sqlx::AssertSqlSafe(format!("SELECT branding, updated_at FROM settings{lock}")),
-    )
-    .fetch_one(conn)
-    .await?;
+/// The settings row of the tenant.
+pub async fn load(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    for_update: bool,
+) -> Result<WorkspaceSettings> {
+    let statement = if for_update {
+        "SELECT branding, updated_at FROM {schema}.settings FOR UPDATE"
+    } else {
+        "SELECT branding, updated_at FROM {schema}.settings"
+    };
+    let (Json(branding), updated_at): (Json<Branding>, OffsetDateTime) =
+        sqlx::query_as(schema.sql(statement))
+            .fetch_one(conn)
+            .await?;
     Ok(WorkspaceSettings {
         branding,
         updated_at,

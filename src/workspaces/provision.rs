@@ -126,7 +126,6 @@ async fn insert(
     .fetch_one(&mut *tx)
     .await?;
     provision(&mut *tx, &schema).await?;
-    add_profile(&mut *tx, &schema, owner).await?;
     sqlx::query(
         "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, 'admin')",
     )
@@ -134,6 +133,7 @@ async fn insert(
     .bind(owner)
     .execute(&mut *tx)
     .await?;
+    add_profile(&mut *tx, &schema, owner).await?;
     Ok(NewWorkspace {
         id,
         name: name.to_owned(),
@@ -142,21 +142,15 @@ async fn insert(
     })
 }
 
-/// The member's profile in the tenant schema, named after the account until they change it.
+/// The member's profile in the tenant schema, named after the account until they change it,
+/// with a copy of their account and membership (`agents::record::sync_member`). The
+/// membership row must exist: call it after inserting or changing one, in that transaction.
 pub async fn add_profile(
     tx: &mut PgConnection,
     schema: &TenantSchema,
     user_id: Uuid,
 ) -> Result<(), Error> {
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO {schema}.agent_profiles (user_id, display_name)
-         SELECT id, full_name FROM public.users WHERE id = $1
-         ON CONFLICT (user_id) DO NOTHING",
-        schema = schema.quoted()
-    )))
-    .bind(user_id)
-    .execute(&mut *tx)
-    .await?;
+    crate::agents::record::sync_member(tx, schema, user_id).await?;
     Ok(())
 }
 

@@ -17,7 +17,7 @@ use crate::extract::AppJson;
 use crate::outbox::{self, OutboxMessage};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
-use crate::tenancy::context::TenantTx;
+use crate::tenancy::context::Tenant;
 use crate::workspace_settings::{self, Branding};
 use crate::workspaces::provision::{OwnershipLimits, create_workspace};
 use crate::workspaces::slug::Slug;
@@ -237,15 +237,16 @@ pub struct CurrentWorkspace {
         (status = 403, description = "User token, deactivated membership or deleted workspace", body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn current(mut tenant: TenantTx) -> Result<AppJson<CurrentWorkspace>> {
+pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
     let workspace_id = tenant.actor.workspace_id;
     let role = tenant.actor.role();
+    let (conn, schema) = tenant.parts();
     let (id, name, slug, created_at): (Uuid, String, String, OffsetDateTime) =
         sqlx::query_as("SELECT id, name, slug, created_at FROM public.workspaces WHERE id = $1")
             .bind(workspace_id)
-            .fetch_one(tenant.conn())
+            .fetch_one(&mut *conn)
             .await?;
-    let branding = workspace_settings::load(tenant.conn(), false)
+    let branding = workspace_settings::load(conn, schema, false)
         .await?
         .branding;
     Ok(AppJson(CurrentWorkspace {

@@ -895,7 +895,7 @@ async fn an_assignment_racing_the_agents_deactivation_is_released_with_the_rest(
             .send(),
     );
     eventually("the assignment waits for the row", async || {
-        waiting(&app, "UPDATE conversations SET assignee_id = $2").await == 1
+        waiting(&app, ".conversations SET assignee_id = $2").await == 1
     })
     .await;
     let deactivation = tokio::spawn(
@@ -905,7 +905,7 @@ async fn an_assignment_racing_the_agents_deactivation_is_released_with_the_rest(
             .send(),
     );
     eventually("the deactivation waits or is done", async || {
-        deactivation.is_finished() || waiting(&app, "UPDATE public.memberships").await == 1
+        deactivation.is_finished() || waiting(&app, ".agent_profiles").await == 1
     })
     .await;
     blocker.commit().await.unwrap();
