@@ -806,6 +806,39 @@ mod tests {
     }
 
     #[test]
+    fn the_pool_is_tuned_for_the_pooler_in_front_of_postgres() {
+        let defaults = load(&base()).unwrap().database.tuning;
+        assert_eq!(defaults, PoolTuning::default());
+        assert_eq!(defaults.pooler, Pooler::Direct);
+        assert!(defaults.statement_cache > 0);
+
+        let mut pairs = base();
+        pairs.push(("DATABASE_POOLER", "PgBouncer"));
+        pairs.push(("DATABASE_STATEMENT_CACHE", "0"));
+        pairs.push(("DATABASE_CONNECTION_LIFETIME_SECONDS", "600"));
+        let tuning = load(&pairs).unwrap().database.tuning;
+        assert_eq!(
+            tuning,
+            PoolTuning {
+                pooler: Pooler::PgBouncer,
+                statement_cache: 0,
+                connection_lifetime: Duration::from_secs(600),
+            }
+        );
+
+        for (name, value) in [
+            ("DATABASE_POOLER", "pgpool"),
+            ("DATABASE_STATEMENT_CACHE", "-1"),
+            ("DATABASE_CONNECTION_LIFETIME_SECONDS", "0"),
+        ] {
+            let mut pairs = base();
+            pairs.push((name, value));
+            let err = load(&pairs).unwrap_err().to_string();
+            assert!(err.starts_with(name), "{err}");
+        }
+    }
+
+    #[test]
     fn bad_environment_is_named() {
         let mut pairs = base();
         pairs.push(("ASPNETCORE_ENVIRONMENT", "Staging"));

@@ -30,7 +30,11 @@ pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
         .application_name("supportdesk")
         .statement_cache_capacity(tuning.statement_cache);
     if tuning.pooler == Pooler::Direct {
-        options = options.options([("statement_timeout", "30s"), ("search_path", "")]);
+        options = options.options([
+            ("statement_timeout", "30s"),
+            ("search_path", ""),
+            ("plan_cache_mode", "force_generic_plan"),
+        ]);
     }
     PgPoolOptions::new()
         .max_connections(max_connections)

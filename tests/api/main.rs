@@ -34,4 +34,7 @@ mod list_pages;
 mod openapi_contract;
 mod password_reset;
 mod replica_consistency;
+
+// The tenant read path.
+mod roster;
 mod text_input;

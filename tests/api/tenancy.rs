@@ -354,3 +354,32 @@ async fn pooled_connections_have_an_empty_search_path_so_unqualified_names_fail(
         "control-plane tables are reached by their qualified name"
     );
 }
+
+#[tokio::test]
+async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() {
+    // A transaction-mode pooler forwards no startup options: the empty search_path must come
+    // from the database's settings, and a pool without it refuses to hand out a connection.
+    let app = spawn_app().await;
+    let mut database = app.state.settings.database.clone();
+    database.tuning.pooler = supportdesk::config::Pooler::PgBouncer;
+    let pool = supportdesk::db::pool(&database, 1);
+    let err = sqlx::query("SELECT 1")
+        .execute(&pool)
+        .await
+        .expect_err("the server's default search_path is not empty");
+    assert!(err.to_string().contains("empty search_path"), "{err}");
+
+    let name = database.database_name().unwrap().to_owned();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "ALTER DATABASE \"{name}\" SET search_path = ''"
+    )))
+    .execute(&app.db)
+    .await
+    .unwrap();
+    let pool = supportdesk::db::pool(&database, 1);
+    let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(path.is_empty() || path == "\"\"", "{path}");
+}
