@@ -102,7 +102,7 @@ def check_worker_env(rendered, worker, smtp_optional):
     keys = config_keys(rendered, worker)
     needs = {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL",
              "MAIL_FROM", "APP_URL", "REDIS_NAMESPACE", "ASPNETCORE_ENVIRONMENT", "RUST_LOG",
-             "WORKER_HEALTH_PORT", "WORKER_CONCURRENCY"}
+             "WORKER_HEALTH_PORT", "WORKER_CONCURRENCY", "SPARE_SCHEMAS"}
     assert needs <= keys, needs - keys
     refs = secret_refs(worker)
     assert set(refs) == {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL"}, refs
@@ -143,7 +143,9 @@ w = container(worker)
 assert w["command"] == ["/usr/local/bin/supportdesk-worker"]
 assert w["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
 assert port(worker, "health") == 5001
-assert {e["name"]: e.get("value") for e in w["env"]}["WORKER_HEALTH_PORT"] == "5001"
+worker_env = {e["name"]: e.get("value") for e in w["env"]}
+assert worker_env["WORKER_HEALTH_PORT"] == "5001"
+assert worker_env["SPARE_SCHEMAS"] == "20", "the worker keeps spare schemas by default"
 assert worker["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] > 25, "longer than the drain"
 check_security(worker)
 check_worker_env(default, worker, smtp_optional=True)

@@ -53,10 +53,6 @@ impl TenantMigrations {
     }
 }
 
-fn runner() -> Runner {
-    TenantMigrations::embedded().runner()
-}
-
 /// The version every tenant schema should be at: the highest tenant migration compiled in.
 pub fn latest_version() -> i32 {
     TenantMigrations::embedded().latest_version()
@@ -64,13 +60,38 @@ pub fn latest_version() -> i32 {
 
 /// Creates `schema` and brings it to the latest version, in the caller's transaction.
 pub async fn provision(tx: &mut PgConnection, schema: &TenantSchema) -> anyhow::Result<()> {
+    create_migrated(tx, schema, &TenantMigrations::embedded()).await
+}
+
+/// A schema name of ours (a workspace's, a spare's), quoted for SQL. Only these types reach
+/// [`create_migrated`], so a schema it creates is never named by user input.
+pub(crate) trait OwnSchemaName {
+    fn quoted(&self) -> String;
+}
+
+impl OwnSchemaName for TenantSchema {
+    fn quoted(&self) -> String {
+        TenantSchema::quoted(self)
+    }
+}
+
+/// Creates `schema` and applies `migrations` to it, in the caller's transaction. The
+/// migrations' unqualified names (and refinery's history table) land in the new schema because
+/// `search_path` is set to it, locally, while they run; it is then reset to the session's own,
+/// which pooled sessions keep empty.
+pub(crate) async fn create_migrated(
+    tx: &mut PgConnection,
+    schema: &impl OwnSchemaName,
+    migrations: &TenantMigrations,
+) -> anyhow::Result<()> {
     sqlx::raw_sql(AssertSqlSafe(format!(
         "CREATE SCHEMA {schema}; SET LOCAL search_path TO {schema}",
         schema = schema.quoted()
     )))
     .execute(&mut *tx)
     .await?;
-    runner()
+    migrations
+        .runner()
         .set_grouped(true)
         .run_async(&mut SqlxMigrator(&mut *tx))
         .await?;
@@ -159,6 +180,10 @@ pub async fn migrate_all(
 }
 
 /// [`migrate_all`] with a given set of migrations.
+///
+/// Workspaces only: spare schemas (`tenancy::spares`) are not brought up to date here. The
+/// worker's refill loop drops the ones behind its version and makes new ones, which is
+/// simpler and always correct, as a spare holds no data.
 pub async fn migrate_all_with(
     pool: &PgPool,
     selection: &Selection,

@@ -8,6 +8,7 @@ use uuid::Uuid;
 use crate::error::Error;
 use crate::tenancy::TenantSchema;
 use crate::tenancy::migrations::{latest_version, provision};
+use crate::tenancy::spares::claim_spare;
 use crate::workspaces::slug::Slug;
 
 #[derive(Debug, Clone)]
@@ -125,7 +126,9 @@ async fn insert(
     .bind(latest_version())
     .fetch_one(&mut *tx)
     .await?;
-    provision(&mut *tx, &schema).await?;
+    if !claim_spare(&mut *tx, &schema).await? {
+        provision(&mut *tx, &schema).await?;
+    }
     sqlx::query(
         "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, 'admin')",
     )

@@ -17,6 +17,7 @@ mod permissions;
 mod process;
 mod profile_and_settings;
 mod secrets_at_rest;
+mod spare_schemas;
 mod tenancy;
 mod workspaces;
 

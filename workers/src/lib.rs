@@ -1,5 +1,6 @@
 //! The Support Desk worker: relays the outbox to the job queues, delivers emails, keeps house,
-//! and answers Kubernetes probes on a small port.
+//! keeps spare tenant schemas ready for new workspaces, and answers Kubernetes probes on a
+//! small port.
 //!
 //! Built on apalis with Redis queues, one per kind of email. PostgreSQL stays the record of
 //! what was sent: the queues carry delivery attempts, the outbox rows carry their outcomes.
@@ -11,6 +12,7 @@ pub mod janitor;
 pub mod queues;
 pub mod relay;
 pub mod settings;
+pub mod spares;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -90,6 +92,9 @@ pub async fn run(
         namespace.clone(),
         stop.clone(),
     ));
+    // SPARE_SCHEMAS=0: no refill; creating a workspace then makes its schema on the spot.
+    let spares = (worker.spare_schemas > 0)
+        .then(|| tokio::spawn(spares::run(db.clone(), worker.spare_schemas, stop.clone())));
 
     let base = worker_base_name();
     let mut monitor = Monitor::new();
@@ -141,6 +146,9 @@ pub async fn run(
     stop.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(3), relay).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), janitor).await;
+    if let Some(spares) = spares {
+        let _ = tokio::time::timeout(Duration::from_secs(1), spares).await;
+    }
     health_stop.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(1), health).await;
     tracing::info!("worker stopped");

@@ -20,6 +20,9 @@ pub struct WorkerSettings {
     /// `JOB_CLAIM_SECS`: how long an attempt holds its message before another worker may
     /// start one (default 60; longer than any send can take).
     pub claim: Duration,
+    /// `SPARE_SCHEMAS`: spare tenant schemas kept ready for new workspaces (default 20; 0
+    /// turns the refill off, and creating a workspace then makes its schema on the spot).
+    pub spare_schemas: u32,
 }
 
 impl WorkerSettings {
@@ -41,6 +44,18 @@ impl WorkerSettings {
                 },
             }
         }
+        fn count(
+            lookup: &impl Fn(&str) -> Option<String>,
+            name: &str,
+            default: u32,
+        ) -> anyhow::Result<u32> {
+            match lookup(name).as_deref().map(str::trim) {
+                None | Some("") => Ok(default),
+                Some(value) => value.parse::<u32>().map_err(|_| {
+                    anyhow::anyhow!("{name}: expected 0 or a positive number, got {value:?}")
+                }),
+            }
+        }
         Ok(Self {
             health_port: number(&lookup, "WORKER_HEALTH_PORT", 5001u16)?,
             concurrency: number(&lookup, "WORKER_CONCURRENCY", 4usize)?,
@@ -48,6 +63,7 @@ impl WorkerSettings {
             backoff_base: Duration::from_millis(number(&lookup, "JOB_BACKOFF_BASE_MS", 10_000u64)?),
             backoff_max: Duration::from_secs(number(&lookup, "JOB_BACKOFF_MAX_SECS", 3600u64)?),
             claim: Duration::from_secs(number(&lookup, "JOB_CLAIM_SECS", 60u64)?),
+            spare_schemas: count(&lookup, "SPARE_SCHEMAS", 20)?,
         })
     }
 
@@ -85,6 +101,23 @@ mod tests {
         assert_eq!(s.health_port, 5001);
         assert_eq!(s.concurrency, 4);
         assert_eq!(s.max_attempts, 8);
+        assert_eq!(s.spare_schemas, 20);
+    }
+
+    #[test]
+    fn spare_schemas_may_be_turned_off() {
+        assert_eq!(
+            settings(&[("SPARE_SCHEMAS", "0")]).unwrap().spare_schemas,
+            0
+        );
+        assert_eq!(
+            settings(&[("SPARE_SCHEMAS", " 5 ")]).unwrap().spare_schemas,
+            5
+        );
+        let err = settings(&[("SPARE_SCHEMAS", "-1")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("SPARE_SCHEMAS:"), "{err}");
     }
 
     #[test]

@@ -44,7 +44,13 @@ pub async fn stack_without_worker(overrides: &[(&str, &str)]) -> Stack {
     let database = TestDatabase::migrated().await;
     let sink = SmtpSink::start().await;
     let smtp_url = sink.url();
-    let mut all: Vec<(&str, &str)> = vec![("SMTP_URL", &smtp_url), ("JOB_BACKOFF_BASE_MS", "200")];
+    // No spare schemas unless a test asks: making them is the busiest thing a worker does, and
+    // only the spare tests look at them.
+    let mut all: Vec<(&str, &str)> = vec![
+        ("SMTP_URL", &smtp_url),
+        ("JOB_BACKOFF_BASE_MS", "200"),
+        ("SPARE_SCHEMAS", "0"),
+    ];
     all.extend_from_slice(overrides);
     let env = test_env(&database.url, &all);
     let settings = Settings::load_from(None, Some(env.clone())).expect("settings");

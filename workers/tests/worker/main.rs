@@ -7,4 +7,5 @@ mod faults;
 mod janitor;
 mod password_reset;
 mod probes;
+mod spares;
 mod team;
