@@ -202,6 +202,22 @@ impl Server {
             .unwrap_or(0)
     }
 
+    /// The error of the first ERROR line in the server's log, shortened.
+    fn first_error(&self) -> Option<String> {
+        let log = std::fs::read_to_string(&self.log).ok()?;
+        let line = log.lines().find(|l| l.contains("\"ERROR\""))?;
+        let error = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|v| {
+                v.get("error")
+                    .or_else(|| v.get("message"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| line.to_owned());
+        Some(error.chars().take(300).collect())
+    }
+
     /// SIGTERM, then wait for the drain to finish (40 s at most).
     fn stop(mut self) -> anyhow::Result<()> {
         match terminate(&mut self.child, Duration::from_secs(40)) {
@@ -1190,8 +1206,12 @@ async fn behind_pgbouncer(
                 .chars()
                 .take(200)
                 .collect();
+            let logged = server
+                .first_error()
+                .map(|e| format!("; the API logged: {e}"))
+                .unwrap_or_else(|| format!(": {body}"));
             return Err(format!(
-                "GET /api/agents behind PgBouncer answered {status}: {body}"
+                "GET /api/agents behind PgBouncer answered {status}{logged}"
             ));
         }
         Err(err) => return Err(format!("GET /api/agents behind PgBouncer: {err}")),
@@ -1579,6 +1599,12 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                         .execute(&pool)
                         .await?;
                         let _ = std::fs::copy(&pgbouncer.log, out.join("pgbouncer.log"));
+                        if !matches!(&result, Ok((_, _, 0))) {
+                            let _ = std::fs::copy(
+                                work.join("server-pgbouncer.log"),
+                                out.join("server-pgbouncer.log"),
+                            );
+                        }
                         pgbouncer.stop();
                         result
                     }
@@ -1772,7 +1798,9 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                     read_budget(share),
                     describe(&measured.run),
                     if *errors > 0 {
-                        format!("{pgbouncer_check}; that API logged {errors} ERROR lines")
+                        format!(
+                            "{pgbouncer_check}; that API logged {errors} ERROR lines (server-pgbouncer.log)"
+                        )
                     } else {
                         pgbouncer_check.clone()
                     },
