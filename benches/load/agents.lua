@@ -1,5 +1,6 @@
--- wrk script for the load benchmark: GET <path> (default /api/agents) with a workspace
--- token drawn at random per request from a file of tokens, one a line.
+-- wrk script for the load benchmark: GET <path> (default /api/agents; target 1 (d) reads
+-- /api/conversations?assignee=all) with a workspace token drawn at random per request from a
+-- file of tokens, one a line.
 -- Usage: wrk ... -s agents.lua <url> -- TOKENS_FILE [PATH]
 local counter = 0
 local threads = {}
