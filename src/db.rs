@@ -15,27 +15,38 @@
 
 use std::time::Duration;
 
-use sqlx::postgres::PgPoolOptions;
-use sqlx::{AssertSqlSafe, Connection, PgPool, Postgres, Row, Transaction};
+use deadpool::managed;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{AssertSqlSafe, Connection, PgConnection, PgPool, Postgres, Row, Transaction};
 
 use crate::config::{DatabaseSettings, Pooler};
 
 /// A connection idle for longer is pinged before use; a busy one is known to be alive.
 const IDLE_CHECK_AFTER: Duration = Duration::from_secs(30);
 
-pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
+/// How every connection of ours is opened. Plans are generic from the first execution: a
+/// tenant statement's text already fixes its tenant, and its parameters (ids, cursors, page
+/// sizes) never change which index serves it, so a custom plan per execution would only
+/// re-plan what the cached plan already knows.
+fn connect_options(database: &DatabaseSettings) -> PgConnectOptions {
     let tuning = database.tuning;
-    let mut options = database
+    let options = database
         .connect_options()
         .application_name("supportdesk")
         .statement_cache_capacity(tuning.statement_cache);
-    if tuning.pooler == Pooler::Direct {
-        options = options.options([
+    match tuning.pooler {
+        Pooler::Direct => options.options([
             ("statement_timeout", "30s"),
             ("search_path", ""),
             ("plan_cache_mode", "force_generic_plan"),
-        ]);
+        ]),
+        Pooler::PgBouncer => options,
     }
+}
+
+pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
+    let tuning = database.tuning;
+    let options = connect_options(database);
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(0)
@@ -53,6 +64,77 @@ pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
         })
         .after_connect(|conn, _| Box::pin(async move { require_empty_search_path(conn).await }))
         .connect_lazy_with(options)
+}
+
+/// The pool of tenant reads: connections handed back to the pool as they are, with no round
+/// trip. (sqlx's own pool pings every connection it takes back, one more round trip per
+/// request for both processes, which the hot read path cannot afford.) A read dropped
+/// mid-flight leaves its replies unread; sqlx reads and discards them before the connection's
+/// next statement, and no session state exists that could carry a tenant over.
+#[derive(Clone)]
+pub struct ReadPool(managed::Pool<ReadConnections>);
+
+pub type ReadConnection = managed::Object<ReadConnections>;
+
+impl ReadPool {
+    pub fn new(database: &DatabaseSettings, max_connections: usize) -> anyhow::Result<Self> {
+        let manager = ReadConnections {
+            options: connect_options(database),
+            lifetime: database.tuning.connection_lifetime,
+        };
+        let pool = managed::Pool::builder(manager)
+            .max_size(max_connections)
+            .wait_timeout(Some(Duration::from_secs(5)))
+            .create_timeout(Some(Duration::from_secs(5)))
+            .recycle_timeout(Some(Duration::from_secs(5)))
+            .runtime(deadpool::Runtime::Tokio1)
+            .build()?;
+        Ok(Self(pool))
+    }
+
+    pub async fn get(&self) -> Result<ReadConnection, sqlx::Error> {
+        self.0.get().await.map_err(|error| match error {
+            managed::PoolError::Backend(error) => error,
+            managed::PoolError::Timeout(_) => sqlx::Error::PoolTimedOut,
+            managed::PoolError::Closed => sqlx::Error::PoolClosed,
+            other => sqlx::Error::Io(std::io::Error::other(other.to_string())),
+        })
+    }
+
+    /// Closes connections idle for longer than `idle` (call it now and then).
+    pub fn close_idle(&self, idle: Duration) {
+        self.0.retain(|_, metrics| metrics.last_used() < idle);
+    }
+}
+
+pub struct ReadConnections {
+    options: PgConnectOptions,
+    lifetime: Duration,
+}
+
+impl managed::Manager for ReadConnections {
+    type Type = PgConnection;
+    type Error = sqlx::Error;
+
+    async fn create(&self) -> Result<PgConnection, sqlx::Error> {
+        let mut conn = PgConnection::connect_with(&self.options).await?;
+        require_empty_search_path(&mut conn).await?;
+        Ok(conn)
+    }
+
+    async fn recycle(
+        &self,
+        conn: &mut PgConnection,
+        metrics: &managed::Metrics,
+    ) -> managed::RecycleResult<sqlx::Error> {
+        if metrics.created.elapsed() > self.lifetime {
+            return Err(managed::RecycleError::message("past its lifetime"));
+        }
+        if metrics.last_used() > IDLE_CHECK_AFTER {
+            conn.ping().await?;
+        }
+        Ok(())
+    }
 }
 
 /// Refuses a session whose `search_path` is not empty: behind PgBouncer it comes from the

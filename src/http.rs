@@ -8,11 +8,12 @@ use std::any::Any;
 use std::time::Instant;
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
-use axum::http::{HeaderName, StatusCode, header};
+use axum::http::{HeaderName, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Router, body::Body};
+use metrics::{Label, SharedString};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -116,21 +117,56 @@ pub fn metrics_router() -> Router {
 
 async fn record_metrics(request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let route = request
+    // Label values without a copy: the matched route is shared with the router, methods and
+    // statuses are static strings.
+    let route: SharedString = request
         .extensions()
         .get::<MatchedPath>()
-        .map_or_else(|| "<unmatched>".to_owned(), |p| p.as_str().to_owned());
-    let method = request.method().to_string();
+        .map_or(SharedString::const_str("<unmatched>"), |p| {
+            SharedString::from_owned(p.as_str().to_owned())
+        });
+    let method = method_label(request.method());
     let response = next.run(request).await;
     let labels = [
-        ("method", method),
-        ("route", route),
-        ("status", response.status().as_u16().to_string()),
+        Label::from_static_parts("method", method),
+        Label::new("route", route),
+        Label::new("status", status_label(response.status())),
     ];
-    metrics::counter!("http_requests_total", &labels).increment(1);
-    metrics::histogram!("http_request_duration_seconds", &labels)
+    metrics::counter!("http_requests_total", labels.iter()).increment(1);
+    metrics::histogram!("http_request_duration_seconds", labels.iter())
         .record(started.elapsed().as_secs_f64());
     response
+}
+
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
+    }
+}
+
+fn status_label(status: StatusCode) -> SharedString {
+    match status.as_u16() {
+        200 => SharedString::const_str("200"),
+        201 => SharedString::const_str("201"),
+        202 => SharedString::const_str("202"),
+        204 => SharedString::const_str("204"),
+        400 => SharedString::const_str("400"),
+        401 => SharedString::const_str("401"),
+        403 => SharedString::const_str("403"),
+        404 => SharedString::const_str("404"),
+        409 => SharedString::const_str("409"),
+        429 => SharedString::const_str("429"),
+        500 => SharedString::const_str("500"),
+        503 => SharedString::const_str("503"),
+        other => SharedString::from_owned(other.to_string()),
+    }
 }
 
 async fn not_found() -> Response {

@@ -16,9 +16,10 @@ use tokio_util::sync::CancellationToken;
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
 use crate::config::Settings;
+use crate::db::ReadPool;
 use crate::email_tokens::EmailTokenKey;
 use crate::rate_limit::RateLimiter;
-use crate::state::AppState;
+use crate::state::{AppState, Shared};
 use crate::tenancy::membership::MembershipCache;
 use crate::tenancy::migrations::{Selection, migrate_all};
 use crate::{db, http, migrate, telemetry};
@@ -91,11 +92,25 @@ impl Application {
             http::metrics_router(),
             stop.clone().cancelled_owned(),
         ));
+        let reaper = tokio::spawn(close_idle_reads(self.state.reads.clone(), stop.clone()));
         let served = launch(self.listener, self.router, shutdown).await;
         stop.cancel();
         let _ = listener.await;
         let _ = metrics.await;
+        let _ = reaper.await;
         served
+    }
+}
+
+/// Closes read connections nobody used for five minutes, as the main pool's idle timeout does.
+async fn close_idle_reads(reads: ReadPool, stop: CancellationToken) {
+    const IDLE: Duration = Duration::from_secs(300);
+    let mut tick = tokio::time::interval(Duration::from_secs(60));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => reads.close_idle(IDLE),
+        }
     }
 }
 
@@ -141,8 +156,12 @@ async fn migrate_tenants_on_startup(settings: &Settings) -> anyhow::Result<()> {
 
 pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     let redis = connect_redis(&settings)?;
-    Ok(AppState {
+    Ok(AppState::new(Shared {
         db: db::pool(&settings.database, settings.database_max_connections),
+        reads: ReadPool::new(
+            &settings.database,
+            settings.database_max_connections as usize,
+        )?,
         jwt: JwtKeys::new(
             settings
                 .jwt_secret
@@ -162,7 +181,7 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
             settings.redis_timeout(),
         ),
         settings: Arc::new(settings),
-    })
+    }))
 }
 
 /// A Redis connection that connects on first use and reconnects by itself, with timeouts

@@ -1,5 +1,8 @@
-//! What every handler can reach. Cheap to clone: everything inside is shared.
+//! What every handler can reach. One pointer: every request clones it (the authorization
+//! layer and each extractor that needs it), so a clone is one reference count, not one per
+//! field.
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use sqlx::PgPool;
@@ -7,20 +10,39 @@ use sqlx::PgPool;
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
 use crate::config::{Settings, TrustedProxies};
+use crate::db::ReadPool;
 use crate::email_tokens::EmailTokenKey;
 use crate::extract::HasTrustedProxies;
 use crate::rate_limit::RateLimiter;
 use crate::tenancy::membership::MembershipCache;
 
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
     pub db: PgPool,
+    /// Tenant reads (`tenancy::context::Tenant`).
+    pub reads: ReadPool,
     pub jwt: JwtKeys,
     pub passwords: PasswordHasher,
     pub rate_limiter: RateLimiter,
     pub email_tokens: EmailTokenKey,
     pub memberships: MembershipCache,
     pub settings: Arc<Settings>,
+}
+
+impl AppState {
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl HasTrustedProxies for AppState {

@@ -15,24 +15,23 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use sqlx::pool::PoolConnection;
 use sqlx::{PgConnection, Postgres, Transaction};
 
 use crate::authz::Actor;
-use crate::db;
+use crate::db::{self, ReadConnection};
 use crate::error::Error;
 use crate::state::AppState;
 use crate::tenancy::TenantSchema;
 
-/// The acting workspace's tables, for reads: a pooled connection, no transaction.
+/// The acting workspace's tables, for reads: a connection of the read pool, no transaction.
 pub struct Tenant {
-    conn: PoolConnection<Postgres>,
+    conn: ReadConnection,
     pub actor: Actor,
 }
 
 impl Tenant {
     pub async fn acquire(state: &AppState, actor: Actor) -> Result<Self, Error> {
-        let conn = state.db.acquire().await?;
+        let conn = state.reads.get().await?;
         Ok(Self { conn, actor })
     }
 
