@@ -58,6 +58,12 @@ ensure_redis() {
   return 1
 }
 
+# PgBouncer (Debian's package) for the tests and the benchmark, which start their own
+# instances; the package's system service is not used.
+ensure_pgbouncer() {
+  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || apt_install pgbouncer
+}
+
 ensure_rust() {
   command -v cargo >/dev/null && return 0
   echo "cargo is not installed: install the Rust toolchain (https://rustup.rs) and retry" >&2

@@ -42,6 +42,13 @@ pub async fn spawn_replica_with(app: &TestApp, overrides: &[(&str, &str)]) -> Ru
     spawn_api(settings).await
 }
 
+impl TestApp {
+    /// The `postgres://` URL of the app's database.
+    pub fn database_url(&self) -> &str {
+        &self._database.url
+    }
+}
+
 pub async fn spawn_app() -> TestApp {
     spawn_app_with(&[]).await
 }

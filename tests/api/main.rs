@@ -37,5 +37,6 @@ mod password_reset;
 mod replica_consistency;
 
 // The tenant read path.
+mod pooler;
 mod roster;
 mod text_input;

@@ -34,7 +34,7 @@ async fn copies_agree(app: &TestApp, workspace_id: Uuid) {
     assert_eq!(copy, control, "the tenant's copy of the team drifted");
 }
 
-fn listed<'a>(agents: &'a [Value], user_id: Uuid) -> &'a Value {
+fn listed(agents: &[Value], user_id: Uuid) -> &Value {
     agents
         .iter()
         .find(|a| a["userId"] == user_id.to_string())

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod database;
+pub mod pgbouncer;
 pub mod process;
 pub mod redis_server;
 pub mod smtp_sink;

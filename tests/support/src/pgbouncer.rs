@@ -1,16 +1,34 @@
-//! A PgBouncer of the benchmark's own (not the system service): transaction pooling on a free
-//! loopback port in front of the benchmark's database, TLS to PostgreSQL as in production,
-//! plain TCP from the API on loopback. Its configuration, log and auth file live in the
-//! benchmark's temporary directory.
+//! A PgBouncer of the test's or benchmark's own (not the system service), from Debian's
+//! package: a free loopback port in front of one database, TLS to PostgreSQL as in
+//! production, plain TCP from the API on loopback. Its configuration, log and auth file live
+//! in a directory the caller owns.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::free_port;
+use crate::process::KillOnDrop;
 use anyhow::{Context, bail};
-use supportdesk_test_support::free_port;
-use supportdesk_test_support::process::KillOnDrop;
+
+/// How PgBouncer hands server connections to clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolMode {
+    /// One server connection per client connection, for as long as the client stays.
+    Session,
+    /// A server connection per transaction (a statement outside one is its own).
+    Transaction,
+}
+
+impl PoolMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Session => "session",
+            Self::Transaction => "transaction",
+        }
+    }
+}
 
 pub struct PgBouncer {
     child: KillOnDrop,
@@ -53,9 +71,14 @@ pub struct Upstream {
 }
 
 impl PgBouncer {
-    /// Starts PgBouncer with `pool_size` server connections and waits (15 s at most) until
+    /// Starts PgBouncer in `mode` with `pool_size` server connections and waits (15 s at most) until
     /// `psql -c 'select 1'` goes through it.
-    pub async fn start(work: &Path, upstream: &Upstream, pool_size: u32) -> anyhow::Result<Self> {
+    pub async fn start(
+        work: &Path,
+        upstream: &Upstream,
+        mode: PoolMode,
+        pool_size: u32,
+    ) -> anyhow::Result<Self> {
         let binary = binary().context("pgbouncer is not installed (Debian package pgbouncer)")?;
         let dir = work.join("pgbouncer");
         std::fs::create_dir_all(&dir)?;
@@ -84,7 +107,7 @@ impl PgBouncer {
             ("unix_socket_dir", String::new()),
             ("auth_type", "trust".into()),
             ("auth_file", auth_file.display().to_string()),
-            ("pool_mode", "transaction".into()),
+            ("pool_mode", mode.as_str().into()),
             ("max_client_conn", "256".into()),
             ("default_pool_size", pool_size.to_string()),
             ("ignore_startup_parameters", "extra_float_digits".into()),
