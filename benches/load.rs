@@ -1490,6 +1490,9 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     let seeded = seed_conversations(&client, &base, &hot_owner_tokens, knobs.conversations).await?;
 
     // 1. The read path beside pgbench -S, before and after.
+    // Provisioning leaves a checkpoint's worth of dirty pages: write them now, not during the
+    // baseline or the measured runs.
+    sqlx::query("CHECKPOINT").execute(&pool).await?;
     step("target 1: pgbench -S (before)");
     let pgbench_before = pgbench(&database.url, knobs.seconds, &cpu_probe).await?;
     let api_sides = Sides {
@@ -1561,11 +1564,22 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
         match upstream(&database) {
             Err(err) => Err(format!("{err:#}")),
             Ok(upstream) => {
+                // Behind PgBouncer the API sends no startup options: the empty search_path it
+                // requires (and generic plans) come from the database's own settings, which a
+                // server connection takes when it opens: set them before PgBouncer opens any.
+                let db = &upstream.database;
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                    r#"ALTER DATABASE "{db}" SET search_path = ''; ALTER DATABASE "{db}" SET plan_cache_mode = force_generic_plan"#
+                )))
+                .execute(&pool)
+                .await?;
+                // Session pooling holds a server connection per client connection: room for
+                // both of the API's pools and the checks.
                 match PgBouncer::start(
                     &work,
                     &upstream,
                     PoolMode::Session,
-                    settings.database_max_connections,
+                    2 * settings.database_max_connections + 4,
                 )
                 .await
                 {
@@ -1575,14 +1589,6 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                             "PgBouncer on 127.0.0.1:{} answered psql's select 1",
                             pgbouncer.port
                         );
-                        // Behind PgBouncer the API sends no startup options: the empty
-                        // search_path it requires comes from the database's own setting.
-                        let db = &upstream.database;
-                        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                            r#"ALTER DATABASE "{db}" SET search_path = ''; ALTER DATABASE "{db}" SET plan_cache_mode = force_generic_plan"#
-                        )))
-                        .execute(&pool)
-                        .await?;
                         let result = match url_through(&database, pgbouncer.port) {
                             Ok(api_url) => {
                                 behind_pgbouncer(
@@ -1620,6 +1626,13 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
         eprintln!("  skipped: {reason}");
     }
 
+    // Whatever happened behind PgBouncer, pgbench names its tables without a schema.
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        r#"ALTER DATABASE "{db}" RESET search_path; ALTER DATABASE "{db}" RESET plan_cache_mode"#,
+        db = database.name
+    )))
+    .execute(&pool)
+    .await?;
     step("target 1: pgbench -S (after)");
     let pgbench_after = pgbench(&database.url, knobs.seconds, &cpu_probe).await?;
     let pgbench_mean = (pgbench_before.tps + pgbench_after.tps) / 2.0;

@@ -13,6 +13,8 @@
 //! pinged on every acquire, only after it sat idle (`IDLE_CHECK_AFTER`), when the server may
 //! have closed it.
 
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool::managed;
@@ -20,6 +22,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Connection, PgConnection, PgPool, Postgres, Row, Transaction};
 
 use crate::config::{DatabaseSettings, Pooler};
+use crate::tenancy::TenantSchema;
 
 /// A connection idle for longer is pinged before use; a busy one is known to be alive.
 const IDLE_CHECK_AFTER: Duration = Duration::from_secs(30);
@@ -71,29 +74,47 @@ pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
 /// request for both processes, which the hot read path cannot afford.) A read dropped
 /// mid-flight leaves its replies unread; sqlx reads and discards them before the connection's
 /// next statement, and no session state exists that could carry a tenant over.
+///
+/// Split into shards of [`CONNECTIONS_PER_SHARD`], each workspace always read through the
+/// same shard: a connection then serves a fraction of the workspaces, so its cached plans
+/// (`DATABASE_STATEMENT_CACHE`) cover more of its hot set and its backend caches the catalog
+/// of fewer schemas. It also keeps one busy workspace to its shard's connections.
 #[derive(Clone)]
-pub struct ReadPool(managed::Pool<ReadConnections>);
+pub struct ReadPool(Arc<[managed::Pool<ReadConnections>]>);
 
 pub type ReadConnection = managed::Object<ReadConnections>;
 
+/// Connections of a read shard: enough for a workspace's own concurrency on a small node.
+pub const CONNECTIONS_PER_SHARD: usize = 5;
+
 impl ReadPool {
     pub fn new(database: &DatabaseSettings, max_connections: usize) -> anyhow::Result<Self> {
-        let manager = ReadConnections {
-            options: connect_options(database),
-            lifetime: database.tuning.connection_lifetime,
-        };
-        let pool = managed::Pool::builder(manager)
-            .max_size(max_connections)
-            .wait_timeout(Some(Duration::from_secs(5)))
-            .create_timeout(Some(Duration::from_secs(5)))
-            .recycle_timeout(Some(Duration::from_secs(5)))
-            .runtime(deadpool::Runtime::Tokio1)
-            .build()?;
-        Ok(Self(pool))
+        let shards = (max_connections / CONNECTIONS_PER_SHARD).max(1);
+        let per_shard = max_connections.div_ceil(shards);
+        let pools = (0..shards)
+            .map(|_| {
+                let manager = ReadConnections {
+                    options: connect_options(database),
+                    lifetime: database.tuning.connection_lifetime,
+                };
+                managed::Pool::builder(manager)
+                    .max_size(per_shard)
+                    .wait_timeout(Some(Duration::from_secs(5)))
+                    .create_timeout(Some(Duration::from_secs(5)))
+                    .recycle_timeout(Some(Duration::from_secs(5)))
+                    .runtime(deadpool::Runtime::Tokio1)
+                    .build()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self(pools.into()))
     }
 
-    pub async fn get(&self) -> Result<ReadConnection, sqlx::Error> {
-        self.0.get().await.map_err(|error| match error {
+    /// A connection of the shard that reads `schema`.
+    pub async fn get(&self, schema: &TenantSchema) -> Result<ReadConnection, sqlx::Error> {
+        let mut hasher = std::hash::DefaultHasher::new();
+        schema.hash(&mut hasher);
+        let shard = (hasher.finish() % self.0.len() as u64) as usize;
+        self.0[shard].get().await.map_err(|error| match error {
             managed::PoolError::Backend(error) => error,
             managed::PoolError::Timeout(_) => sqlx::Error::PoolTimedOut,
             managed::PoolError::Closed => sqlx::Error::PoolClosed,
@@ -103,7 +124,9 @@ impl ReadPool {
 
     /// Closes connections idle for longer than `idle` (call it now and then).
     pub fn close_idle(&self, idle: Duration) {
-        self.0.retain(|_, metrics| metrics.last_used() < idle);
+        for pool in self.0.iter() {
+            pool.retain(|_, metrics| metrics.last_used() < idle);
+        }
     }
 }
 

@@ -31,7 +31,7 @@ pub struct Tenant {
 
 impl Tenant {
     pub async fn acquire(state: &AppState, actor: Actor) -> Result<Self, Error> {
-        let conn = state.reads.get().await?;
+        let conn = state.reads.get(&actor.schema).await?;
         Ok(Self { conn, actor })
     }
 

@@ -363,8 +363,9 @@ async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() 
     let mut database = app.state.settings.database.clone();
     database.tuning.pooler = supportdesk::config::Pooler::PgBouncer;
     let reads = supportdesk::db::ReadPool::new(&database, 1).unwrap();
+    let schema = supportdesk::tenancy::TenantSchema::for_workspace(uuid::Uuid::new_v4());
     let err = reads
-        .get()
+        .get(&schema)
         .await
         .err()
         .expect("the server's default search_path is not empty");
@@ -388,7 +389,7 @@ async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() 
     assert!(path.is_empty() || path == "\"\"", "{path}");
     let mut read = supportdesk::db::ReadPool::new(&database, 1)
         .unwrap()
-        .get()
+        .get(&schema)
         .await
         .unwrap();
     let one: i32 = sqlx::query_scalar("SELECT 1")
