@@ -13,6 +13,7 @@ pub mod queues;
 pub mod relay;
 pub mod settings;
 pub mod spares;
+pub mod wake;
 
 use std::future::Future;
 use std::sync::Arc;

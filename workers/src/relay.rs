@@ -13,7 +13,6 @@ use std::time::Duration;
 use apalis::prelude::{TaskBuilder, TaskId, TaskSink};
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
-use sqlx::postgres::PgListener;
 use supportdesk::outbox::{self, MessageKind};
 use tokio_util::sync::CancellationToken;
 
@@ -43,7 +42,7 @@ impl Relay {
         let mut failures = 0u32;
         while !stop.is_cancelled() {
             if listener.is_none() {
-                listener = self.listen().await;
+                listener = crate::wake::listen(&self.db, "supportdesk_outbox").await;
             }
             let wait = match self.relay_due().await {
                 Ok(relayed) => {
@@ -66,25 +65,11 @@ impl Relay {
                     backoff
                 }
             };
-            let notified = async {
-                match listener.as_mut() {
-                    Some(l) => l.recv().await.map(drop),
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                () = stop.cancelled() => break,
-                () = tokio::time::sleep(wait) => {}
-                received = notified => if received.is_err() { listener = None; },
+            if !crate::wake::pause(&mut listener, wait, &stop).await {
+                break;
             }
         }
         tracing::info!("outbox relay stopped");
-    }
-
-    async fn listen(&self) -> Option<PgListener> {
-        let mut listener = PgListener::connect_with(&self.db).await.ok()?;
-        listener.listen("supportdesk_outbox").await.ok()?;
-        Some(listener)
     }
 
     /// One batch: how many rows were handed over.

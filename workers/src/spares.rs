@@ -12,7 +12,6 @@
 use std::time::Duration;
 
 use sqlx::PgPool;
-use sqlx::postgres::PgListener;
 use supportdesk::tenancy::migrations::TenantMigrations;
 use supportdesk::tenancy::spares::{self, REFILL_CHANNEL, Refill};
 use tokio_util::sync::CancellationToken;
@@ -39,7 +38,7 @@ pub async fn run_with(
     let mut failures = 0u32;
     while !stop.is_cancelled() {
         if listener.is_none() {
-            listener = listen(&db).await;
+            listener = crate::wake::listen(&db, REFILL_CHANNEL).await;
         }
         let pass = tokio::select! {
             () = stop.cancelled() => break,
@@ -62,25 +61,11 @@ pub async fn run_with(
                 backoff
             }
         };
-        let claimed = async {
-            match listener.as_mut() {
-                Some(l) => l.recv().await.map(drop),
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            () = stop.cancelled() => break,
-            () = tokio::time::sleep(wait) => {}
-            received = claimed => if received.is_err() { listener = None; },
+        if !crate::wake::pause(&mut listener, wait, &stop).await {
+            break;
         }
     }
     tracing::info!("spare schema refill stopped");
-}
-
-async fn listen(db: &PgPool) -> Option<PgListener> {
-    let mut listener = PgListener::connect_with(db).await.ok()?;
-    listener.listen(REFILL_CHANNEL).await.ok()?;
-    Some(listener)
 }
 
 fn report(pass: &Refill) {
