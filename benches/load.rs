@@ -34,8 +34,9 @@
 //! (2000), `BENCH_SECONDS` (20, per measured run), `BENCH_CONNECTIONS` (32),
 //! `BENCH_LOGIN_CONNECTIONS` (4 x cores), `BENCH_PROBE_RATE` (100 requests/s),
 //! `BENCH_PGBENCH_SCALE` (10), `BENCH_CONVERSATIONS` (5 per hot workspace), `BENCH_WRITE_RATE`
-//! (4 writes/s during (d)), `BENCH_SPARES` (60), `BENCH_SPARE_WAIT` (120 s), `BENCH_PGBOUNCER`
-//! (1; 0 skips (e)), `BENCH_PERF` (1: profile when `perf` works; 0: skip), `BENCH_SERVER_ENV`
+//! (4 writes/s during (d)), `BENCH_SPARES` (60), `BENCH_SPARE_WAIT` (120 s),
+//! `BENCH_WIDE_WARM_UP` (20 s of load before each `BENCH_WIDE` run), `BENCH_PGBOUNCER` (1; 0
+//! skips (e)), `BENCH_PERF` (1: profile when `perf` works; 0: skip), `BENCH_SERVER_ENV`
 //! (`NAME=value,...` for the API, to try settings). Reports go to
 //! `$CARGO_TARGET_TMPDIR/bench-load/`.
 
@@ -72,7 +73,7 @@ const PASSWORD: &str = "Bench-Passw0rd";
 const EXTRA_AGENTS: usize = 4;
 /// Workspaces provisioned one at a time at each point of target 3.
 const BATCH: usize = 50;
-/// Seconds of load before each measured run.
+/// Seconds of load before each measured run over the hot workspaces.
 const WARM_UP: usize = 3;
 /// The settings that bound the PostgreSQL backends' memory.
 const MEMORY_SETTINGS: [&str; 3] = [
@@ -105,6 +106,7 @@ struct Knobs {
     write_rate: usize,
     spares: usize,
     spare_wait: Duration,
+    wide_warm_up: usize,
     pgbouncer: bool,
     perf: bool,
 }
@@ -126,6 +128,7 @@ impl Knobs {
             write_rate: knob("BENCH_WRITE_RATE", 4).max(1),
             spares: knob("BENCH_SPARES", 60).max(BATCH),
             spare_wait: Duration::from_secs(knob("BENCH_SPARE_WAIT", 120) as u64),
+            wide_warm_up: knob("BENCH_WIDE_WARM_UP", 20).max(WARM_UP),
             pgbouncer: knob("BENCH_PGBOUNCER", 1) == 1,
             perf: knob("BENCH_PERF", 1) == 1,
         }
@@ -475,6 +478,8 @@ async fn wrk(
 /// A measured wrk run and, when it was measured, the CPU it cost on each side and the
 /// PostgreSQL transactions (of the whole database) per request.
 struct Measured {
+    /// The warm-up before it: the connections' first statements in these workspaces.
+    warm_up: WrkResult,
     run: WrkResult,
     cpu: Option<CpuSplit>,
     transactions: Option<f64>,
@@ -489,22 +494,29 @@ struct Sides<'a> {
     pgbouncer: Option<u32>,
 }
 
-/// `wrk` with `agents.lua` for `seconds` after a warm-up of [`WARM_UP`] seconds, GET `path`
+/// `wrk` with `agents.lua` for `seconds` after a warm-up of `warm_up` seconds, GET `path`
 /// with a token from `tokens` at random per request; with `sides`, the CPU per side and the
 /// transactions per request (PostgreSQL's counters lag by up to a second: 2 s pauses around
 /// the run).
+///
+/// The warm-up is the steady state's price, paid once per connection: a connection's first
+/// read in a workspace prepares its statement and loads that schema's catalog entries into
+/// its backend. Over 2 000 workspaces that is ~500 first reads per connection (a shard's
+/// share), so those runs warm up for `BENCH_WIDE_WARM_UP` seconds and report the warm-up's
+/// own rate beside the measured one.
 async fn read_run(
     base: &str,
     knobs: &Knobs,
-    tokens: &Path,
+    (tokens, warm_up): (&Path, usize),
     path: &str,
     sides: Option<Sides<'_>>,
 ) -> anyhow::Result<Measured> {
     let args = [tokens.to_str().context("path")?, path];
-    wrk("agents.lua", base, knobs.connections, WARM_UP, &args).await?;
+    let warm_up = wrk("agents.lua", base, knobs.connections, warm_up, &args).await?;
     let Some(sides) = sides else {
         let run = wrk("agents.lua", base, knobs.connections, knobs.seconds, &args).await?;
         return Ok(Measured {
+            warm_up,
             run,
             cpu: None,
             transactions: None,
@@ -527,6 +539,7 @@ async fn read_run(
     let transactions = (transactions(&sides.probe.pool).await? - transactions_before) as f64
         / run.requests.max(1) as f64;
     Ok(Measured {
+        warm_up,
         run,
         cpu: Some(cpu),
         transactions: Some(transactions),
@@ -1218,15 +1231,42 @@ async fn behind_pgbouncer(
         api: server.pid(),
         pgbouncer: Some(pgbouncer.pid()),
     };
-    let fifty = read_run(&server.base, ctx.knobs, hot, "/api/agents", Some(sides))
-        .await
-        .map_err(|e| format!("{e:#}"))?;
-    let wide = read_run(&server.base, ctx.knobs, wide, "/api/agents", Some(sides))
-        .await
-        .map_err(|e| format!("{e:#}"))?;
+    let fifty = read_run(
+        &server.base,
+        ctx.knobs,
+        (hot, WARM_UP),
+        "/api/agents",
+        Some(sides),
+    )
+    .await
+    .map_err(|e| format!("{e:#}"))?;
+    let wide_warm_up = ctx.knobs.wide_warm_up;
+    let wide = read_run(
+        &server.base,
+        ctx.knobs,
+        (wide, wide_warm_up),
+        "/api/agents",
+        Some(sides),
+    )
+    .await
+    .map_err(|e| format!("{e:#}"))?;
     let errors = server.error_lines();
     server.stop().map_err(|e| format!("{e:#}"))?;
     Ok((fifty, wide, errors))
+}
+
+/// The warm-up before a wide run: what the first reads of fresh connections cost.
+fn warm_up_row(label: &str, measured: &Measured, seconds: usize, pgbench: f64) -> Row {
+    row(
+        format!(
+            "{label} ... its warm-up: the first {seconds} s on connections new to these workspaces (not the measure)"
+        ),
+        "",
+        describe(&measured.warm_up),
+        "",
+        format!("{:.2}", measured.warm_up.rate() / pgbench),
+        None,
+    )
 }
 
 /// `measured` of a read run: rate, latency, errors.
@@ -1507,7 +1547,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     let fifty = read_run(
         &base,
         &knobs,
-        &hot_tokens_file,
+        (&hot_tokens_file, WARM_UP),
         "/api/agents",
         Some(api_sides),
     )
@@ -1519,7 +1559,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     let wide = read_run(
         &base,
         &knobs,
-        &wide_tokens_file,
+        (&wide_tokens_file, knobs.wide_warm_up),
         "/api/agents",
         Some(api_sides),
     )
@@ -1527,7 +1567,14 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     let memory_wide = backend_memory(&cpu_probe, server.pid()).await;
     // The same with every token in one workspace: no connection ever switches tenant.
     step("target 1 (c): GET /api/agents, one workspace only (control)");
-    let one_workspace = read_run(&base, &knobs, &one_tokens_file, "/api/agents", None).await?;
+    let one_workspace = read_run(
+        &base,
+        &knobs,
+        (&one_tokens_file, WARM_UP),
+        "/api/agents",
+        None,
+    )
+    .await?;
     step(&format!(
         "target 1 (d): GET /api/conversations?assignee=all over {} workspaces, {} writes/s",
         knobs.hot, knobs.write_rate
@@ -1769,6 +1816,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
             Some(read_holds(&wide.run, pgbench_mean, 0.12)),
         ),
         cpu_row("1b.", &wide, pgbench_per_tx, ""),
+        warm_up_row("1b.", &wide, knobs.wide_warm_up, pgbench_mean),
         row(
             "1c. control: every token in one workspace (no tenant switching)",
             "",
@@ -1825,6 +1873,14 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                     Some(read_holds(&measured.run, pgbench_mean, share)),
                 ));
                 rows.push(cpu_row(label, measured, pgbench_per_tx, ""));
+                if count == knobs.wide {
+                    rows.push(warm_up_row(
+                        label,
+                        measured,
+                        knobs.wide_warm_up,
+                        pgbench_mean,
+                    ));
+                }
             }
         }
         Err(reason) => rows.push(row(
