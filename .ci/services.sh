@@ -70,4 +70,16 @@ ensure_rust() {
   return 1
 }
 
+# cargo-deny checks licences, sources and advisories; built once from crates.io (a few minutes)
+# into its own target directory, then found on the PATH.
+CARGO_DENY_VERSION=0.20.2
+ensure_cargo_deny() {
+  if cargo deny --version 2>/dev/null | grep -q "$CARGO_DENY_VERSION"; then
+    return 0
+  fi
+  echo "installing cargo-deny $CARGO_DENY_VERSION (crates.io)" >&2
+  CARGO_TARGET_DIR="$HOME/.cache/cargo-install-target" \
+    cargo install --locked --quiet "cargo-deny@$CARGO_DENY_VERSION"
+}
+
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/supportdesk-target}"
