@@ -18,16 +18,15 @@ use std::time::Instant;
 
 use apalis::prelude::{BoxDynError, Data};
 use sqlx::PgPool;
-use supportdesk::auth::{password_reset, verification};
-use supportdesk::email_tokens::EmailTokenKey;
-use supportdesk::invitations;
-use supportdesk::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
-use supportdesk::workspaces::provision::drop_workspace;
+use supportdesk_core::config::WorkerSettings;
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::outbox::messages::{invitation, password_reset, verification};
+use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
+use supportdesk_core::tenancy::deletion::drop_workspace;
 
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
 use crate::queues::OutboxTask;
-use crate::settings::WorkerSettings;
 
 pub struct Deliverer {
     pub db: PgPool,
@@ -151,7 +150,7 @@ impl Deliverer {
                 }
             }
             OutboxMessage::InvitationEmail { invitation_id } => {
-                match invitations::pending(&self.db, &self.tokens, invitation_id).await? {
+                match invitation::pending(&self.db, &self.tokens, invitation_id).await? {
                     None => None,
                     Some(p) => Some(
                         self.renderer
