@@ -59,9 +59,9 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 use supportdesk::auth::jwt::JwtKeys;
 use supportdesk::auth::password::{Password, PasswordHasher};
-use supportdesk::config::Settings;
-use supportdesk::tenancy::TenantSchema;
 use supportdesk::workspaces::provision::add_profile;
+use supportdesk_core::config::Settings;
+use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::pgbouncer::{PgBouncer, PoolMode, Upstream};
 use supportdesk_test_support::process::KillOnDrop;
@@ -1421,7 +1421,13 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let owners = insert_users(&pool, "owner-", knobs.tenants, &hash).await?;
     let agents = insert_users(&pool, "agent-", knobs.hot * EXTRA_AGENTS, &hash).await?;
-    let jwt = JwtKeys::new(settings.jwt_secret.as_ref().context("JWT_SECRET")?);
+    let jwt = JwtKeys::new(
+        settings
+            .application
+            .jwt_secret
+            .as_ref()
+            .context("JWT_SECRET")?,
+    );
     let user_token = |id: Uuid| jwt.issue_user(id, 0).map(|t| t.token);
     let owners: Vec<(Uuid, String)> = owners
         .iter()
@@ -1626,7 +1632,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                     &work,
                     &upstream,
                     PoolMode::Session,
-                    2 * settings.database_max_connections + 4,
+                    2 * settings.database.max_connections + 4,
                 )
                 .await
                 {
@@ -1698,7 +1704,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
 
     // 2. Other endpoints, idle and during a login flood; raw argon2 beside the login rate.
     step("target 2: raw argon2 verifies");
-    let hash_threads = settings.password_hash_concurrency;
+    let hash_threads = settings.application.password_hash_concurrency;
     let raw_verifies = tokio::task::spawn_blocking({
         let hash = hash.clone();
         move || argon2_verifies_per_second(&hash, hash_threads, 5.0)
@@ -1848,7 +1854,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
             Some(read_holds(&list_run, pgbench_mean, 0.25) && writes.errors == 0),
         ),
     ];
-    let pool_size = settings.database_max_connections;
+    let pool_size = settings.database.max_connections;
     let behind_label = format!(
         "behind PgBouncer (session pooling, {pool_size} server connections; API to PgBouncer plain TCP on loopback, PgBouncer to PostgreSQL TLS)"
     );

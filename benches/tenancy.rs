@@ -17,9 +17,9 @@ use common::{apply_one_new_migration, ms, percentile};
 use futures::StreamExt;
 use rand::seq::IndexedRandom;
 use sqlx::{AssertSqlSafe, Connection, PgPool};
-use supportdesk::tenancy::TenantSchema;
-use supportdesk::tenancy::migrations::{Selection, migrate_all};
 use supportdesk::workspaces::provision::create_workspace;
+use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
 use supportdesk_test_support::database::TestDatabase;
 use uuid::Uuid;
 

@@ -24,8 +24,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use supportdesk_core::config::TrustedProxies;
 
-use crate::config::TrustedProxies;
 use crate::error::{Error, Problem};
 
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,35 +1,27 @@
 //! `GET /healthz` and `GET /metrics`: for probes and scrapers, never behind auth. Metrics are
-//! served on a listener of their own (`METRICS_BIND`), apart from the public API.
-
-use std::time::Duration;
+//! served on a listener of their own (`METRICS_BIND`), apart from the public API. What the
+//! probe checks is shared with the worker (`supportdesk_core::health`); the HTTP is here.
 
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use sqlx::PgPool;
+use supportdesk_core::health::{
+    HEALTH_CONTENT_TYPE, METRICS_CONTENT_TYPE, database_answers, health_body,
+};
+use supportdesk_core::telemetry;
 
 use crate::state::AppState;
 
-pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Whether the database answers a trivial query within two seconds.
-pub async fn database_answers(db: &PgPool) -> bool {
-    matches!(
-        tokio::time::timeout(HEALTH_TIMEOUT, sqlx::query("SELECT 1").execute(db)).await,
-        Ok(Ok(_))
-    )
-}
-
 pub fn health_response(healthy: bool) -> impl IntoResponse {
-    let (status, body) = if healthy {
-        (StatusCode::OK, "Healthy")
+    let status = if healthy {
+        StatusCode::OK
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "Unhealthy")
+        StatusCode::SERVICE_UNAVAILABLE
     };
     (
         status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        body,
+        [(header::CONTENT_TYPE, HEALTH_CONTENT_TYPE)],
+        health_body(healthy),
     )
 }
 
@@ -51,10 +43,7 @@ pub async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
 /// (`METRICS_BIND`), never on the public port.
 pub async fn metrics() -> impl IntoResponse {
     (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        crate::telemetry::prometheus().render(),
+        [(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)],
+        telemetry::prometheus().render(),
     )
 }

@@ -1,7 +1,8 @@
 //! Support Desk: a multi-tenant customer-support platform.
 //!
 //! One module per capability (`auth`, `workspaces`, ...), each owning its routes, SQL and
-//! types, plus the shared edges: configuration, errors, HTTP plumbing, database, telemetry.
+//! types, plus the shared edges: errors, HTTP plumbing. What the worker shares with the API
+//! (configuration, database, outbox, tenant schemas, telemetry) is in `supportdesk_core`.
 
 pub mod agents;
 pub mod api_keys;
@@ -9,11 +10,8 @@ pub mod auth;
 pub mod authz;
 pub mod canned_responses;
 pub mod cli;
-pub mod config;
 pub mod conversations;
-pub mod db;
 pub mod email_address;
-pub mod email_tokens;
 pub mod error;
 pub mod extract;
 pub mod health;
@@ -21,12 +19,10 @@ pub mod http;
 pub mod invitations;
 pub mod migrate;
 pub mod openapi;
-pub mod outbox;
 pub mod pagination;
 pub mod rate_limit;
 pub mod startup;
 pub mod state;
-pub mod telemetry;
 pub mod tenancy;
 pub mod tickets;
 pub mod workspace_settings;

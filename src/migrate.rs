@@ -1,20 +1,16 @@
 //! Schema migrations with refinery, driven over our own sqlx connection.
 //!
-//! refinery ships drivers for tokio-postgres but not for sqlx; rather than run a second
-//! PostgreSQL client (with its own TLS setup) just for migrations, `SqlxMigrator` implements
-//! refinery's async driver traits on a sqlx connection. Every run holds a PostgreSQL advisory
+//! The driver, `SqlxMigrator`, is refinery's on a sqlx connection (`supportdesk_core::migrate`,
+//! shared with the tenant migrations). Every run holds a PostgreSQL advisory
 //! lock on a dedicated connection, so many replicas starting with
 //! `RUN_MIGRATIONS_ON_STARTUP=true` migrate exactly once; the lock dies with the connection
 //! if the process does.
 
-use refinery_core::traits::r#async::{AsyncQuery, AsyncTransaction};
-use refinery_core::{AsyncMigrate, Migration, Runner};
+use refinery_core::Runner;
+use sqlx::Connection;
 use sqlx::postgres::PgConnection;
-use sqlx::{AssertSqlSafe, Connection, Row};
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
-
-use crate::config::DatabaseSettings;
+use supportdesk_core::config::DatabaseSettings;
+use supportdesk_core::migrate::SqlxMigrator;
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -61,52 +57,3 @@ pub async fn control_plane(database: &DatabaseSettings) -> anyhow::Result<Migrat
 pub fn control_plane_runner() -> Runner {
     embedded::migrations::runner()
 }
-
-/// refinery's async driver on a borrowed sqlx connection.
-pub struct SqlxMigrator<'c>(pub &'c mut PgConnection);
-
-impl AsyncTransaction for SqlxMigrator<'_> {
-    type Error = sqlx::Error;
-
-    async fn execute<'a, T: Iterator<Item = &'a str> + Send + 'a>(
-        &'a mut self,
-        queries: T,
-    ) -> Result<usize, Self::Error> {
-        let mut tx = self.0.begin().await?;
-        let mut count = 0;
-        for query in queries {
-            // Migration files are ours, compiled into the binary: not user input.
-            sqlx::raw_sql(AssertSqlSafe(query.to_owned()))
-                .execute(&mut *tx)
-                .await?;
-            count += 1;
-        }
-        tx.commit().await?;
-        Ok(count)
-    }
-}
-
-impl AsyncQuery<Vec<Migration>> for SqlxMigrator<'_> {
-    async fn query<'a>(&'a mut self, query: &'a str) -> Result<Vec<Migration>, Self::Error> {
-        let rows = sqlx::raw_sql(AssertSqlSafe(query.to_owned()))
-            .fetch_all(&mut *self.0)
-            .await?;
-        rows.iter()
-            .map(|row| {
-                let applied_on: String = row.try_get(2)?;
-                let checksum: String = row.try_get(3)?;
-                Ok(Migration::applied(
-                    row.try_get(0)?,
-                    row.try_get(1)?,
-                    OffsetDateTime::parse(&applied_on, &Rfc3339)
-                        .map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
-                    checksum
-                        .parse()
-                        .map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
-                ))
-            })
-            .collect()
-    }
-}
-
-impl AsyncMigrate for SqlxMigrator<'_> {}

@@ -9,20 +9,21 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use supportdesk_core::config::Settings;
+use supportdesk_core::db::{self, ReadPool};
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::telemetry;
+use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
+
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
-use crate::config::Settings;
-use crate::db::ReadPool;
-use crate::email_tokens::EmailTokenKey;
 use crate::rate_limit::RateLimiter;
 use crate::state::{AppState, Shared};
 use crate::tenancy::membership::MembershipCache;
-use crate::tenancy::migrations::{Selection, migrate_all};
-use crate::{db, http, migrate, telemetry};
+use crate::{http, migrate};
 
 /// How long in-flight requests may take to finish after a shutdown signal.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
@@ -37,7 +38,7 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: Settings, bind: &str) -> anyhow::Result<Self> {
-        if settings.run_migrations_on_startup {
+        if settings.application.run_migrations_on_startup {
             let report = migrate::control_plane(&settings.database)
                 .await
                 .context("running migrations on startup")?;
@@ -48,7 +49,7 @@ impl Application {
         let listener = TcpListener::bind(bind)
             .await
             .with_context(|| format!("binding {bind}"))?;
-        let metrics_bind = &state.settings.metrics_bind;
+        let metrics_bind = &state.settings.application.metrics_bind;
         let metrics_listener = TcpListener::bind(metrics_bind)
             .await
             .with_context(|| format!("binding METRICS_BIND {metrics_bind}"))?;
@@ -56,7 +57,7 @@ impl Application {
             listener,
             metrics_listener,
             router: http::router(state.clone()),
-            redis_client: redis::Client::open(state.settings.redis_url.expose())?,
+            redis_client: state.settings.redis.client().context("REDIS_URL")?,
             state,
         })
     }
@@ -157,43 +158,38 @@ async fn migrate_tenants_on_startup(settings: &Settings) -> anyhow::Result<()> {
 pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     let redis = connect_redis(&settings)?;
     Ok(AppState::new(Shared {
-        db: db::pool(&settings.database, settings.database_max_connections),
+        db: db::pool(&settings.database, settings.database.max_connections),
         reads: ReadPool::new(
             &settings.database,
-            settings.database_max_connections as usize,
+            settings.database.max_connections as usize,
         )?,
         jwt: JwtKeys::new(
             settings
+                .application
                 .jwt_secret
                 .as_ref()
                 .context("JWT_SECRET is required by the API")?,
         ),
-        passwords: PasswordHasher::new(settings.password_hash_concurrency)?,
+        passwords: PasswordHasher::new(settings.application.password_hash_concurrency)?,
         rate_limiter: RateLimiter::new(
             redis.clone(),
-            &settings.redis_namespace,
-            settings.redis_timeout(),
+            &settings.redis.namespace,
+            settings.redis.timeout(),
         ),
-        email_tokens: EmailTokenKey::derive(settings.email_token_secret()),
+        email_tokens: EmailTokenKey::derive(&settings.email.token_secret),
         memberships: MembershipCache::new(
             redis.clone(),
-            &settings.redis_namespace,
-            settings.redis_timeout(),
+            &settings.redis.namespace,
+            settings.redis.timeout(),
         ),
         settings: Arc::new(settings),
     }))
 }
 
-/// A Redis connection that connects on first use and reconnects by itself, with timeouts
-/// short enough that a Redis outage degrades requests instead of hanging them.
-pub fn connect_redis(settings: &Settings) -> anyhow::Result<ConnectionManager> {
-    let client = redis::Client::open(settings.redis_url.expose()).context("REDIS_URL")?;
-    let config = ConnectionManagerConfig::new()
-        .set_connection_timeout(Some(settings.redis_timeout()))
-        .set_response_timeout(Some(settings.redis_timeout()))
-        .set_number_of_retries(1)
-        .set_max_delay(Duration::from_secs(2));
-    Ok(client.get_connection_manager_lazy(config)?)
+/// A Redis connection that connects on first use and reconnects by itself
+/// (`RedisSettings::connection_manager`).
+pub fn connect_redis(settings: &Settings) -> anyhow::Result<redis::aio::ConnectionManager> {
+    settings.redis.connection_manager().context("REDIS_URL")
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then lets in-flight requests
@@ -225,29 +221,4 @@ pub async fn launch(
             Ok(())
         }
     }
-}
-
-/// Resolves on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutdown signal received; draining");
 }

@@ -6,12 +6,12 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use sqlx::PgPool;
+use supportdesk_core::config::{Settings, TrustedProxies};
+use supportdesk_core::db::ReadPool;
+use supportdesk_core::email_tokens::EmailTokenKey;
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasher;
-use crate::config::{Settings, TrustedProxies};
-use crate::db::ReadPool;
-use crate::email_tokens::EmailTokenKey;
 use crate::extract::HasTrustedProxies;
 use crate::rate_limit::RateLimiter;
 use crate::tenancy::membership::MembershipCache;
@@ -47,6 +47,6 @@ impl Deref for AppState {
 
 impl HasTrustedProxies for AppState {
     fn trusted_proxies(&self) -> &TrustedProxies {
-        &self.settings.trusted_proxies
+        &self.settings.application.trusted_proxies
     }
 }

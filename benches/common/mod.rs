@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sqlx::PgPool;
-use supportdesk::tenancy::migrations::{
+use supportdesk_core::tenancy::migrations::{
     MigrateAllReport, Selection, TenantMigrations, migrate_all_with,
 };
 

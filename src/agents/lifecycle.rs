@@ -3,13 +3,13 @@
 //! active Owner. The caller commits, then tells the membership cache (every replica).
 
 use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
 use crate::agents::record::{self, Agent};
+use crate::authz::Role;
 use crate::error::{Error, Result};
-use crate::tenancy::TenantSchema;
 use crate::tenancy::context::TenantTx;
-use crate::workspaces::Role;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Change {

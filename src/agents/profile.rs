@@ -5,6 +5,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use sqlx::PgExecutor;
 use sqlx::types::Json;
+use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 
 use crate::agents::record::{Agent, COLUMNS};
@@ -12,7 +13,6 @@ use crate::authz::Actor;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
 use crate::tenancy::context::{Tenant, TenantTx};
 
 const DISPLAY_NAME_MAX_CHARS: usize = 100;

@@ -4,13 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 use sqlx::{PgConnection, PgExecutor};
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::authz::Role;
 use crate::pagination::{Page, TimeKey};
-use crate::tenancy::TenantSchema;
-use crate::workspaces::Role;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]

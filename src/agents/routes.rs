@@ -9,6 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::agents::lifecycle::{self, Change};
 use crate::agents::record::{self, Agent, StatusFilter};
+use crate::authz::Role;
 use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldErrors, Result};
@@ -18,7 +19,6 @@ use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
-use crate::workspaces::Role;
 
 /// Invitation emails go to addresses nobody has verified yet; a bound per workspace keeps a
 /// compromised Owner token or key from turning us into a spam relay.
@@ -156,7 +156,7 @@ pub async fn invite(
             return Err(Error::TooManyRequests { retry_after });
         }
     }
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let member: Option<String> = sqlx::query_scalar(
         "SELECT m.status FROM public.memberships m JOIN public.users u ON u.id = m.user_id
           WHERE m.workspace_id = $1 AND u.email = $2",

@@ -9,6 +9,8 @@ mod routes;
 pub mod secret;
 
 use subtle::ConstantTimeEq;
+use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::migrations::latest_version;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -16,8 +18,6 @@ use uuid::Uuid;
 use crate::authz::{Actor, Permission, Principal, RequireExt, Rule};
 use crate::error::Error;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
-use crate::tenancy::migrations::latest_version;
 use secret::ApiKeySecret;
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {

@@ -113,7 +113,7 @@ pub async fn create(
     }
     let created_by = actor.member_id()?;
     let secret = ApiKeySecret::generate();
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // Serialises key creation per workspace, so the bound holds under concurrent requests.
     sqlx::query("SELECT 1 FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE")
         .bind(actor.workspace_id)

@@ -84,7 +84,7 @@ pub async fn change_email(
             "is already this account's email address",
         ));
     }
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // The user row first, as everywhere verifications are written (see `verification`).
     sqlx::query("SELECT 1 FROM public.users WHERE id = $1 FOR UPDATE")
         .bind(user_id)

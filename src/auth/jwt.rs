@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::config::SigningSecret;
-use crate::workspaces::Role;
+use supportdesk_core::config::SigningSecret;
+// From its home, not through `authz`: `authz` depends on `auth`, not the reverse.
+use supportdesk_core::role::Role;
 
 /// Both token kinds live one hour (the spec's lifetime).
 pub const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
@@ -219,7 +220,7 @@ mod tests {
             jti: Uuid::new_v4(),
             kind: TokenKind::User,
             tid: Some(Uuid::new_v4()),
-            role: Some(Role::Admin),
+            role: Some(Role::Owner),
             ver: 0,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.0.encoding)

@@ -9,7 +9,7 @@ use crate::auth::users::{self, User};
 use crate::error::{Error, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
-use crate::workspaces::{self, MembershipSummary};
+use crate::tenancy::membership::{MembershipSummary, memberships_of};
 
 #[derive(Serialize, ToSchema)]
 pub struct MeResponse {
@@ -35,7 +35,7 @@ pub async fn me(
 ) -> Result<AppJson<MeResponse>> {
     let (user, memberships) = tokio::try_join!(
         users::find(&state.db, claims.sub),
-        workspaces::memberships_of(&state.db, claims.sub),
+        memberships_of(&state.db, claims.sub),
     )?;
     let user = user.ok_or(Error::Unauthorized("the account no longer exists"))?;
     Ok(AppJson(MeResponse {

@@ -19,18 +19,16 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use sqlx::PgExecutor;
+use supportdesk_core::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use supportdesk_core::outbox::MessageKind;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::password::Password;
 use crate::auth::verification::MessageResponse;
 use crate::email_address::EmailAddress;
-use crate::email_tokens::{
-    EmailTokenKey, PendingEmail, Purpose, new_nonce, pending_email, token_hash,
-};
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, ClientIp};
-use crate::outbox::MessageKind;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 
@@ -180,7 +178,7 @@ pub async fn reset_password(
     }
     let password_hash = state.passwords.hash(&password).await?;
 
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let user_id: Option<Uuid> = sqlx::query_scalar(
         "WITH consumed AS (
              UPDATE public.password_resets SET consumed_at = now()
@@ -228,23 +226,5 @@ async fn open_reset(db: impl PgExecutor<'_>, hash: &[u8]) -> sqlx::Result<Option
     )
     .bind(hash)
     .fetch_optional(db)
-    .await
-}
-
-/// The reset email `reset_id`, if it is still worth sending.
-pub async fn pending(
-    db: impl PgExecutor<'_>,
-    key: &EmailTokenKey,
-    reset_id: Uuid,
-) -> sqlx::Result<Option<PendingEmail>> {
-    pending_email(
-        db,
-        key,
-        Purpose::PasswordReset,
-        "SELECT u.email, u.full_name, r.nonce
-           FROM public.password_resets r JOIN public.users u ON u.id = r.user_id
-          WHERE r.id = $1 AND r.consumed_at IS NULL AND r.expires_at > now()",
-        reset_id,
-    )
     .await
 }

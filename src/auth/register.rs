@@ -117,7 +117,7 @@ pub async fn register(
     }
     let password_hash = state.passwords.hash(&new.password).await?;
 
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let user = users::insert(&mut *tx, &new.email, &new.full_name, &password_hash).await?;
     verification::issue(&mut tx, &state.email_tokens, user.id, &user.email).await?;
     tx.commit().await?;

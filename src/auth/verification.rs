@@ -1,5 +1,6 @@
 //! Email verification: tokens that prove an inbox (see `email_tokens`), their consumption,
-//! and the resend endpoint. Tokens live 24 hours, are consumed once (an UPDATE ... WHERE
+//! and the resend endpoint. The worker reads what it sends from
+//! `supportdesk_core::outbox::messages::verification`. Tokens live 24 hours, are consumed once (an UPDATE ... WHERE
 //! consumed_at IS NULL), and issuing a new one deletes the user's pending ones.
 //!
 //! Lock order: every transaction here locks the user row before any of the user's
@@ -8,18 +9,16 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use sqlx::{PgConnection, PgExecutor, PgPool};
+use sqlx::{PgConnection, PgPool};
 use std::time::Duration;
+use supportdesk_core::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use supportdesk_core::outbox::{self, OutboxMessage};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
-use crate::email_tokens::{
-    EmailTokenKey, PendingEmail, Purpose, new_nonce, pending_email, token_hash,
-};
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery};
-use crate::outbox::{self, OutboxMessage};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 
@@ -70,29 +69,11 @@ pub async fn issue(
     Ok(id)
 }
 
-/// The verification email `verification_id`, if it is still worth sending.
-pub async fn pending(
-    db: impl PgExecutor<'_>,
-    key: &EmailTokenKey,
-    verification_id: Uuid,
-) -> sqlx::Result<Option<PendingEmail>> {
-    pending_email(
-        db,
-        key,
-        Purpose::EmailVerification,
-        "SELECT v.email, u.full_name, v.nonce
-           FROM public.email_verifications v JOIN public.users u ON u.id = v.user_id
-          WHERE v.id = $1 AND v.consumed_at IS NULL AND v.expires_at > now()",
-        verification_id,
-    )
-    .await
-}
-
 /// Consumes a valid token and marks its address verified; `None` when the token is unknown,
 /// expired or already used.
 async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
     let hash = token_hash(token);
-    let mut tx = crate::db::begin(db, None).await?;
+    let mut tx = supportdesk_core::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
     let user: Option<Uuid> = sqlx::query_scalar(
         "SELECT u.id FROM public.users u
@@ -200,7 +181,7 @@ pub async fn resend_verification(
     {
         return Err(Error::TooManyRequests { retry_after });
     }
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // Lock the user row so two resends cannot both leave a live token behind.
     let verified: Option<(String, bool)> =
         sqlx::query_as("SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE")

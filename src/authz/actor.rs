@@ -7,17 +7,16 @@ use axum::http::HeaderMap;
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
 use crate::api_keys;
 use crate::auth::extract::{bearer, decode, revoked_unless_current};
 use crate::auth::jwt::TokenKind;
-use crate::authz::{Permission, Rule};
+use crate::authz::{Permission, Role, Rule};
 use crate::error::Error;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
 use crate::tenancy::membership::Membership;
-use crate::workspaces::Role;
 
 /// Who is acting, in which workspace. Built only by the authorization layer.
 #[derive(Debug, Clone)]
@@ -71,7 +70,7 @@ impl Actor {
     pub fn role(&self) -> Role {
         match self.principal {
             Principal::Member { role, .. } => role,
-            Principal::ApiKey { .. } => Role::Admin,
+            Principal::ApiKey { .. } => Role::Owner,
         }
     }
 

@@ -10,12 +10,14 @@
 mod actor;
 
 pub use actor::{Actor, Principal, check_workspace};
+/// A member's role, which the permission table is about. Its home is the core crate (it is
+/// persisted, on the wire, and named in the worker's emails); API modules import it from here.
+pub use supportdesk_core::role::Role;
 
 use axum::middleware;
 use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
-use crate::workspaces::Role;
 
 /// The rows of the spec's permission table (plus "view the workspace", which every member
 /// may do).
@@ -42,7 +44,7 @@ impl Permission {
     /// day, and nothing that manages the team or the workspace.
     pub const fn granted_to(self, role: Role) -> bool {
         match role {
-            Role::Admin => true,
+            Role::Owner => true,
             Role::Agent => matches!(
                 self,
                 Self::ViewWorkspace
@@ -112,7 +114,7 @@ mod tests {
             ManageApiKeys,
             DeleteWorkspace,
         ] {
-            assert!(permission.granted_to(Role::Admin), "{permission:?}");
+            assert!(permission.granted_to(Role::Owner), "{permission:?}");
             assert!(!permission.granted_to(Role::Agent), "{permission:?}");
         }
         for permission in [
@@ -123,7 +125,7 @@ mod tests {
             ViewTeam,
             UpdateOwnProfile,
         ] {
-            assert!(permission.granted_to(Role::Admin), "{permission:?}");
+            assert!(permission.granted_to(Role::Owner), "{permission:?}");
             assert!(permission.granted_to(Role::Agent), "{permission:?}");
         }
     }

@@ -2,11 +2,11 @@
 
 use serde::Serialize;
 use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::Page;
-use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]

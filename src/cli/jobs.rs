@@ -4,7 +4,7 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use uuid::Uuid;
 
-use crate::outbox;
+use supportdesk_core::outbox;
 
 #[derive(Debug, Subcommand)]
 pub enum JobsCommand {

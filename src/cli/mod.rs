@@ -6,11 +6,13 @@ mod tenants;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use supportdesk_core::config::Settings;
+use supportdesk_core::shutdown::shutdown_signal;
+use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
+use supportdesk_core::{db, telemetry};
 
-use crate::config::Settings;
-use crate::startup::{Application, shutdown_signal};
-use crate::tenancy::migrations::{Selection, migrate_all};
-use crate::{db, migrate, telemetry};
+use crate::migrate;
+use crate::startup::Application;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -7,18 +7,19 @@ use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use sqlx::PgPool;
+use supportdesk_core::config::Settings;
+use supportdesk_core::db;
+use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::deletion::drop_workspace;
+use supportdesk_core::tenancy::migrations::{MigrateAllReport, Progress, Selection, migrate_all};
 use uuid::Uuid;
 
 use crate::auth::password::{Password, PasswordHasher};
-use crate::config::Settings;
-use crate::db;
+use crate::authz::Role;
 use crate::email_address::EmailAddress;
 use crate::startup::connect_redis;
-use crate::tenancy::TenantSchema;
 use crate::tenancy::membership::MembershipCache;
-use crate::tenancy::migrations::{MigrateAllReport, Progress, Selection, migrate_all};
-use crate::workspaces::Role;
-use crate::workspaces::provision::{add_profile, create_workspace, drop_workspace};
+use crate::workspaces::provision::{add_profile, create_workspace};
 use crate::workspaces::slug::Slug;
 
 #[derive(Debug, Subcommand)]
@@ -216,8 +217,8 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
 fn memberships(settings: &Settings) -> anyhow::Result<MembershipCache> {
     Ok(MembershipCache::new(
         connect_redis(settings)?,
-        &settings.redis_namespace,
-        settings.redis_timeout(),
+        &settings.redis.namespace,
+        settings.redis.timeout(),
     ))
 }
 

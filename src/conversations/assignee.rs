@@ -2,11 +2,11 @@
 //! workspace. Shared by conversations and tickets.
 
 use sqlx::{PgConnection, Postgres, QueryBuilder};
+use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::error::{Error, Result};
-use crate::tenancy::TenantSchema;
 use crate::tenancy::context::Tenant;
 
 /// The acting member's agent id (authors and `assignee=me` are agents, not accounts).

@@ -3,12 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::email_address::EmailAddress;
 use crate::error::FieldErrors;
-use crate::tenancy::TenantSchema;
 
 pub const NAME_MAX_CHARS: usize = 200;
 

@@ -4,12 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::{Page, TimeKey};
-use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgConnection, Postgres, QueryBuilder, Row};
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -10,7 +11,6 @@ use uuid::Uuid;
 use crate::conversations::assignee::AssigneeFilter;
 use crate::conversations::contacts::Contact;
 use crate::pagination::{Page, TimeKey};
-use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]

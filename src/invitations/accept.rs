@@ -11,6 +11,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
+use supportdesk_core::email_tokens::token_hash;
+use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -19,15 +21,14 @@ use crate::auth::extract::{bearer, check_not_revoked, decode};
 use crate::auth::jwt::TokenKind;
 use crate::auth::password::Password;
 use crate::auth::users::{self, User};
+use crate::authz::Role;
 use crate::email_address::EmailAddress;
-use crate::email_tokens::token_hash;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::rate_limit::Decision;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
+use crate::tenancy::membership::MembershipSummary;
 use crate::workspaces::provision::add_profile;
-use crate::workspaces::{MembershipSummary, Role};
 
 const FULL_NAME_MAX_CHARS: usize = 200;
 
@@ -104,7 +105,7 @@ pub async fn accept(
     open_invitation(&mut *state.db.acquire().await?, &request.token, false).await?;
     let password_hash = state.passwords.hash(&password).await?;
 
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let invitation = open_invitation(&mut tx, &request.token, true).await?;
     let email = EmailAddress::parse(&invitation.email).map_err(|e| anyhow::anyhow!(e))?;
     let user = users::insert(&mut *tx, &email, &full_name, &password_hash)
@@ -172,7 +173,7 @@ fn new_account(full_name: Option<String>, password: Option<String>) -> Result<(S
 
 /// An existing account joins, if its email is the invited one.
 async fn join_as(state: &AppState, user_id: Uuid, token: &str) -> Result<MembershipSummary> {
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let invitation = open_invitation(&mut tx, token, true).await?;
     let email: String = sqlx::query_scalar("SELECT email FROM public.users WHERE id = $1")
         .bind(user_id)

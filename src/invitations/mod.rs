@@ -1,7 +1,8 @@
 //! Invitations to join a workspace: the token, its row and its email.
 //!
 //! Tokens are derived like verification tokens (see `email_tokens`): the row keeps a nonce and
-//! a hash, the worker re-derives the token for the email. An invitation lives seven days and
+//! a hash, the worker re-derives the token for the email
+//! (`supportdesk_core::outbox::messages::invitation`). An invitation lives seven days and
 //! re-inviting the same address to the same workspace replaces the open one.
 //!
 //! - `POST /api/agents/invite` (in `agents`) issues them;
@@ -14,20 +15,18 @@ mod routes;
 use std::time::Duration;
 
 use serde::Serialize;
-use sqlx::{PgConnection, PgExecutor};
+use sqlx::PgConnection;
+use supportdesk_core::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use supportdesk_core::outbox::{self, OutboxMessage};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::authz::{Permission, RequireExt, Rule};
-use crate::state::AppState;
-
+use crate::authz::{Permission, RequireExt, Role, Rule};
 use crate::email_address::EmailAddress;
-use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
-use crate::outbox::{self, OutboxMessage};
-use crate::workspaces::Role;
+use crate::state::AppState;
 
 pub const LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
 
@@ -116,57 +115,4 @@ pub async fn issue(
         created_at,
         expires_at,
     })
-}
-
-/// What the worker needs to send an invitation email, if it is still open.
-#[derive(Debug, Clone)]
-pub struct PendingInvitation {
-    pub email: String,
-    pub workspace_name: String,
-    pub inviter_name: Option<String>,
-    pub role: Role,
-    pub token: String,
-    pub expires_at: OffsetDateTime,
-}
-
-pub async fn pending(
-    db: impl PgExecutor<'_>,
-    key: &EmailTokenKey,
-    invitation_id: Uuid,
-) -> sqlx::Result<Option<PendingInvitation>> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        email: String,
-        workspace_name: String,
-        inviter_name: Option<String>,
-        role: String,
-        nonce: Vec<u8>,
-        expires_at: OffsetDateTime,
-    }
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT i.email, w.name AS workspace_name, u.full_name AS inviter_name, i.role, i.nonce,
-                i.expires_at
-           FROM public.invitations i
-           JOIN public.workspaces w ON w.id = i.workspace_id
-           LEFT JOIN public.users u ON u.id = i.invited_by
-          WHERE i.id = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
-            AND i.expires_at > now() AND w.status = 'active'",
-    )
-    .bind(invitation_id)
-    .fetch_optional(db)
-    .await?;
-    row.map(|row| {
-        Ok(PendingInvitation {
-            role: row
-                .role
-                .parse()
-                .map_err(|e: String| sqlx::Error::Decode(e.into()))?,
-            token: key.token_for(Purpose::Invitation, &row.nonce),
-            email: row.email,
-            workspace_name: row.workspace_name,
-            inviter_name: row.inviter_name,
-            expires_at: row.expires_at,
-        })
-    })
-    .transpose()
 }

@@ -16,12 +16,12 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use sqlx::{PgConnection, Postgres, Transaction};
+use supportdesk_core::db::{self, ReadConnection};
+use supportdesk_core::tenancy::TenantSchema;
 
 use crate::authz::Actor;
-use crate::db::{self, ReadConnection};
 use crate::error::Error;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
 
 /// The acting workspace's tables, for reads: a connection of the read pool, no transaction.
 pub struct Tenant {

@@ -11,6 +11,9 @@
 //! down or unreachable, a half-open connection) until it is re-established, every lookup
 //! goes to PostgreSQL ("fail closed"). On every (re)subscription the whole cache is dropped,
 //! since messages may have been missed meanwhile. `TTL` remains as a last bound.
+//!
+//! Also a member's workspaces as the API lists them (`MembershipSummary`, `memberships_of`),
+//! here rather than in `workspaces` so `auth` (`/auth/me`) need not depend on `workspaces`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,13 +21,15 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use redis::aio::ConnectionManager;
+use serde::Serialize;
 use sqlx::PgExecutor;
+use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::migrations::latest_version;
 use tokio_util::sync::CancellationToken;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::tenancy::TenantSchema;
-use crate::tenancy::migrations::latest_version;
-use crate::workspaces::Role;
+use crate::authz::Role;
 
 /// The longest a membership change can go unnoticed by a replica that missed its message.
 pub const TTL: Duration = Duration::from_secs(15);
@@ -322,4 +327,43 @@ async fn load<'e>(
         token_version,
         schema_current: version >= latest_version(),
     })))
+}
+
+/// An element of `workspaces` in `/auth/me` and `GET /workspaces`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MembershipSummary {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    pub role: Role,
+}
+
+/// The user's active memberships in workspaces that are not being deleted, oldest first.
+pub async fn memberships_of(
+    db: impl PgExecutor<'_>,
+    user_id: Uuid,
+) -> sqlx::Result<Vec<MembershipSummary>> {
+    let rows: Vec<(Uuid, String, String, String)> = sqlx::query_as(
+        "SELECT w.id, w.name, w.slug, m.role
+           FROM public.memberships m
+           JOIN public.workspaces w ON w.id = m.workspace_id
+          WHERE m.user_id = $1 AND m.status = 'active' AND w.status = 'active'
+          ORDER BY m.created_at, w.id",
+    )
+    .bind(user_id)
+    .fetch_all(db)
+    .await?;
+    rows.into_iter()
+        .map(|(id, name, slug, role)| {
+            let role = role
+                .parse()
+                .map_err(|e: String| sqlx::Error::Decode(e.into()))?;
+            Ok(MembershipSummary {
+                id,
+                name,
+                slug,
+                role,
+            })
+        })
+        .collect()
 }

@@ -3,12 +3,12 @@
 
 use serde::Serialize;
 use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::pagination::{Page, TimeKey};
-use crate::tenancy::TenantSchema;
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]

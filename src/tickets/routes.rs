@@ -4,6 +4,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use supportdesk_core::tenancy::TenantSchema;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -16,7 +17,6 @@ use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::pagination::PageQuery;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
 use crate::tenancy::context::{Tenant, TenantTx};
 use crate::tickets::comments::{self, Comment};
 use crate::tickets::record::{self, Changes, ListFilter, NewTicket, Ticket, TicketStatus};

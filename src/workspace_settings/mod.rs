@@ -9,6 +9,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use sqlx::types::Json;
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -18,7 +19,6 @@ use crate::authz::{Actor, Permission, RequireExt, Rule};
 use crate::error::Result;
 use crate::extract::AppJson;
 use crate::state::AppState;
-use crate::tenancy::TenantSchema;
 use crate::tenancy::context::{Tenant, TenantTx};
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {

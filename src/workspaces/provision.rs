@@ -2,13 +2,14 @@
 //! in one transaction, so a failure at any step leaves nothing behind.
 
 use sqlx::{PgConnection, PgPool};
+use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::migrations::{latest_version, provision};
+use supportdesk_core::tenancy::spares::claim_spare;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::error::Error;
-use crate::tenancy::TenantSchema;
-use crate::tenancy::migrations::{latest_version, provision};
-use crate::tenancy::spares::claim_spare;
+
 use crate::workspaces::slug::Slug;
 
 #[derive(Debug, Clone)]
@@ -43,7 +44,7 @@ pub async fn create_workspace(
     let chosen = slug.is_some();
     let mut slug = slug.unwrap_or_else(|| Slug::derive(name));
     for attempt in 0..4 {
-        let mut tx = crate::db::begin(db, None).await?;
+        let mut tx = supportdesk_core::db::begin(db, None).await?;
         if let Some(limits) = limits {
             check_ownership(&mut tx, owner, limits).await?;
         }
@@ -155,36 +156,4 @@ pub async fn add_profile(
 ) -> Result<(), Error> {
     crate::agents::record::sync_member(tx, schema, user_id).await?;
     Ok(())
-}
-
-/// Drops the data of a workspace marked for deletion: its schema, then its row (memberships
-/// and invitations go with it). Safe to repeat; false when there was nothing to drop.
-pub async fn drop_workspace(db: &PgPool, workspace_id: Uuid) -> Result<bool, Error> {
-    let mut tx = crate::db::begin(db, None).await?;
-    let schema: Option<String> = sqlx::query_scalar(
-        "SELECT schema_name FROM public.workspaces WHERE id = $1 AND status = 'deleting' FOR UPDATE",
-    )
-    .bind(workspace_id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some(schema) = schema else {
-        return Ok(false);
-    };
-    let schema = TenantSchema::parse(&schema).map_err(|e| anyhow::anyhow!(e))?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(schema.lock_key())
-        .execute(&mut *tx)
-        .await?;
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-        "DROP SCHEMA IF EXISTS {} CASCADE",
-        schema.quoted()
-    )))
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query("DELETE FROM public.workspaces WHERE id = $1")
-        .bind(workspace_id)
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    Ok(true)
 }

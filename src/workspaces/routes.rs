@@ -6,22 +6,23 @@ use std::time::Duration;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use supportdesk_core::outbox::{self, OutboxMessage};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
 use crate::authz::Actor;
+use crate::authz::Role;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
-use crate::outbox::{self, OutboxMessage};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::Tenant;
+use crate::tenancy::membership::{MembershipSummary, memberships_of};
 use crate::workspace_settings::{self, Branding};
 use crate::workspaces::provision::{OwnershipLimits, create_workspace};
 use crate::workspaces::slug::Slug;
-use crate::workspaces::{MembershipSummary, Role, memberships_of};
 
 const NAME_MAX_CHARS: usize = 100;
 
@@ -93,7 +94,7 @@ pub async fn create(
     if !errors.is_empty() {
         return Err(Error::Validation(errors));
     }
-    if let Some(limit) = state.settings.workspace_creates_per_hour {
+    if let Some(limit) = state.settings.application.workspace_creates_per_hour {
         let quota = Quota {
             limit,
             window: Duration::from_secs(3600),
@@ -107,7 +108,7 @@ pub async fn create(
         }
     }
     let limits = OwnershipLimits {
-        max_owned: state.settings.max_workspaces_per_user,
+        max_owned: state.settings.application.max_workspaces_per_user,
     };
     let workspace = create_workspace(&state.db, &name, slug, user_id, Some(limits)).await?;
     state.memberships.changed(user_id, workspace.id).await;
@@ -118,7 +119,7 @@ pub async fn create(
             id: workspace.id,
             name: workspace.name,
             slug: workspace.slug.to_string(),
-            role: Role::Admin,
+            role: Role::Owner,
             created_at: workspace.created_at,
         }),
     ))
@@ -272,7 +273,7 @@ pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
 )]
 pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<StatusCode> {
     let workspace_id = actor.workspace_id;
-    let mut tx = crate::db::begin(&state.db, None).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let marked = sqlx::query(
         "UPDATE public.workspaces SET status = 'deleting' WHERE id = $1 AND status = 'active'",
     )

@@ -219,7 +219,7 @@ async fn the_limit_is_shared_by_every_replica() {
     let first = spawn_app().await;
     let email = unique_email();
     // A second API process on the same Redis namespace (and its own database).
-    let namespace = first.settings.redis_namespace.clone();
+    let namespace = first.settings.redis.namespace.clone();
     let second = spawn_app_with(&[("REDIS_NAMESPACE", &namespace)]).await;
     for i in 0..10 {
         let app = if i % 2 == 0 { &first } else { &second };

@@ -5,9 +5,9 @@ use reqwest::header::CONTENT_TYPE;
 use reqwest::{Response, StatusCode};
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use supportdesk::auth::verification;
-use supportdesk::config::Settings;
-use supportdesk::email_tokens::EmailTokenKey;
+use supportdesk_core::config::Settings;
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::outbox::messages::verification;
 use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::{http_client, test_env};
@@ -35,7 +35,7 @@ pub async fn spawn_replica(app: &TestApp) -> RunningApi {
 
 /// A replica of `app` whose environment differs by `overrides` (another Redis, say).
 pub async fn spawn_replica_with(app: &TestApp, overrides: &[(&str, &str)]) -> RunningApi {
-    let mut all = vec![("REDIS_NAMESPACE", app.settings.redis_namespace.as_str())];
+    let mut all = vec![("REDIS_NAMESPACE", app.settings.redis.namespace.as_str())];
     all.extend_from_slice(overrides);
     let settings = Settings::load_from(None, Some(test_env(&app._database.url, &all)))
         .expect("replica settings are valid");
@@ -170,7 +170,7 @@ impl TestApp {
                 user_id,
             )
             .await?;
-        let key = EmailTokenKey::derive(self.settings.email_token_secret());
+        let key = EmailTokenKey::derive(&self.settings.email.token_secret);
         verification::pending(&self.db, &key, id)
             .await
             .expect("pending verification")
@@ -273,7 +273,7 @@ impl TestApp {
         .expect("add member");
         supportdesk::workspaces::provision::add_profile(
             &mut tx,
-            &supportdesk::tenancy::TenantSchema::for_workspace(workspace_id),
+            &supportdesk_core::tenancy::TenantSchema::for_workspace(workspace_id),
             user_id,
         )
         .await
@@ -379,12 +379,16 @@ impl TestApp {
 
     /// The token in invitation `id`'s email, derived exactly as the worker derives it.
     pub async fn invitation_token(&self, id: &str) -> String {
-        let key = EmailTokenKey::derive(self.settings.email_token_secret());
-        supportdesk::invitations::pending(&self.db, &key, id.parse().expect("uuid"))
-            .await
-            .expect("pending invitation")
-            .expect("the invitation is open")
-            .token
+        let key = EmailTokenKey::derive(&self.settings.email.token_secret);
+        supportdesk_core::outbox::messages::invitation::pending(
+            &self.db,
+            &key,
+            id.parse().expect("uuid"),
+        )
+        .await
+        .expect("pending invitation")
+        .expect("the invitation is open")
+        .token
     }
 
     /// Invites `email` and returns the invitation's token.

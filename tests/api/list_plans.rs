@@ -11,8 +11,8 @@ use sqlx::{Postgres, QueryBuilder};
 use supportdesk::conversations::assignee::AssigneeFilter;
 use supportdesk::conversations::record::{self as conversations, ConversationStatus};
 use supportdesk::pagination::{Page, TimeKey};
-use supportdesk::tenancy::TenantSchema;
 use supportdesk::tickets::record::{self as tickets, TicketStatus};
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -24,7 +24,7 @@ const ROWS: i64 = 100_000;
 /// A transaction whose search_path is the tenant's, for seeding with plain SQL (the
 /// statements under test name their schema themselves).
 async fn tenant_tx(app: &TestApp, schema: &TenantSchema) -> sqlx::Transaction<'static, Postgres> {
-    supportdesk::db::begin(
+    supportdesk_core::db::begin(
         &app.db,
         Some(format!(
             "BEGIN; SET LOCAL search_path TO {}",

@@ -4,8 +4,8 @@
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use supportdesk::auth::password_reset;
-use supportdesk::email_tokens::EmailTokenKey;
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::outbox::messages::password_reset;
 use uuid::Uuid;
 
 use crate::helpers::{PASSWORD, TestApp, assert_problem, spawn_app, spawn_replica, unique_email};
@@ -37,7 +37,7 @@ impl TestApp {
                 user_id,
             )
             .await?;
-        let key = EmailTokenKey::derive(self.settings.email_token_secret());
+        let key = EmailTokenKey::derive(&self.settings.email.token_secret);
         password_reset::pending(&self.db, &key, id)
             .await
             .expect("pending reset")

@@ -464,7 +464,7 @@ async fn tenants_commands_work_end_to_end_and_a_failing_tenant_does_not_stop_the
     .unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 3);
     assert_eq!(listed[0]["members"], 1);
-    let latest = supportdesk::tenancy::migrations::latest_version();
+    let latest = supportdesk_core::tenancy::migrations::latest_version();
     assert_eq!(listed[0]["schemaVersion"], latest);
 
     // Nothing to do: every tenant is skipped by its recorded version.
@@ -650,7 +650,10 @@ async fn starting_with_run_migrations_brings_workspaces_up_to_date() {
             .fetch_one(&mut conn)
             .await
             .unwrap();
-    assert_eq!(version, supportdesk::tenancy::migrations::latest_version());
+    assert_eq!(
+        version,
+        supportdesk_core::tenancy::migrations::latest_version()
+    );
     let tables: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM information_schema.tables t JOIN public.workspaces w ON w.schema_name = t.table_schema
           WHERE w.slug = 'behind' AND t.table_name IN ('agent_profiles', 'settings')",

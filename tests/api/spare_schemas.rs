@@ -4,8 +4,8 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use supportdesk::tenancy::migrations::{TenantMigrations, latest_version};
-use supportdesk::tenancy::spares::{SpareSchema, make_spare};
+use supportdesk_core::tenancy::migrations::{TenantMigrations, latest_version};
+use supportdesk_core::tenancy::spares::{SpareSchema, make_spare};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;

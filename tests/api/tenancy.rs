@@ -70,7 +70,7 @@ async fn a_forged_tenant_claim_is_refused() {
         .issue_workspace(
             acme.user_id,
             globex.workspace_id,
-            supportdesk::workspaces::Role::Admin,
+            supportdesk::authz::Role::Owner,
             0,
         )
         .unwrap()
@@ -297,9 +297,9 @@ async fn a_workspace_behind_on_migrations_is_refused_clearly_until_migrated() {
     );
 
     let pool = app.state.db.clone();
-    let report = supportdesk::tenancy::migrations::migrate_all(
+    let report = supportdesk_core::tenancy::migrations::migrate_all(
         &pool,
-        &supportdesk::tenancy::migrations::Selection::default(),
+        &supportdesk_core::tenancy::migrations::Selection::default(),
         1,
         std::sync::Arc::new(|_| {}),
     )
@@ -361,9 +361,9 @@ async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() 
     // from the database's settings, and a pool without it refuses to hand out a connection.
     let app = spawn_app().await;
     let mut database = app.state.settings.database.clone();
-    database.tuning.pooler = supportdesk::config::Pooler::PgBouncer;
-    let reads = supportdesk::db::ReadPool::new(&database, 1).unwrap();
-    let schema = supportdesk::tenancy::TenantSchema::for_workspace(uuid::Uuid::new_v4());
+    database.tuning.pooler = supportdesk_core::config::Pooler::PgBouncer;
+    let reads = supportdesk_core::db::ReadPool::new(&database, 1).unwrap();
+    let schema = supportdesk_core::tenancy::TenantSchema::for_workspace(uuid::Uuid::new_v4());
     let err = reads
         .get(&schema)
         .await
@@ -371,7 +371,7 @@ async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() 
         .expect("the server's default search_path is not empty");
     assert!(err.to_string().contains("empty search_path"), "{err}");
     // sqlx's pool logs the same error and keeps retrying until its acquire timeout.
-    let pool = supportdesk::db::pool(&database, 1);
+    let pool = supportdesk_core::db::pool(&database, 1);
     assert!(sqlx::query("SELECT 1").execute(&pool).await.is_err());
 
     let name = database.database_name().unwrap().to_owned();
@@ -381,13 +381,13 @@ async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() 
     .execute(&app.db)
     .await
     .unwrap();
-    let pool = supportdesk::db::pool(&database, 1);
+    let pool = supportdesk_core::db::pool(&database, 1);
     let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
         .fetch_one(&pool)
         .await
         .unwrap();
     assert!(path.is_empty() || path == "\"\"", "{path}");
-    let mut read = supportdesk::db::ReadPool::new(&database, 1)
+    let mut read = supportdesk_core::db::ReadPool::new(&database, 1)
         .unwrap()
         .get(&schema)
         .await

@@ -59,7 +59,10 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             .fetch_one(&app.db)
             .await
             .unwrap();
-    assert_eq!(version, supportdesk::tenancy::migrations::latest_version());
+    assert_eq!(
+        version,
+        supportdesk_core::tenancy::migrations::latest_version()
+    );
     let profile: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT display_name FROM ws_{}.agent_profiles WHERE user_id = $1",
         id.simple()
@@ -234,7 +237,7 @@ async fn selecting_returns_a_one_hour_workspace_token_for_that_tenant() {
         .decode(body["token"].as_str().unwrap())
         .unwrap();
     assert_eq!(claims.tid, Some(owner.workspace_id));
-    assert_eq!(claims.role, Some(supportdesk::workspaces::Role::Admin));
+    assert_eq!(claims.role, Some(supportdesk::authz::Role::Owner));
     assert_eq!(claims.exp - claims.iat, 3600);
     let expires = time::OffsetDateTime::parse(
         body["expiresAt"].as_str().unwrap(),

@@ -10,13 +10,12 @@ use futures::StreamExt;
 use lettre::message::Mailbox;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde_json::json;
-use supportdesk::config::{Component, Settings};
-use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::startup::Application;
+use supportdesk_core::config::{Component, Settings};
+use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::smtp_sink::SmtpSink;
 use supportdesk_test_support::test_env;
-use supportdesk_worker::settings::WorkerSettings;
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
@@ -55,11 +54,9 @@ async fn main() -> anyhow::Result<()> {
     let mut worker_env = env.clone();
     worker_env.remove("JWT_SECRET");
     let worker_settings = Settings::load_for(Component::Worker, None, Some(worker_env))?;
-    let worker = WorkerSettings::from_lookup(|name| env.get(name).cloned())?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     tokio::spawn(supportdesk_worker::run(
         worker_settings,
-        worker,
         listener,
         std::future::pending(),
     ));
@@ -95,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
     .bind(emails as i64)
     .fetch_all(&db)
     .await?;
-    let key = EmailTokenKey::derive(settings.email_token_secret());
+    let key = EmailTokenKey::derive(&settings.email.token_secret);
     let already = sink.received().len();
     let mut tx = db.begin().await?;
     for (id, email) in &users {

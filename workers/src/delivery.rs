@@ -18,16 +18,15 @@ use std::time::Instant;
 
 use apalis::prelude::{BoxDynError, Data};
 use sqlx::PgPool;
-use supportdesk::auth::{password_reset, verification};
-use supportdesk::email_tokens::EmailTokenKey;
-use supportdesk::invitations;
-use supportdesk::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
-use supportdesk::workspaces::provision::drop_workspace;
+use supportdesk_core::config::WorkerSettings;
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::outbox::messages::{invitation, password_reset, verification};
+use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
+use supportdesk_core::tenancy::deletion::drop_workspace;
 
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
 use crate::queues::OutboxTask;
-use crate::settings::WorkerSettings;
 
 pub struct Deliverer {
     pub db: PgPool,
@@ -96,44 +95,53 @@ impl Deliverer {
             OutboxMessage::DropWorkspace { workspace_id } => drop_workspace(&self.db, workspace_id)
                 .await
                 .map(|_| Outcome::Done)
-                .map_err(|e| (false, format!("dropping workspace {workspace_id}: {e}"))),
+                .map_err(|e| Failure::Transient(format!("dropping workspace {workspace_id}: {e}"))),
             _ => self.send_email(attempt).await,
         };
         match result {
             Ok(outcome) => outcome,
-            Err((true, error)) => Outcome::Dead { error },
-            Err((false, error)) if attempt.number >= self.settings.max_attempts => Outcome::Dead {
-                error: format!("{error} (after {} attempts)", attempt.number),
-            },
-            Err((false, error)) => Outcome::RetryScheduled {
+            Err(Failure::Permanent(error)) => Outcome::Dead { error },
+            Err(Failure::Transient(error)) if attempt.number >= self.settings.max_attempts => {
+                Outcome::Dead {
+                    error: format!("{error} (after {} attempts)", attempt.number),
+                }
+            }
+            Err(Failure::Transient(error)) => Outcome::RetryScheduled {
                 retry_in: self.settings.backoff(attempt.number),
                 error,
             },
         }
     }
 
-    /// Renders and sends; `Err((permanent, message))` on failure. A message that cannot even
-    /// be built (an address the mail library refuses) is permanent: retrying cannot help.
-    async fn send_email(&self, attempt: &Attempt) -> Result<Outcome, (bool, String)> {
+    /// Renders and sends. A message that cannot even be built (an address the mail library
+    /// refuses) is a permanent failure: retrying cannot help.
+    async fn send_email(&self, attempt: &Attempt) -> Result<Outcome, Failure> {
         let email = match self.render(attempt).await {
             Ok(Some(email)) => email,
             Ok(None) => return Ok(Outcome::Skipped),
             Err(RenderError::Database(e)) => {
-                return Err((false, format!("reading the message: {e}")));
+                return Err(Failure::Transient(format!("reading the message: {e}")));
             }
-            Err(RenderError::Content(e)) => return Err((true, format!("rendering: {e:#}"))),
+            Err(RenderError::Content(e)) => {
+                return Err(Failure::Permanent(format!("rendering: {e:#}")));
+            }
         };
         let message = self
             .renderer
             .message(attempt.id, email)
-            .map_err(|e| (true, format!("building the message: {e:#}")))?;
+            .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
         let kind = attempt.message.kind().as_str();
         let started = Instant::now();
         let sent = self.mailer.send(message).await;
         metrics::histogram!("email_send_duration_seconds", "kind" => kind)
             .record(started.elapsed().as_secs_f64());
-        sent.map(|()| Outcome::Done)
-            .map_err(|e| (e.permanent, e.message))
+        sent.map(|()| Outcome::Done).map_err(|e| {
+            if e.permanent {
+                Failure::Permanent(e.message)
+            } else {
+                Failure::Transient(e.message)
+            }
+        })
     }
 
     /// The email for this message, or `None` when there is nothing left to send (the token was
@@ -151,7 +159,7 @@ impl Deliverer {
                 }
             }
             OutboxMessage::InvitationEmail { invitation_id } => {
-                match invitations::pending(&self.db, &self.tokens, invitation_id).await? {
+                match invitation::pending(&self.db, &self.tokens, invitation_id).await? {
                     None => None,
                     Some(p) => Some(
                         self.renderer
@@ -181,6 +189,17 @@ impl Deliverer {
             OutboxMessage::DropWorkspace { .. } => None,
         })
     }
+}
+
+/// Why an attempt failed, which decides what happens to the message next.
+#[derive(Debug)]
+enum Failure {
+    /// Retrying cannot help (an SMTP 5xx, an address the mail library refuses, a template
+    /// that does not render): the message is dead at once.
+    Permanent(String),
+    /// It may work later (a database or SMTP outage): retried with backoff until the last
+    /// attempt.
+    Transient(String),
 }
 
 enum RenderError {

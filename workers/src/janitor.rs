@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
-use supportdesk::outbox::{self, MessageKind};
+use supportdesk_core::outbox::{self, MessageKind};
 use tokio_util::sync::CancellationToken;
 
 use crate::queues;
@@ -143,7 +143,7 @@ pub async fn remove_unclaimed_accounts(
     batch: i64,
 ) -> sqlx::Result<u64> {
     // In a task of its own: a shutdown may drop this pass mid-BEGIN (see `db::begin`).
-    let mut tx = supportdesk::db::begin(db, None).await?;
+    let mut tx = supportdesk_core::db::begin(db, None).await?;
     let candidates: Vec<uuid::Uuid> = sqlx::query_scalar(
         "SELECT u.id FROM public.users u
           WHERE NOT u.email_verified

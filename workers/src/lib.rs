@@ -11,7 +11,6 @@ pub mod health;
 pub mod janitor;
 pub mod queues;
 pub mod relay;
-pub mod settings;
 pub mod spares;
 pub mod wake;
 
@@ -21,16 +20,15 @@ use std::time::Duration;
 
 use anyhow::Context;
 use apalis::prelude::{BackendExt, Monitor, WorkerBuilder, WorkerBuilderExt};
-use supportdesk::config::Settings;
-use supportdesk::db;
-use supportdesk::email_tokens::EmailTokenKey;
-use supportdesk::outbox::MessageKind;
+use supportdesk_core::config::Settings;
+use supportdesk_core::db;
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::outbox::MessageKind;
 use tokio_util::sync::CancellationToken;
 
 use crate::delivery::{Deliverer, deliver};
 use crate::email::render::Renderer;
 use crate::email::transport::Mailer;
-use crate::settings::WorkerSettings;
 
 /// How long in-flight deliveries may take to finish after a shutdown signal; longer than the
 /// SMTP timeout, shorter than the chart's termination grace period.
@@ -48,23 +46,27 @@ fn worker_base_name() -> String {
     format!("{host}-{:06x}", rand::random::<u32>() & 0xff_ffff)
 }
 
-/// Runs the worker until `shutdown` resolves, then drains.
+/// Runs the worker until `shutdown` resolves, then drains. `settings` are the worker's
+/// (`Settings::load_for(Component::Worker, ..)`), which include its own section.
 pub async fn run(
     settings: Settings,
-    worker: WorkerSettings,
     health_listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let worker = settings
+        .worker
+        .clone()
+        .context("the worker's settings are loaded with Component::Worker")?;
     let db = db::pool(&settings.database, (worker.concurrency * 2 + 4) as u32);
     let redis = queues::connect(&settings)?;
     let deliverer = Arc::new(Deliverer {
         db: db.clone(),
-        tokens: EmailTokenKey::derive(settings.email_token_secret()),
-        renderer: Renderer::new(&settings.app_url, &settings.mail_from)?,
-        mailer: Mailer::new(&settings.mail)?,
+        tokens: EmailTokenKey::derive(&settings.email.token_secret),
+        renderer: Renderer::new(&settings.application.app_url, &settings.email.from)?,
+        mailer: Mailer::new(&settings.email.transport)?,
         settings: worker.clone(),
     });
-    let namespace = settings.redis_namespace.clone();
+    let namespace = settings.redis.namespace.clone();
 
     let stop = CancellationToken::new();
     tokio::spawn({
@@ -77,14 +79,10 @@ pub async fn run(
 
     let probes = health::Probes {
         db: db.clone(),
-        redis: supportdesk::startup::connect_redis(&settings)?,
+        redis: settings.redis.connection_manager().context("REDIS_URL")?,
     };
     let health_stop = CancellationToken::new();
-    let health = tokio::spawn(supportdesk::startup::launch(
-        health_listener,
-        health::router(probes),
-        health_stop.clone().cancelled_owned(),
-    ));
+    let health = tokio::spawn(health::serve(health_listener, probes, health_stop.clone()));
     let relay =
         tokio::spawn(relay::Relay::new(db.clone(), redis.clone(), &namespace).run(stop.clone()));
     let janitor = tokio::spawn(janitor::run(

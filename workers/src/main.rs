@@ -5,10 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Parser;
-use supportdesk::config::{Component, Settings};
-use supportdesk::startup::shutdown_signal;
-use supportdesk::telemetry;
-use supportdesk_worker::settings::WorkerSettings;
+use supportdesk_core::config::{Component, Settings};
+use supportdesk_core::shutdown::shutdown_signal;
+use supportdesk_core::telemetry;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -34,15 +33,19 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    // The worker's own settings: no `JWT_SECRET` (it never signs a token), and in Production
-    // no silent fallback to `.eml` files (they would hold live sign-in links).
+    // The worker's own settings: no `JWT_SECRET` (it never signs a token), in Production no
+    // silent fallback to `.eml` files (they would hold live sign-in links), and its section.
     let settings = Settings::load_for(Component::Worker, cli.config.as_deref(), None)?;
-    let worker = WorkerSettings::from_env()?;
+    let health_port = settings
+        .worker
+        .as_ref()
+        .context("the worker's settings")?
+        .health_port;
     telemetry::init_logging(settings.environment);
     telemetry::spawn_metrics_upkeep();
-    let listener = tokio::net::TcpListener::bind(("0.0.0.0", worker.health_port))
+    let listener = tokio::net::TcpListener::bind(("0.0.0.0", health_port))
         .await
-        .with_context(|| format!("binding the health port {}", worker.health_port))?;
+        .with_context(|| format!("binding the health port {health_port}"))?;
     tracing::info!(address = %listener.local_addr()?, "health endpoint listening");
-    supportdesk_worker::run(settings, worker, listener, shutdown_signal()).await
+    supportdesk_worker::run(settings, listener, shutdown_signal()).await
 }

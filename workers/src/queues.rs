@@ -11,8 +11,8 @@ use anyhow::Context;
 use apalis_redis::{Config, RedisStorage};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde::{Deserialize, Serialize};
-use supportdesk::config::Settings;
-use supportdesk::outbox::MessageKind;
+use supportdesk_core::config::Settings;
+use supportdesk_core::outbox::MessageKind;
 use uuid::Uuid;
 
 /// One attempt at carrying out one outbox message. Everything else is read from the row, so
@@ -61,7 +61,7 @@ pub fn storage(conn: ConnectionManager, namespace: &str, kind: MessageKind) -> O
 /// A Redis connection for the queues, connecting on first use, with timeouts long enough not
 /// to fail healthy-but-busy calls and short enough to notice an outage.
 pub fn connect(settings: &Settings) -> anyhow::Result<ConnectionManager> {
-    let client = redis::Client::open(settings.redis_url.expose()).context("REDIS_URL")?;
+    let client = settings.redis.client().context("REDIS_URL")?;
     let config = ConnectionManagerConfig::new()
         .set_connection_timeout(Some(Duration::from_secs(5)))
         .set_response_timeout(Some(Duration::from_secs(5)))

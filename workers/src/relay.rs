@@ -13,7 +13,7 @@ use std::time::Duration;
 use apalis::prelude::{TaskBuilder, TaskId, TaskSink};
 use redis::aio::ConnectionManager;
 use sqlx::PgPool;
-use supportdesk::outbox::{self, MessageKind};
+use supportdesk_core::outbox::{self, MessageKind};
 use tokio_util::sync::CancellationToken;
 
 use crate::queues::{self, OutboxStorage, OutboxTask};
@@ -75,7 +75,7 @@ impl Relay {
     /// One batch: how many rows were handed over.
     pub async fn relay_due(&mut self) -> anyhow::Result<usize> {
         let kinds: Vec<MessageKind> = self.queues.keys().copied().collect();
-        let mut tx = supportdesk::db::begin(&self.db, None).await?;
+        let mut tx = supportdesk_core::db::begin(&self.db, None).await?;
         let due = outbox::take_due(&mut tx, BATCH, &kinds).await?;
         tx.commit().await?;
         for (index, item) in due.iter().enumerate() {

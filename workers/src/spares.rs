@@ -1,5 +1,5 @@
 //! Keeps `SPARE_SCHEMAS` spare tenant schemas ready, so creating a workspace renames one
-//! instead of creating ~45 relations on the request path (see `supportdesk::tenancy::spares`,
+//! instead of creating ~45 relations on the request path (see `supportdesk_core::tenancy::spares`,
 //! which owns the SQL).
 //!
 //! Each pass drops spares behind this binary's tenant version (after an upgrade; dropping is
@@ -12,8 +12,8 @@
 use std::time::Duration;
 
 use sqlx::PgPool;
-use supportdesk::tenancy::migrations::TenantMigrations;
-use supportdesk::tenancy::spares::{self, REFILL_CHANNEL, Refill};
+use supportdesk_core::tenancy::migrations::TenantMigrations;
+use supportdesk_core::tenancy::spares::{self, REFILL_CHANNEL, Refill};
 use tokio_util::sync::CancellationToken;
 
 /// Spares made (or stale ones dropped) per pass at most; the loop goes on at once while the

@@ -1,8 +1,8 @@
 //! The real API on a random local port, stopped when the returned handle is dropped.
 
-use supportdesk::config::Settings;
 use supportdesk::startup::Application;
 use supportdesk::state::AppState;
+use supportdesk_core::config::Settings;
 use tokio::sync::oneshot;
 
 pub struct RunningApi {

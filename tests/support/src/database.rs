@@ -4,7 +4,7 @@
 //! which must be a URL naming the maintenance database.
 
 use sqlx::{Connection, PgConnection};
-use supportdesk::config::DatabaseSettings;
+use supportdesk_core::config::DatabaseSettings;
 use uuid::Uuid;
 
 pub fn admin_url() -> String {
@@ -22,7 +22,9 @@ pub struct TestDatabase {
 impl TestDatabase {
     /// An empty database.
     pub async fn empty() -> Self {
-        let admin = DatabaseSettings::parse(&admin_url()).expect("TEST_DATABASE_URL");
+        let admin = admin_url()
+            .parse::<DatabaseSettings>()
+            .expect("TEST_DATABASE_URL");
         let name = format!("sd_test_{}", Uuid::new_v4().simple());
         let mut conn = PgConnection::connect_with(&admin.connect_options())
             .await
@@ -102,7 +104,7 @@ impl Drop for TestDatabase {
                 return;
             };
             runtime.block_on(async {
-                let Ok(admin) = DatabaseSettings::parse(&admin_url()) else {
+                let Ok(admin) = admin_url().parse::<DatabaseSettings>() else {
                     return;
                 };
                 if let Ok(mut conn) = PgConnection::connect_with(&admin.connect_options()).await {

@@ -14,7 +14,7 @@
 use askama::Template;
 use lettre::Message;
 use lettre::message::{Mailbox, MultiPart};
-use supportdesk::workspaces::Role;
+use supportdesk_core::role::Role;
 use time::OffsetDateTime;
 use time::macros::format_description;
 use uuid::Uuid;
@@ -243,7 +243,7 @@ impl Renderer {
         let inviter = inviter.as_deref();
         let workspace = &datum(workspace);
         let role = match role {
-            Role::Admin => "an owner",
+            Role::Owner => "an owner",
             Role::Agent => "an agent",
         };
         let expires = expires_at.format(format_description!(

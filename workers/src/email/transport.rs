@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
-use supportdesk::config::MailTransport;
+use secrecy::ExposeSecret;
+use supportdesk_core::config::MailTransport;
 
 /// Longest a whole SMTP conversation may take; below the worker's 25 s drain, so a SIGTERM
 /// does not cut a send short.
@@ -31,7 +32,7 @@ impl Mailer {
     pub fn new(transport: &MailTransport) -> anyhow::Result<Self> {
         Ok(match transport {
             MailTransport::Smtp { url } => Self::Smtp(
-                AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose())
+                AsyncSmtpTransport::<Tokio1Executor>::from_url(url.expose_secret())
                     .map_err(|e| anyhow::anyhow!("SMTP_URL: {e}"))?
                     .timeout(Some(COMMAND_TIMEOUT))
                     .build(),

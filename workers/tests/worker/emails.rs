@@ -5,9 +5,9 @@ use std::time::Duration;
 use reqwest::Method;
 use sha2::{Digest, Sha256};
 use supportdesk::email_address::EmailAddress;
-use supportdesk::email_tokens::EmailTokenKey;
 use supportdesk::invitations;
-use supportdesk::workspaces::Role;
+use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::role::Role;
 use uuid::Uuid;
 
 use crate::harness::{stack, stack_without_worker, unique_email};
@@ -86,7 +86,7 @@ async fn an_invitation_email_carries_a_join_link_to_the_workspace() {
     .await
     .unwrap();
     let key = EmailTokenKey::derive(
-        &supportdesk::config::SigningSecret::parse(
+        &supportdesk_core::config::SigningSecret::parse(
             supportdesk_test_support::EMAIL_TOKEN_SECRET.into(),
         )
         .unwrap(),

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use supportdesk::outbox;
+use supportdesk_core::outbox;
 use supportdesk_test_support::redis_server::RedisServer;
 
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};

@@ -7,13 +7,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use supportdesk::config::{Component, Settings};
+use supportdesk_core::config::{Component, Settings};
 use supportdesk_test_support::api::{RunningApi, spawn_api};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::smtp_sink::SmtpSink;
 use supportdesk_test_support::{free_port, http_client, test_env};
-use supportdesk_worker::settings::WorkerSettings;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
@@ -86,20 +85,13 @@ impl Stack {
         let env = self.worker_env();
         let settings =
             Settings::load_for(Component::Worker, None, Some(env.clone())).expect("settings");
-        let worker =
-            WorkerSettings::from_lookup(|name| env.get(name).cloned()).expect("worker settings");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
         let (stop, stopped) = oneshot::channel::<()>();
-        let handle = tokio::spawn(supportdesk_worker::run(
-            settings,
-            worker,
-            listener,
-            async move {
-                let _ = stopped.await;
-            },
-        ));
+        let handle = tokio::spawn(supportdesk_worker::run(settings, listener, async move {
+            let _ = stopped.await;
+        }));
         self.worker = Some((stop, handle));
     }
 

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::json;
 use sqlx::PgPool;
-use supportdesk::tenancy::migrations::{TenantMigrations, latest_version};
-use supportdesk::tenancy::spares::{make_spare, refill};
+use supportdesk_core::tenancy::migrations::{TenantMigrations, latest_version};
+use supportdesk_core::tenancy::spares::{make_spare, refill};
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::{free_port, http_client};
 use supportdesk_worker::spares::{run, run_with};
@@ -110,7 +110,7 @@ async fn assert_every_spare_whole(db: &PgPool, tables: &[&str]) {
 
 /// A pool like the worker's: empty `search_path`, as in production.
 fn worker_pool(database: &TestDatabase) -> PgPool {
-    supportdesk::db::pool(&database.settings, 4)
+    supportdesk_core::db::pool(&database.settings, 4)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,7 +19,8 @@ use crate::migrate::SqlxMigrator;
 use crate::tenancy::TenantSchema;
 
 mod embedded {
-    refinery::embed_migrations!("tenant_migrations");
+    // The tenant migrations live at the workspace root, beside the control plane's.
+    refinery::embed_migrations!("../tenant_migrations");
 }
 
 /// A set of tenant migrations: the ones compiled in, or (for rehearsals and benchmarks) those

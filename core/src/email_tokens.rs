@@ -5,6 +5,9 @@
 //! Rows keep the nonce and a SHA-256 of the token, never the token: the worker re-derives it
 //! when it renders the email, so the outbox carries only a row id and a database dump alone
 //! yields nothing that can be replayed.
+//!
+//! In the core crate because both sides derive tokens: the API when it issues and checks
+//! them, the worker when it renders the email (`outbox::messages`).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -57,31 +60,6 @@ impl EmailTokenKey {
 /// A fresh nonce for a new token row.
 pub fn new_nonce() -> [u8; 16] {
     rand::random()
-}
-
-/// An email still worth sending, with its token re-derived from the row's nonce.
-pub struct PendingEmail {
-    pub email: String,
-    pub full_name: String,
-    pub token: String,
-}
-
-/// Runs `query`, which selects one row of (address, full name, nonce) for the token row `id`
-/// if it is still open, and derives that row's token for `purpose`.
-pub async fn pending_email(
-    db: impl sqlx::PgExecutor<'_>,
-    key: &EmailTokenKey,
-    purpose: Purpose,
-    query: &'static str,
-    id: uuid::Uuid,
-) -> sqlx::Result<Option<PendingEmail>> {
-    let row: Option<(String, String, Vec<u8>)> =
-        sqlx::query_as(query).bind(id).fetch_optional(db).await?;
-    Ok(row.map(|(email, full_name, nonce)| PendingEmail {
-        email,
-        full_name,
-        token: key.token_for(purpose, &nonce),
-    }))
 }
 
 /// What the database stores to find a token again.

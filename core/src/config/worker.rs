@@ -1,8 +1,13 @@
-//! Settings only the worker has; the shared ones come from `supportdesk::config`.
+//! The `worker` section: what only `supportdesk-worker` reads (its probe port, concurrency,
+//! retry policy and spare schemas). Loaded with the rest by `Settings::load_for` when the
+//! component is the worker; the API, which runs no worker, has `None` here.
 
+use std::str::FromStr;
 use std::time::Duration;
 
-use anyhow::bail;
+use serde::Deserialize;
+
+use super::{ConfigError, invalid};
 
 #[derive(Debug, Clone)]
 pub struct WorkerSettings {
@@ -25,48 +30,70 @@ pub struct WorkerSettings {
     pub spare_schemas: u32,
 }
 
-impl WorkerSettings {
-    pub fn from_env() -> anyhow::Result<Self> {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct Raw {
+    worker_health_port: Option<String>,
+    worker_concurrency: Option<String>,
+    job_max_attempts: Option<String>,
+    job_backoff_base_ms: Option<String>,
+    job_backoff_max_secs: Option<String>,
+    job_claim_secs: Option<String>,
+    spare_schemas: Option<String>,
+}
 
-    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
-        fn number<T: std::str::FromStr + PartialOrd + Default>(
-            lookup: &impl Fn(&str) -> Option<String>,
-            name: &str,
-            default: T,
-        ) -> anyhow::Result<T> {
-            match lookup(name).as_deref().map(str::trim) {
-                None | Some("") => Ok(default),
-                Some(value) => match value.parse::<T>() {
-                    Ok(n) if n > T::default() => Ok(n),
-                    _ => bail!("{name}: expected a positive number, got {value:?}"),
-                },
-            }
-        }
-        fn count(
-            lookup: &impl Fn(&str) -> Option<String>,
-            name: &str,
-            default: u32,
-        ) -> anyhow::Result<u32> {
-            match lookup(name).as_deref().map(str::trim) {
-                None | Some("") => Ok(default),
-                Some(value) => value.parse::<u32>().map_err(|_| {
-                    anyhow::anyhow!("{name}: expected 0 or a positive number, got {value:?}")
-                }),
-            }
-        }
+/// A positive number, or `default` when unset.
+fn number<T: FromStr + PartialOrd + Default>(
+    name: &'static str,
+    value: Option<String>,
+    default: T,
+) -> Result<T, ConfigError> {
+    match value.as_deref().map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(v) => match v.parse::<T>() {
+            Ok(n) if n > T::default() => Ok(n),
+            _ => Err(invalid(
+                name,
+                format!("expected a positive number, got {v:?}"),
+            )),
+        },
+    }
+}
+
+/// 0 or a positive number, or `default` when unset.
+fn count(name: &'static str, value: Option<String>, default: u32) -> Result<u32, ConfigError> {
+    match value.as_deref().map(str::trim) {
+        None | Some("") => Ok(default),
+        Some(v) => v
+            .parse::<u32>()
+            .map_err(|_| invalid(name, format!("expected 0 or a positive number, got {v:?}"))),
+    }
+}
+
+impl TryFrom<Raw> for WorkerSettings {
+    type Error = ConfigError;
+
+    fn try_from(raw: Raw) -> Result<Self, ConfigError> {
         Ok(Self {
-            health_port: number(&lookup, "WORKER_HEALTH_PORT", 5001u16)?,
-            concurrency: number(&lookup, "WORKER_CONCURRENCY", 4usize)?,
-            max_attempts: number(&lookup, "JOB_MAX_ATTEMPTS", 8i32)?,
-            backoff_base: Duration::from_millis(number(&lookup, "JOB_BACKOFF_BASE_MS", 10_000u64)?),
-            backoff_max: Duration::from_secs(number(&lookup, "JOB_BACKOFF_MAX_SECS", 3600u64)?),
-            claim: Duration::from_secs(number(&lookup, "JOB_CLAIM_SECS", 60u64)?),
-            spare_schemas: count(&lookup, "SPARE_SCHEMAS", 20)?,
+            health_port: number("WORKER_HEALTH_PORT", raw.worker_health_port, 5001u16)?,
+            concurrency: number("WORKER_CONCURRENCY", raw.worker_concurrency, 4usize)?,
+            max_attempts: number("JOB_MAX_ATTEMPTS", raw.job_max_attempts, 8i32)?,
+            backoff_base: Duration::from_millis(number(
+                "JOB_BACKOFF_BASE_MS",
+                raw.job_backoff_base_ms,
+                10_000u64,
+            )?),
+            backoff_max: Duration::from_secs(number(
+                "JOB_BACKOFF_MAX_SECS",
+                raw.job_backoff_max_secs,
+                3600u64,
+            )?),
+            claim: Duration::from_secs(number("JOB_CLAIM_SECS", raw.job_claim_secs, 60u64)?),
+            spare_schemas: count("SPARE_SCHEMAS", raw.spare_schemas, 20)?,
         })
     }
+}
 
+impl WorkerSettings {
     /// The wait after failed attempt `attempt` (1-based): exponential, capped, with ±20 %
     /// jitter so a burst of failures does not retry in lockstep.
     pub fn backoff(&self, attempt: i32) -> Duration {
@@ -82,17 +109,14 @@ impl WorkerSettings {
 mod tests {
     use super::*;
 
-    fn settings(pairs: &[(&str, &str)]) -> anyhow::Result<WorkerSettings> {
-        let pairs: Vec<(String, String)> = pairs
+    fn settings(pairs: &[(&str, &str)]) -> Result<WorkerSettings, ConfigError> {
+        let env = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        WorkerSettings::from_lookup(|name| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-        })
+        super::super::gather(None, Some(env))?
+            .try_deserialize::<Raw>()?
+            .try_into()
     }
 
     #[test]

@@ -6,6 +6,12 @@
 //! queue, and the delivering worker records each attempt's outcome back here. So an outage of
 //! Redis or SMTP delays an email but never loses one, and operators inspect and revive failed
 //! work with SQL-backed commands rather than by poking at queue internals.
+//!
+//! In the core crate because both processes use it: the API enqueues (and operators inspect
+//! and revive), the worker relays, claims and records. `messages` reads what each kind of
+//! email needs when it is sent.
+
+pub mod messages;
 
 use std::time::Duration;
 

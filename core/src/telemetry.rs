@@ -1,8 +1,9 @@
 //! Logs and metrics.
 //!
 //! Logs go to stderr (stdout stays clean for commands' `--json` output), human-readable in
-//! Development and one JSON object per line in Production; the filter comes from `RUST_LOG`. Metrics use the `metrics` facade with one process-wide
-//! Prometheus recorder, rendered by `GET /metrics`.
+//! Development and one JSON object per line in Production; the filter comes from `RUST_LOG`.
+//! Metrics use the `metrics` facade with one process-wide Prometheus recorder, rendered by
+//! `GET /metrics`. Both processes log and count the same way, so it is in the core crate.
 
 use std::sync::OnceLock;
 use std::time::Duration;

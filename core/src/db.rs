@@ -1,4 +1,5 @@
-//! The PostgreSQL pool.
+//! The PostgreSQL pools, shared by the API and the worker (which must open sessions exactly
+//! as the API does: the same empty `search_path`, the same timeouts).
 //!
 //! The pool connects lazily so the API can start (and report `Unhealthy`) while the database
 //! is still coming up; a statement timeout keeps one slow query from holding a connection

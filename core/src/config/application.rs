@@ -1,0 +1,145 @@
+//! The `application` section: what the API serves with. Its public address (`APP_URL`, also
+//! the base of emailed links), the JWT secret, whom it trusts for client addresses, its
+//! limits, and where `/metrics` listens.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use serde::Deserialize;
+
+use super::{Component, ConfigError, SigningSecret, invalid, parse_bool, parse_positive};
+
+/// The CIDRs whose `X-Forwarded-For` we believe (`TRUSTED_PROXIES`, comma separated).
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    pub fn parse(value: &str) -> Result<Self, String> {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<IpNet>()
+                    .or_else(|_| s.parse::<IpAddr>().map(IpNet::from))
+                    .map_err(|_| format!("{s:?} is not an IP address or CIDR"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Self)
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.0.iter().any(|net| net.contains(&ip))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ApplicationSettings {
+    /// `APP_URL`, without a trailing slash: the web app's address, which emailed links point
+    /// at. Required in Production; `http://localhost:3000` in Development.
+    pub app_url: String,
+    /// `JWT_SECRET`: signs and verifies JWTs. The API's only: `None` in the worker, which never
+    /// reads it.
+    pub jwt_secret: Option<SigningSecret>,
+    /// `RUN_MIGRATIONS_ON_STARTUP` (default false).
+    pub run_migrations_on_startup: bool,
+    /// `TRUSTED_PROXIES`.
+    pub trusted_proxies: TrustedProxies,
+    /// `PASSWORD_HASH_CONCURRENCY`: how many password hashes may run at once; each takes one
+    /// core for tens of milliseconds (default: the cores but one).
+    pub password_hash_concurrency: usize,
+    /// `METRICS_BIND`: the separate listener of `/metrics`, kept off the public port (and so
+    /// out of the Ingress). Port 0 picks a free one.
+    pub metrics_bind: String,
+    /// `MAX_WORKSPACES_PER_USER`: how many workspaces one account may own (default 20).
+    pub max_workspaces_per_user: u32,
+    /// `WORKSPACE_CREATES_PER_HOUR`: workspaces one account may create per hour (default 10;
+    /// `None` when set to 0, which turns the limit off for load tests).
+    pub workspace_creates_per_hour: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct Raw {
+    jwt_secret: Option<String>,
+    run_migrations_on_startup: Option<String>,
+    app_url: Option<String>,
+    trusted_proxies: Option<String>,
+    password_hash_concurrency: Option<String>,
+    metrics_bind: Option<String>,
+    max_workspaces_per_user: Option<String>,
+    workspace_creates_per_hour: Option<String>,
+}
+
+impl ApplicationSettings {
+    pub(super) fn from_raw(
+        raw: Raw,
+        component: Component,
+        development: bool,
+    ) -> Result<Self, ConfigError> {
+        let jwt_secret = match component {
+            Component::Api => Some(
+                raw.jwt_secret
+                    .ok_or(ConfigError::Missing { name: "JWT_SECRET" })
+                    .and_then(|s| SigningSecret::parse(s).map_err(|e| invalid("JWT_SECRET", e)))?,
+            ),
+            Component::Worker => None,
+        };
+
+        let run_migrations_on_startup = match raw.run_migrations_on_startup.as_deref() {
+            None | Some("") => false,
+            Some(v) => parse_bool(v).map_err(|e| invalid("RUN_MIGRATIONS_ON_STARTUP", e))?,
+        };
+
+        let app_url = match raw.app_url {
+            Some(url) => url,
+            None if development => "http://localhost:3000".into(),
+            None => return Err(ConfigError::Missing { name: "APP_URL" }),
+        };
+        if !(app_url.starts_with("http://") || app_url.starts_with("https://")) {
+            return Err(invalid("APP_URL", "must start with http:// or https://"));
+        }
+        let app_url = app_url.trim_end_matches('/').to_owned();
+
+        let trusted_proxies = TrustedProxies::parse(raw.trusted_proxies.as_deref().unwrap_or(""))
+            .map_err(|e| invalid("TRUSTED_PROXIES", e))?;
+
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let password_hash_concurrency = parse_positive(
+            "PASSWORD_HASH_CONCURRENCY",
+            raw.password_hash_concurrency,
+            cores.saturating_sub(1).max(1),
+        )?;
+        let max_workspaces_per_user =
+            parse_positive("MAX_WORKSPACES_PER_USER", raw.max_workspaces_per_user, 20)? as u32;
+        let workspace_creates_per_hour = match raw.workspace_creates_per_hour.as_deref() {
+            Some(v) if v.trim() == "0" => None,
+            _ => Some(parse_positive(
+                "WORKSPACE_CREATES_PER_HOUR",
+                raw.workspace_creates_per_hour,
+                10,
+            )? as u32),
+        };
+        let metrics_bind = raw
+            .metrics_bind
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| "0.0.0.0:9464".into());
+        if metrics_bind.parse::<std::net::SocketAddr>().is_err() {
+            return Err(invalid(
+                "METRICS_BIND",
+                "expected HOST:PORT with an IP address, such as 0.0.0.0:9464",
+            ));
+        }
+
+        Ok(Self {
+            app_url,
+            jwt_secret,
+            run_migrations_on_startup,
+            trusted_proxies,
+            password_hash_concurrency,
+            metrics_bind,
+            max_workspaces_per_user,
+            workspace_creates_per_hour,
+        })
+    }
+}

@@ -1,0 +1,17 @@
+//! Tenant schemas as both processes see them: one PostgreSQL schema per workspace.
+//!
+//! - `schema`: the schema name type.
+//! - `migrations`: tenant migrations, provisioning and `tenants migrate`.
+//! - `spares`: schemas made ahead of time by the worker and renamed when a workspace is
+//!   created, so creating one does not wait on ~45 `CREATE`s in a large catalog.
+//! - `deletion`: dropping the data of a deleted workspace (the worker's outbox work).
+//!
+//! Here rather than in the API because the worker makes spares and drops workspaces; who may
+//! act in a workspace (memberships, the tenant transaction) stays with the API's `tenancy`.
+
+pub mod deletion;
+pub mod migrations;
+mod schema;
+pub mod spares;
+
+pub use schema::TenantSchema;
