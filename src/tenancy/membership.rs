@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::authz::Role;
+use supportdesk_core::role::Role;
 
 /// The longest a membership change can go unnoticed by a replica that missed its message.
 pub const TTL: Duration = Duration::from_secs(15);

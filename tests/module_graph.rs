@@ -1,0 +1,249 @@
+//! The API crate's layering, checked: the modules that every request passes through
+//! (`state`, `auth`, `authz`, `tenancy`, `workspaces`, `api_keys`) must not depend on each
+//! other in a circle. A cycle there means a type lives in the wrong home, and it is how the
+//! next feature's module ends up importing half of the crate.
+//!
+//! The graph is read from the source, one node per module file (`auth::jwt`, `authz`,
+//! `state`, ...): a module depends on another when it names a path into it (`crate::a::b::T`
+//! or inside a `crate::{...}` group), resolved to the longest module path that exists.
+//! Route modules use `state` and `state` holds the keys of `auth::jwt`: no cycle, since
+//! `auth::jwt` does not use `state`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The top-level modules whose module files must form no cycle among themselves.
+const LAYERED: [&str; 6] = [
+    "state",
+    "auth",
+    "authz",
+    "tenancy",
+    "workspaces",
+    "api_keys",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a file of `src/` (`src/auth/jwt.rs` -> `auth::jwt`, `src/authz/mod.rs`
+/// -> `authz`).
+fn module_of(src: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let segments: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .filter(|s| s != "mod")
+        .collect();
+    segments.join("::")
+}
+
+fn identifier(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The paths of a use tree starting at `text` (after `crate::`): `a::b::T` gives `a::b::T`,
+/// `a::{b::T, c}` gives `a::b::T` and `a::c`.
+fn use_tree(text: &str, prefix: &str, out: &mut Vec<String>) {
+    let mut path = prefix.to_owned();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let (mut depth, mut item_start) = (0usize, 0usize);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        use_tree(&group[item_start..i], &path, out);
+                        return;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        use_tree(&group[item_start..i], &path, out);
+                        item_start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let segment = identifier(rest);
+        if segment.is_empty() {
+            break;
+        }
+        if !path.is_empty() {
+            path.push_str("::");
+        }
+        path.push_str(segment);
+        rest = &rest[segment.len()..];
+        match rest.strip_prefix("::") {
+            Some(next) => rest = next,
+            None => break,
+        }
+    }
+    if !path.is_empty() {
+        out.push(path);
+    }
+}
+
+/// Every path named after `crate::` in `source`.
+fn crate_paths(source: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in source.match_indices("crate::") {
+        // `supportdesk_crate::` or `$crate::` are not ours.
+        let before = source[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        use_tree(&source[at + "crate::".len()..], "", &mut found);
+    }
+    found
+}
+
+/// The longest module of `modules` that `path` names (or lies inside).
+fn resolve<'m>(path: &str, modules: &'m BTreeSet<String>) -> Option<&'m String> {
+    let mut candidate = path;
+    loop {
+        if let Some(module) = modules.get(candidate) {
+            return Some(module);
+        }
+        candidate = &candidate[..candidate.rfind("::")?];
+    }
+}
+
+fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(&src, f)).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let module = module_of(&src, file);
+        let source = std::fs::read_to_string(file).unwrap();
+        let targets: BTreeSet<String> = crate_paths(&source)
+            .iter()
+            .filter_map(|path| resolve(path, &modules))
+            .filter(|target| **target != module)
+            .cloned()
+            .collect();
+        graph.entry(module).or_default().extend(targets);
+    }
+    graph
+}
+
+fn top_level(module: &str) -> &str {
+    module.split("::").next().unwrap_or(module)
+}
+
+/// A cycle among `nodes` in `graph`, as the path that closes it.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>, nodes: &[&str]) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        nodes: &[&str],
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|n| n == node) {
+            let mut cycle = path[start..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if nodes.contains(&next.as_str())
+                && let Some(cycle) = visit(next, graph, nodes, path, done)
+            {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    nodes
+        .iter()
+        .find_map(|node| visit(node, graph, nodes, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_request_path_modules_form_no_cycle() {
+    let graph = dependencies();
+    for module in LAYERED {
+        assert!(graph.contains_key(module), "no module {module} in src/");
+    }
+    let nodes: Vec<&str> = graph
+        .keys()
+        .map(String::as_str)
+        .filter(|m| LAYERED.contains(&top_level(m)))
+        .collect();
+    let cycle = find_cycle(&graph, &nodes);
+    assert_eq!(cycle, None, "a cycle among the modules of {LAYERED:?}");
+}
+
+#[test]
+fn paths_are_read_from_uses_groups_and_expressions() {
+    let found = crate_paths(
+        "use crate::auth::jwt;\nuse crate::{state::AppState, authz::{Rule, actor::Actor}};\n\
+         let x = $crate::nothing; supportdesk_crate::no; crate::tenancy::TenantSchema::sql(t)",
+    );
+    assert_eq!(
+        found,
+        [
+            "auth::jwt",
+            "state::AppState",
+            "authz::Rule",
+            "authz::actor::Actor",
+            "tenancy::TenantSchema::sql"
+        ]
+    );
+    let modules: BTreeSet<String> = ["auth", "authz", "authz::actor", "tenancy"]
+        .map(String::from)
+        .into();
+    assert_eq!(
+        resolve("authz::actor::Actor", &modules).map(String::as_str),
+        Some("authz::actor")
+    );
+    assert_eq!(
+        resolve("authz::Rule", &modules).map(String::as_str),
+        Some("authz")
+    );
+    assert_eq!(
+        resolve("tenancy::TenantSchema::sql", &modules).map(String::as_str),
+        Some("tenancy")
+    );
+    assert_eq!(resolve("state::AppState", &modules), None);
+}
+
+#[test]
+fn a_cycle_is_found_and_a_layering_is_not() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(
+        find_cycle(&graph, &["a", "b", "c"]),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+    assert_eq!(find_cycle(&graph, &["a", "b", "d"]), None);
+}
