@@ -144,7 +144,7 @@ pub async fn remove_unclaimed_accounts(
 ) -> sqlx::Result<u64> {
     // In a task of its own: a shutdown may drop this pass mid-BEGIN (see `db::begin`).
     let mut tx = supportdesk_core::db::begin(db, None).await?;
-    let candidates: Vec<uuid::Uuid> = sqlx::query_scalar(
+    let candidates = sqlx::query_scalar!(
         "SELECT u.id FROM public.users u
           WHERE NOT u.email_verified
             AND u.created_at < now() - make_interval(secs => $1)
@@ -152,21 +152,21 @@ pub async fn remove_unclaimed_accounts(
           ORDER BY u.created_at
           LIMIT $2
           FOR UPDATE SKIP LOCKED",
+        older_than.as_secs_f64(),
+        batch,
     )
-    .bind(older_than.as_secs_f64())
-    .bind(batch)
     .fetch_all(&mut *tx)
     .await?;
     if candidates.is_empty() {
         return Ok(0);
     }
-    let deleted = sqlx::query(
+    let deleted = sqlx::query!(
         "DELETE FROM public.users u
           WHERE u.id = ANY($1)
             AND NOT u.email_verified
             AND NOT EXISTS (SELECT 1 FROM public.memberships m WHERE m.user_id = u.id)",
+        &candidates,
     )
-    .bind(&candidates)
     .execute(&mut *tx)
     .await?
     .rows_affected();

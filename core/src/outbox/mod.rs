@@ -115,12 +115,14 @@ impl OutboxMessage {
 /// Records `message` in the caller's transaction; it is relayed only if that commits.
 pub async fn enqueue(tx: &mut PgConnection, message: &OutboxMessage) -> sqlx::Result<Uuid> {
     let id = Uuid::now_v7();
-    sqlx::query("INSERT INTO public.outbox (id, kind, payload) VALUES ($1, $2, $3)")
-        .bind(id)
-        .bind(message.kind().as_str())
-        .bind(Json(message.payload()))
-        .execute(tx)
-        .await?;
+    sqlx::query!(
+        "INSERT INTO public.outbox (id, kind, payload) VALUES ($1, $2, $3)",
+        id,
+        message.kind().as_str(),
+        Json(message.payload()) as _,
+    )
+    .execute(tx)
+    .await?;
     Ok(id)
 }
 
@@ -149,7 +151,7 @@ pub async fn take_due(
     kinds: &[MessageKind],
 ) -> sqlx::Result<Vec<Due>> {
     let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-    let rows: Vec<(Uuid, String, i32)> = sqlx::query_as(
+    let rows = sqlx::query!(
         "WITH due AS (
              SELECT id FROM public.outbox
               WHERE relayed_at IS NULL AND outcome IS NULL AND available_at <= now()
@@ -162,18 +164,18 @@ pub async fn take_due(
            FROM due
           WHERE o.id = due.id
       RETURNING o.id, o.kind, o.relays",
+        limit,
+        &kinds as &[&str],
     )
-    .bind(limit)
-    .bind(&kinds)
     .fetch_all(&mut *tx)
     .await?;
     Ok(rows
         .into_iter()
-        .filter_map(|(id, kind, relay)| {
+        .filter_map(|row| {
             Some(Due {
-                id,
-                kind: MessageKind::parse(&kind)?,
-                relay,
+                id: row.id,
+                kind: MessageKind::parse(&row.kind)?,
+                relay: row.relays,
             })
         })
         .collect())
@@ -183,13 +185,13 @@ pub async fn take_due(
 pub async fn unrelay(db: impl PgExecutor<'_>, items: &[Due]) -> sqlx::Result<()> {
     let ids: Vec<Uuid> = items.iter().map(|d| d.id).collect();
     let relays: Vec<i32> = items.iter().map(|d| d.relay).collect();
-    sqlx::query(
+    sqlx::query!(
         "UPDATE public.outbox o SET relayed_at = NULL
            FROM unnest($1::uuid[], $2::int[]) AS t(id, relay)
           WHERE o.id = t.id AND o.relays = t.relay AND o.outcome IS NULL",
+        &ids,
+        &relays,
     )
-    .bind(&ids)
-    .bind(&relays)
     .execute(db)
     .await?;
     Ok(())
@@ -200,12 +202,12 @@ pub async fn unrelay(db: impl PgExecutor<'_>, items: &[Due]) -> sqlx::Result<()>
 /// crashed between commit and push, the queue gave up on it). Stale tasks of the earlier
 /// hand-over are skipped by their number. How many.
 pub async fn reconcile_stranded(db: impl PgExecutor<'_>, after: Duration) -> sqlx::Result<u64> {
-    let reset = sqlx::query(
+    let reset = sqlx::query!(
         "UPDATE public.outbox SET relayed_at = NULL
           WHERE outcome IS NULL AND relayed_at < now() - make_interval(secs => $1)
             AND (claimed_until IS NULL OR claimed_until < now())",
+        after.as_secs_f64(),
     )
-    .bind(after.as_secs_f64())
     .execute(db)
     .await?;
     Ok(reset.rows_affected())
@@ -213,7 +215,7 @@ pub async fn reconcile_stranded(db: impl PgExecutor<'_>, after: Duration) -> sql
 
 /// When the next due message becomes due, if any is waiting (for the relay's sleep).
 pub async fn next_due_in(db: impl PgExecutor<'_>) -> sqlx::Result<Option<Duration>> {
-    let seconds: Option<f64> = sqlx::query_scalar(
+    let seconds = sqlx::query_scalar!(
         "SELECT greatest(0, extract(epoch FROM min(available_at) - now()))::float8
            FROM public.outbox WHERE relayed_at IS NULL AND outcome IS NULL",
     )
@@ -249,25 +251,25 @@ pub async fn begin_attempt(
     relay: i32,
     claim: Duration,
 ) -> sqlx::Result<Claim> {
-    let row: Option<(String, Json<serde_json::Value>, i32)> = sqlx::query_as(
+    let row = sqlx::query!(
         "UPDATE public.outbox
             SET attempts = attempts + 1, claimed_until = now() + make_interval(secs => $3)
           WHERE id = $1 AND relays = $2 AND outcome IS NULL
             AND (claimed_until IS NULL OR claimed_until < now())
       RETURNING kind, payload, attempts",
+        id,
+        relay,
+        claim.as_secs_f64(),
     )
-    .bind(id)
-    .bind(relay)
-    .bind(claim.as_secs_f64())
     .fetch_optional(db)
     .await?;
-    let Some((kind, Json(payload), number)) = row else {
-        let busy: Option<bool> = sqlx::query_scalar(
+    let Some(row) = row else {
+        let busy = sqlx::query_scalar!(
             "SELECT claimed_until > now() FROM public.outbox
               WHERE id = $1 AND relays = $2 AND outcome IS NULL",
+            id,
+            relay,
         )
-        .bind(id)
-        .bind(relay)
         .fetch_optional(db)
         .await?
         .flatten();
@@ -277,6 +279,7 @@ pub async fn begin_attempt(
             Claim::Nothing
         });
     };
+    let (kind, payload, number) = (row.kind, row.payload, row.attempts);
     match OutboxMessage::from_row(&kind, &payload) {
         Some(message) => Ok(Claim::Started(Attempt {
             id,
@@ -338,22 +341,22 @@ pub async fn record(
         Outcome::RetryScheduled { retry_in, error } => (None, Some(error), retry_in.as_secs_f64()),
         Outcome::Dead { error } => (Some("dead"), Some(error), 0.0),
     };
-    sqlx::query(
+    sqlx::query!(
         "UPDATE public.outbox
-            SET outcome = $3,
-                finished_at = CASE WHEN $3 IS NULL THEN NULL ELSE now() END,
+            SET outcome = $3::text,
+                finished_at = CASE WHEN $3::text IS NULL THEN NULL ELSE now() END,
                 last_error = $4,
                 claimed_until = NULL,
-                relayed_at = CASE WHEN $3 IS NULL THEN NULL ELSE relayed_at END,
-                available_at = CASE WHEN $3 IS NULL THEN now() + make_interval(secs => $5)
+                relayed_at = CASE WHEN $3::text IS NULL THEN NULL ELSE relayed_at END,
+                available_at = CASE WHEN $3::text IS NULL THEN now() + make_interval(secs => $5)
                                     ELSE available_at END
           WHERE id = $1 AND attempts = $2 AND outcome IS NULL",
+        id,
+        number,
+        outcome_value,
+        error,
+        retry_in,
     )
-    .bind(id)
-    .bind(number)
-    .bind(outcome_value)
-    .bind(error)
-    .bind(retry_in)
     .execute(db)
     .await?;
     Ok(())
@@ -380,15 +383,16 @@ pub async fn list(
     dead_only: bool,
     limit: i64,
 ) -> sqlx::Result<Vec<MessageSummary>> {
-    sqlx::query_as(
+    sqlx::query_as!(
+        MessageSummary,
         "SELECT id, kind, attempts, outcome, last_error, created_at, finished_at
            FROM public.outbox
           WHERE CASE WHEN $1 THEN outcome = 'dead' ELSE outcome IS NULL OR outcome = 'dead' END
           ORDER BY created_at
           LIMIT $2",
+        dead_only,
+        limit,
     )
-    .bind(dead_only)
-    .bind(limit)
     .fetch_all(db)
     .await
 }
@@ -396,13 +400,13 @@ pub async fn list(
 /// Sends dead message `id` through the whole pipeline again, with a fresh set of attempts.
 /// False when there is no such dead message.
 pub async fn revive(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<bool> {
-    let revived = sqlx::query(
+    let revived = sqlx::query!(
         "UPDATE public.outbox
             SET outcome = NULL, finished_at = NULL, attempts = 0, relayed_at = NULL,
                 claimed_until = NULL, available_at = now()
           WHERE id = $1 AND outcome = 'dead'",
+        id,
     )
-    .bind(id)
     .execute(db)
     .await?;
     Ok(revived.rows_affected() == 1)

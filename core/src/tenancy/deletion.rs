@@ -10,18 +10,17 @@ use crate::tenancy::TenantSchema;
 /// and invitations go with it). Safe to repeat; false when there was nothing to drop.
 pub async fn drop_workspace(db: &PgPool, workspace_id: Uuid) -> sqlx::Result<bool> {
     let mut tx = crate::db::begin(db, None).await?;
-    let schema: Option<String> = sqlx::query_scalar(
+    let schema = sqlx::query_scalar!(
         "SELECT schema_name FROM public.workspaces WHERE id = $1 AND status = 'deleting' FOR UPDATE",
+        workspace_id,
     )
-    .bind(workspace_id)
     .fetch_optional(&mut *tx)
     .await?;
     let Some(schema) = schema else {
         return Ok(false);
     };
     let schema = TenantSchema::parse(&schema).map_err(|e| sqlx::Error::Decode(e.into()))?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(schema.lock_key())
+    sqlx::query!("SELECT pg_advisory_xact_lock($1)", schema.lock_key())
         .execute(&mut *tx)
         .await?;
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
@@ -30,8 +29,7 @@ pub async fn drop_workspace(db: &PgPool, workspace_id: Uuid) -> sqlx::Result<boo
     )))
     .execute(&mut *tx)
     .await?;
-    sqlx::query("DELETE FROM public.workspaces WHERE id = $1")
-        .bind(workspace_id)
+    sqlx::query!("DELETE FROM public.workspaces WHERE id = $1", workspace_id)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;

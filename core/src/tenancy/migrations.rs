@@ -108,8 +108,7 @@ pub async fn migrate_one(
     migrations: &TenantMigrations,
 ) -> anyhow::Result<Vec<String>> {
     let mut tx = crate::db::begin(pool, None).await?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(schema.lock_key())
+    sqlx::query!("SELECT pg_advisory_xact_lock($1)", schema.lock_key())
         .execute(&mut *tx)
         .await?;
     // No statement limit (a large tenant's index build may take long), but never queue
@@ -125,11 +124,13 @@ pub async fn migrate_one(
         .set_grouped(true)
         .run_async(&mut SqlxMigrator(&mut tx))
         .await?;
-    sqlx::query("UPDATE public.workspaces SET schema_version = $2 WHERE id = $1")
-        .bind(workspace_id)
-        .bind(migrations.latest_version())
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "UPDATE public.workspaces SET schema_version = $2 WHERE id = $1",
+        workspace_id,
+        migrations.latest_version(),
+    )
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(report
         .applied_migrations()
@@ -193,14 +194,17 @@ pub async fn migrate_all_with(
     migrations: &TenantMigrations,
 ) -> anyhow::Result<MigrateAllReport> {
     let latest = migrations.latest_version();
-    let rows: Vec<(Uuid, String, String, i32)> = sqlx::query_as(
+    let rows: Vec<(Uuid, String, String, i32)> = sqlx::query!(
         "SELECT id, slug, schema_name, schema_version FROM public.workspaces
           WHERE status = 'active' AND ($1::text IS NULL OR slug = $1)
           ORDER BY created_at",
+        selection.only.as_deref(),
     )
-    .bind(selection.only.as_deref())
     .fetch_all(pool)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.slug, r.schema_name, r.schema_version))
+    .collect();
     if let Some(only) = &selection.only
         && rows.is_empty()
     {

@@ -96,11 +96,13 @@ pub async fn make_spare(
     let spare = SpareSchema::random();
     let mut tx = crate::db::begin(pool, None).await?;
     create_migrated(&mut tx, &spare, migrations).await?;
-    sqlx::query("INSERT INTO public.spare_schemas (schema_name, schema_version) VALUES ($1, $2)")
-        .bind(spare.name())
-        .bind(migrations.latest_version())
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "INSERT INTO public.spare_schemas (schema_name, schema_version) VALUES ($1, $2)",
+        spare.name(),
+        migrations.latest_version(),
+    )
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(spare)
 }
@@ -175,10 +177,12 @@ pub async fn refill(
         pass.dropped += 1;
     }
     let mut turn = crate::db::begin(pool, None).await?;
-    let ours: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock($1)")
-        .bind(REFILL_LOCK)
-        .fetch_one(&mut *turn)
-        .await?;
+    let ours = sqlx::query_scalar!(
+        r#"SELECT pg_try_advisory_xact_lock($1) AS "locked!""#,
+        REFILL_LOCK
+    )
+    .fetch_one(&mut *turn)
+    .await?;
     pass.ready = ready_count(&mut turn, latest).await?;
     if ours {
         while pass.ready < i64::from(target) && pass.made < batch {
@@ -194,17 +198,19 @@ pub async fn refill(
 /// Spares the worker counts as ready: at its version, or ahead of it (made by a newer worker
 /// during a rolling upgrade, which an older worker must not drop or duplicate).
 async fn ready_count(conn: &mut PgConnection, latest: i32) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT count(*) FROM public.spare_schemas WHERE schema_version >= $1")
-        .bind(latest)
-        .fetch_one(conn)
-        .await
+    sqlx::query_scalar!(
+        r#"SELECT count(*) AS "ready!" FROM public.spare_schemas WHERE schema_version >= $1"#,
+        latest,
+    )
+    .fetch_one(conn)
+    .await
 }
 
 /// Drops one spare behind `latest`, or one row whose schema is gone, skipping any a claim
 /// holds; false when there was none.
 async fn drop_one_stale(pool: &PgPool, latest: i32) -> anyhow::Result<bool> {
     let mut tx = crate::db::begin(pool, None).await?;
-    let taken: Option<String> = sqlx::query_scalar(
+    let taken = sqlx::query_scalar!(
         "DELETE FROM public.spare_schemas
           WHERE schema_name = (
                 SELECT s.schema_name
@@ -215,8 +221,8 @@ async fn drop_one_stale(pool: &PgPool, latest: i32) -> anyhow::Result<bool> {
                  LIMIT 1
                    FOR UPDATE SKIP LOCKED)
           RETURNING schema_name",
+        latest,
     )
-    .bind(latest)
     .fetch_optional(&mut *tx)
     .await?;
     let Some(taken) = taken else {

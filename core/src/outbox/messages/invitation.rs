@@ -26,25 +26,16 @@ pub async fn pending(
     key: &EmailTokenKey,
     invitation_id: Uuid,
 ) -> sqlx::Result<Option<PendingInvitation>> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        email: String,
-        workspace_name: String,
-        inviter_name: Option<String>,
-        role: String,
-        nonce: Vec<u8>,
-        expires_at: OffsetDateTime,
-    }
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT i.email, w.name AS workspace_name, u.full_name AS inviter_name, i.role, i.nonce,
-                i.expires_at
-           FROM public.invitations i
-           JOIN public.workspaces w ON w.id = i.workspace_id
-           LEFT JOIN public.users u ON u.id = i.invited_by
-          WHERE i.id = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
-            AND i.expires_at > now() AND w.status = 'active'",
+    let row = sqlx::query!(
+        r#"SELECT i.email, w.name AS workspace_name, u.full_name AS "inviter_name?", i.role,
+                  i.nonce, i.expires_at
+             FROM public.invitations i
+             JOIN public.workspaces w ON w.id = i.workspace_id
+             LEFT JOIN public.users u ON u.id = i.invited_by
+            WHERE i.id = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+              AND i.expires_at > now() AND w.status = 'active'"#,
+        invitation_id,
     )
-    .bind(invitation_id)
     .fetch_optional(db)
     .await?;
     row.map(|row| {
