@@ -7,8 +7,9 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::conversations::assignee::AssigneeFilter;
-use crate::conversations::contacts::Contact;
+use crate::inbox::assignee::AssigneeFilter;
+use crate::inbox::contacts::Contact;
+use crate::inbox::priority::Priority;
 use crate::pagination::{Page, TimeKey};
 use crate::tenancy::TenantSchema;
 
@@ -19,17 +20,6 @@ pub enum ConversationStatus {
     Open,
     Pending,
     Resolved,
-}
-
-/// Shared by conversations and tickets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
-#[serde(rename_all = "lowercase")]
-#[sqlx(type_name = "text", rename_all = "lowercase")]
-pub enum Priority {
-    Low,
-    Medium,
-    High,
-    Urgent,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]

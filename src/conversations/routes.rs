@@ -8,15 +8,14 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::authz::Actor;
-use crate::conversations::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
-use crate::conversations::contacts::{self, ContactInput};
 use crate::conversations::messages::{self, Message, MessageKind};
-use crate::conversations::record::{
-    self, Change, Conversation, ConversationStatus, ListFilter, Priority,
-};
-use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::conversations::record::{self, Change, Conversation, ConversationStatus, ListFilter};
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
+use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
+use crate::inbox::contacts::{self, ContactInput};
+use crate::inbox::priority::Priority;
+use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
 use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};

@@ -7,9 +7,9 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::conversations::assignee::AssigneeFilter;
-use crate::conversations::contacts::Contact;
-use crate::conversations::record::Priority;
+use crate::inbox::assignee::AssigneeFilter;
+use crate::inbox::contacts::Contact;
+use crate::inbox::priority::Priority;
 use crate::pagination::Page;
 use crate::tenancy::TenantSchema;
 
