@@ -11,7 +11,7 @@ use crate::auth::password::Password;
 use crate::auth::users::{self, User};
 use crate::auth::verification;
 use crate::email_address::EmailAddress;
-use crate::error::{Error, FieldErrors, Result};
+use crate::error::{Error, FieldErrors, OnConstraint, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -118,7 +118,9 @@ pub async fn register(
     let password_hash = state.passwords.hash(&new.password).await?;
 
     let mut tx = crate::db::begin(&state.db, None).await?;
-    let user = users::insert(&mut *tx, &new.email, &new.full_name, &password_hash).await?;
+    let user = users::insert(&mut *tx, &new.email, &new.full_name, &password_hash)
+        .await
+        .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
     verification::issue(&mut tx, &state.email_tokens, user.id, &user.email).await?;
     tx.commit().await?;
 

@@ -14,10 +14,11 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
+use crate::auth::users;
 use crate::email_tokens::{
     EmailTokenKey, PendingEmail, Purpose, new_nonce, pending_email, token_hash,
 };
-use crate::error::{Error, Result};
+use crate::error::{Error, OnConstraint, Result};
 use crate::extract::{AppJson, AppQuery};
 use crate::outbox::{self, OutboxMessage};
 use crate::rate_limit::{Decision, Quota};
@@ -89,8 +90,9 @@ pub async fn pending(
 }
 
 /// Consumes a valid token and marks its address verified; `None` when the token is unknown,
-/// expired or already used.
-async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
+/// expired or already used. The address of an email change may have been taken by another
+/// account since it was asked for: a conflict.
+async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
     let hash = token_hash(token);
     let mut tx = crate::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
@@ -119,7 +121,8 @@ async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
     )
     .bind(&hash)
     .fetch_optional(&mut *tx)
-    .await?;
+    .await
+    .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
     if let Some(user_id) = verified {
         // The address may have changed: every workspace's copy of the team follows.
         crate::agents::record::sync_account(&mut tx, user_id).await?;

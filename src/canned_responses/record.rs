@@ -1,12 +1,25 @@
 //! The CannedResponse record and its queries. Statements over the tables of `schema`.
+//!
+//! Writes answer a short code that is taken as the conflict it is (`short_code_taken`).
 
 use serde::Serialize;
 use sqlx::PgConnection;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::error::{Error, OnConstraint, Result};
 use crate::pagination::Page;
 use crate::tenancy::TenantSchema;
+
+/// Short codes are unique in a workspace (stored lower case, so in any case).
+const SHORT_CODE_UNIQUE: &str = "canned_responses_short_code_key";
+
+fn short_code_taken() -> Error {
+    Error::conflict(
+        "short_code_taken",
+        "a canned response with this short code already exists",
+    )
+}
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
@@ -68,7 +81,7 @@ pub async fn insert(
     short_code: &str,
     title: &str,
     body: &str,
-) -> sqlx::Result<CannedResponse> {
+) -> Result<CannedResponse> {
     sqlx::query_as(schema.sql(
         "INSERT INTO {schema}.canned_responses (short_code, title, body) VALUES ($1, $2, $3)
          RETURNING id, short_code, title, body",
@@ -78,6 +91,7 @@ pub async fn insert(
     .bind(body)
     .fetch_one(conn)
     .await
+    .on_constraint(SHORT_CODE_UNIQUE, short_code_taken)
 }
 
 /// Changes the fields given; `None` when there is no such canned response.
@@ -88,7 +102,7 @@ pub async fn update(
     short_code: Option<&str>,
     title: Option<&str>,
     body: Option<&str>,
-) -> sqlx::Result<Option<CannedResponse>> {
+) -> Result<Option<CannedResponse>> {
     sqlx::query_as(schema.sql(
         "UPDATE {schema}.canned_responses
             SET short_code = coalesce($2, short_code), title = coalesce($3, title),
@@ -102,6 +116,7 @@ pub async fn update(
     .bind(body)
     .fetch_optional(conn)
     .await
+    .on_constraint(SHORT_CODE_UNIQUE, short_code_taken)
 }
 
 /// False when there was no such canned response.

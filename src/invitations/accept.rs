@@ -21,7 +21,7 @@ use crate::auth::password::Password;
 use crate::auth::users::{self, User};
 use crate::email_address::EmailAddress;
 use crate::email_tokens::token_hash;
-use crate::error::{Error, FieldErrors, Result};
+use crate::error::{Error, FieldErrors, OnConstraint, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::rate_limit::Decision;
 use crate::state::AppState;
@@ -109,12 +109,11 @@ pub async fn accept(
     let email = EmailAddress::parse(&invitation.email).map_err(|e| anyhow::anyhow!(e))?;
     let user = users::insert(&mut *tx, &email, &full_name, &password_hash)
         .await
-        .map_err(|e| match e.as_database_error().and_then(|d| d.constraint()) {
-            Some("users_email_key") => Error::conflict(
+        .on_constraint(users::EMAIL_UNIQUE, || {
+            Error::conflict(
                 "email_taken",
                 "an account with this email already exists: sign in, then accept the invitation",
-            ),
-            _ => e.into(),
+            )
         })?;
     let workspace = join(&mut tx, &invitation, user.id).await?;
     tx.commit().await?;
