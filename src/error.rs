@@ -6,8 +6,10 @@
 //!
 //! - `constraint`: `on_constraint`, which names a constraint violation a client can cause at
 //!   the statement that can cause it.
+//! - `responses`: the OpenAPI response sets of each authorization rule, for annotations.
 
 mod constraint;
+pub mod responses;
 
 pub use constraint::OnConstraint;
 

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::agents::record::{Agent, COLUMNS};
 use crate::authz::Actor;
+use crate::error::responses::MemberErrors;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
@@ -101,8 +102,7 @@ pub struct ProfilePatch {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller's profile", body = Profile),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn get(mut tenant: Tenant) -> Result<AppJson<Profile>> {
@@ -118,9 +118,7 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<Profile>> {
     request_body = ProfilePatch,
     responses(
         (status = 200, description = "The updated profile", body = Profile),
-        (status = 400, description = "Invalid field, or an unknown one", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn update(

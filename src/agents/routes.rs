@@ -11,6 +11,8 @@ use crate::agents::lifecycle::{self, Change};
 use crate::agents::record::{self, Agent, StatusFilter};
 use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
+use crate::error::Problem;
+use crate::error::responses::{TeamManageErrors, TeamViewErrors};
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::invitations::{self, Invitation};
@@ -55,9 +57,7 @@ pub struct AgentList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "Agents in the order they joined, a page at a time", body = AgentList),
-        (status = 400, description = "Unknown status filter, bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamViewErrors,
     )
 )]
 pub async fn list(
@@ -82,9 +82,7 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "Agent id")),
     responses(
         (status = 200, description = "The agent", body = Agent),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamViewErrors,
     )
 )]
 pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
@@ -118,11 +116,9 @@ pub struct InvitationCreated {
     request_body = InviteRequest,
     responses(
         (status = 201, description = "Invitation created and its email queued", body = InvitationCreated),
-        (status = 400, description = "Invalid email or role", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an unverified inviter (`email_not_verified`), an API key inviting an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already a member (active or deactivated)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many invitations from this workspace or this person", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
+        (status = 409, description = "Already a member (active or deactivated)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many invitations from this workspace or this person", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn invite(
@@ -205,10 +201,8 @@ pub async fn invite(
     params(("id" = Uuid, Path, description = "Agent id")),
     responses(
         (status = 200, description = "The agent, deactivated", body = Agent),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "It would leave the workspace without an active Owner", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
+        (status = 409, description = "It would leave the workspace without an active Owner", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn deactivate(
@@ -226,9 +220,7 @@ pub async fn deactivate(
     params(("id" = Uuid, Path, description = "Agent id")),
     responses(
         (status = 200, description = "The agent, active", body = Agent),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
     )
 )]
 pub async fn reactivate(
@@ -254,11 +246,8 @@ pub struct RoleRequest {
     request_body = RoleRequest,
     responses(
         (status = 200, description = "The agent with the new role", body = Agent),
-        (status = 400, description = "Unknown role", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "It would leave the workspace without an active Owner", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
+        (status = 409, description = "It would leave the workspace without an active Owner", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn change_role(

@@ -9,6 +9,8 @@ use uuid::Uuid;
 
 use crate::api_keys::secret::ApiKeySecret;
 use crate::authz::Actor;
+use crate::error::Problem;
+use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, path_id};
 use crate::state::AppState;
@@ -72,8 +74,7 @@ const COLUMNS: &str = "id, name, 'sdk_' || left(lookup, 8) AS prefix, created_by
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The keys, oldest first", body = ApiKeyList),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson<ApiKeyList>> {
@@ -93,10 +94,8 @@ pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson
     request_body = CreateApiKeyRequest,
     responses(
         (status = 201, description = "Created; `key` is shown this once", body = ApiKeyWithSecret),
-        (status = 400, description = "Missing or invalid name", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The workspace has the most keys allowed", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
+        (status = 409, description = "The workspace has the most keys allowed", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -163,9 +162,7 @@ pub async fn create(
     params(("id" = Uuid, Path, description = "API key id")),
     responses(
         (status = 200, description = "The new secret, shown this once", body = ApiKeyWithSecret),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such key in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn regenerate(
@@ -202,9 +199,7 @@ pub async fn regenerate(
     params(("id" = Uuid, Path, description = "API key id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such key in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn revoke(

@@ -18,6 +18,7 @@ use crate::auth::users;
 use crate::email_tokens::{
     EmailTokenKey, PendingEmail, Purpose, new_nonce, pending_email, token_hash,
 };
+use crate::error::responses::UserTokenErrors;
 use crate::error::{Error, OnConstraint, Result};
 use crate::extract::{AppJson, AppQuery};
 use crate::outbox::{self, OutboxMessage};
@@ -182,10 +183,7 @@ pub async fn verify_email(
     security(("bearer" = [])),
     responses(
         (status = 202, description = "A new verification email is queued", body = MessageResponse),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem,
-            content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem,
-            content_type = "application/problem+json"),
+        UserTokenErrors,
         (status = 409, description = "The email is already verified", body = crate::error::Problem,
             content_type = "application/problem+json"),
         (status = 429, description = "Too many requests", body = crate::error::Problem,

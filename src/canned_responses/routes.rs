@@ -9,6 +9,8 @@ use uuid::Uuid;
 use crate::authz::Actor;
 use crate::canned_responses::record::{self, CannedResponse};
 use crate::canned_responses::template::{self, Values};
+use crate::error::Problem;
+use crate::error::responses::{MemberErrors, OwnerErrors};
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
@@ -55,9 +57,7 @@ pub struct CannedResponseList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "Canned responses by short code, a page at a time", body = CannedResponseList),
-        (status = 400, description = "Bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list(
@@ -82,9 +82,7 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "Canned response id")),
     responses(
         (status = 200, description = "The canned response", body = CannedResponse),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<CannedResponse>> {
@@ -115,10 +113,8 @@ pub struct CreateCannedResponse {
     request_body = CreateCannedResponse,
     responses(
         (status = 201, description = "The new canned response", body = CannedResponse),
-        (status = 400, description = "Malformed JSON, or a missing or invalid field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The short code is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
+        (status = 409, description = "The short code is taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -163,11 +159,8 @@ pub struct CannedResponsePatch {
     request_body = CannedResponsePatch,
     responses(
         (status = 200, description = "The updated canned response", body = CannedResponse),
-        (status = 400, description = "Malformed JSON, or an invalid or unknown field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The short code is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
+        (status = 409, description = "The short code is taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn update(
@@ -219,9 +212,7 @@ pub async fn update(
     params(("id" = Uuid, Path, description = "Canned response id")),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn delete(Path(id): Path<String>, mut tenant: TenantTx) -> Result<StatusCode> {
@@ -263,11 +254,8 @@ const RENDER_QUOTA: Quota = Quota {
     request_body = RenderRequest,
     responses(
         (status = 200, description = "The filled-in body", body = Rendered),
-        (status = 400, description = "Malformed JSON, or no such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "More than 120 renders a minute by this member; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
+        (status = 429, description = "More than 120 renders a minute by this member; see Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn render(

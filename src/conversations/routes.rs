@@ -10,6 +10,7 @@ use uuid::Uuid;
 use crate::authz::Actor;
 use crate::conversations::messages::{self, Message, MessageKind};
 use crate::conversations::record::{self, Change, Conversation, ConversationStatus, ListFilter};
+use crate::error::responses::MemberErrors;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
@@ -45,9 +46,7 @@ pub struct ConversationList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "A page of conversations", body = ConversationList),
-        (status = 400, description = "Unknown status or assignee, limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list(
@@ -88,9 +87,7 @@ pub struct CreateConversation {
     request_body = CreateConversation,
     responses(
         (status = 201, description = "The new conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or a missing or invalid field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn create(
@@ -153,9 +150,7 @@ pub async fn create(
     params(("id" = Uuid, Path, description = "Conversation id")),
     responses(
         (status = 200, description = "The conversation", body = Conversation),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Conversation>> {
@@ -182,10 +177,7 @@ pub struct MessageList {
     params(("id" = Uuid, Path, description = "Conversation id"), PageQuery),
     responses(
         (status = 200, description = "A page of messages", body = MessageList),
-        (status = 400, description = "Limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list_messages(
@@ -221,10 +213,7 @@ pub struct MessageRequest {
     request_body = MessageRequest,
     responses(
         (status = 201, description = "The reply", body = Message),
-        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn reply(
@@ -244,10 +233,7 @@ pub async fn reply(
     request_body = MessageRequest,
     responses(
         (status = 201, description = "The note", body = Message),
-        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn note(
@@ -296,10 +282,7 @@ pub struct AssignRequest {
     request_body = AssignRequest,
     responses(
         (status = 200, description = "The updated conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or the assignee is not an active agent of this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn assign(
@@ -325,10 +308,7 @@ pub struct StatusRequest {
     request_body = StatusRequest,
     responses(
         (status = 200, description = "The updated conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or an unknown status", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn set_status(
@@ -357,10 +337,7 @@ pub struct PriorityRequest {
     request_body = PriorityRequest,
     responses(
         (status = 200, description = "The updated conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or an unknown priority", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn set_priority(

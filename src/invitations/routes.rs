@@ -7,6 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::authz::Actor;
+use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::invitations::Invitation;
@@ -28,9 +29,7 @@ pub struct InvitationList {
     params(PageQuery),
     responses(
         (status = 200, description = "Open invitations, a page at a time", body = InvitationList),
-        (status = 400, description = "Bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn list(
@@ -69,9 +68,7 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "Invitation id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No open invitation with this id in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn revoke(

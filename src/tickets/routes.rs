@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::conversations::record as conversations;
+use crate::error::responses::MemberErrors;
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::{AppJson, AppQuery, path_id};
 use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
@@ -47,9 +48,7 @@ pub struct TicketList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "A page of tickets", body = TicketList),
-        (status = 400, description = "Unknown status or assignee, limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list(
@@ -92,9 +91,7 @@ pub struct CreateTicket {
     request_body = CreateTicket,
     responses(
         (status = 201, description = "The new ticket", body = Ticket),
-        (status = 400, description = "Malformed JSON, a missing or invalid field, an assignee that is not an active agent, or an unknown conversation", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn create(
@@ -179,9 +176,7 @@ async fn check_references(
     params(("id" = Uuid, Path, description = "Ticket id")),
     responses(
         (status = 200, description = "The ticket", body = Ticket),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Ticket>> {
@@ -225,10 +220,7 @@ pub struct TicketPatch {
     request_body = TicketPatch,
     responses(
         (status = 200, description = "The updated ticket", body = Ticket),
-        (status = 400, description = "Malformed JSON, an invalid or unknown field, an assignee that is not an active agent, or an unknown conversation", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn update(
@@ -272,9 +264,7 @@ pub async fn update(
     params(("id" = Uuid, Path, description = "Ticket id")),
     responses(
         (status = 200, description = "The resolved ticket", body = Ticket),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn resolve(
@@ -327,10 +317,7 @@ pub struct CommentList {
     params(("id" = Uuid, Path, description = "Ticket id"), PageQuery),
     responses(
         (status = 200, description = "A page of comments", body = CommentList),
-        (status = 400, description = "Limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list_comments(
@@ -366,10 +353,7 @@ pub struct CommentRequest {
     request_body = CommentRequest,
     responses(
         (status = 201, description = "The comment", body = Comment),
-        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn add_comment(

@@ -12,6 +12,8 @@ use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
 use crate::authz::Actor;
+use crate::error::Problem;
+use crate::error::responses::{MemberErrors, OwnerErrors, UserTokenErrors};
 use crate::error::{Error, FieldErrors, Result};
 use crate::extract::AppJson;
 use crate::outbox::{self, OutboxMessage};
@@ -53,11 +55,10 @@ pub struct WorkspaceCreated {
     request_body = CreateWorkspaceRequest,
     responses(
         (status = 201, description = "Created and provisioned", body = WorkspaceCreated),
-        (status = 400, description = "Invalid name or slug", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token; an unverified account that already owns a workspace (`email_not_verified`); the per-account cap (`workspace_limit_reached`, `MAX_WORKSPACES_PER_USER`)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The slug is taken", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "More than `WORKSPACE_CREATES_PER_HOUR` created by this account in an hour; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid user token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A workspace token instead of a user token; an unverified account that already owns a workspace (`email_not_verified`); the per-account cap (`workspace_limit_reached`, `MAX_WORKSPACES_PER_USER`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The slug is taken", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "More than `WORKSPACE_CREATES_PER_HOUR` created by this account in an hour; see Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -135,8 +136,7 @@ pub struct WorkspaceList {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Active memberships", body = WorkspaceList),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        UserTokenErrors,
     )
 )]
 pub async fn list(
@@ -166,9 +166,8 @@ pub struct Selected {
     params(("id" = Uuid, Path, description = "Workspace id")),
     responses(
         (status = 200, description = "A workspace token", body = Selected),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Membership deactivated, or a workspace token was sent", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such workspace, or not a member", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid user token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Membership deactivated, or a workspace token was sent", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn select(
@@ -233,8 +232,7 @@ pub struct CurrentWorkspace {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The current workspace", body = CurrentWorkspace),
-        (status = 401, description = "Missing, invalid or expired token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "User token, deactivated membership or deleted workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
@@ -266,8 +264,7 @@ pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
     security(("bearer" = [])),
     responses(
         (status = 202, description = "Deletion accepted"),
-        (status = 401, description = "Missing, invalid or expired token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an owner, user token, or deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<StatusCode> {
