@@ -4,14 +4,17 @@
 //! violation, becomes `application/problem+json` here and nowhere else. Internal errors are
 //! logged with their whole chain of causes and answered with a generic 500 that leaks nothing.
 //!
+//! - `field_checks`: checking a request field by field into one validation problem.
 //! - `constraint`: `on_constraint`, which names a constraint violation a client can cause at
 //!   the statement that can cause it.
 //! - `responses`: the OpenAPI response sets of each authorization rule, for annotations.
 
 mod constraint;
+mod field_checks;
 pub mod responses;
 
 pub use constraint::OnConstraint;
+pub use field_checks::FieldChecks;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::extract::Resource;
 use crate::pagination::{Page, TimeKey};
 use crate::tenancy::TenantSchema;
 use crate::workspaces::Role;
@@ -47,6 +48,10 @@ pub struct Agent {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub joined_at: OffsetDateTime,
+}
+
+impl Resource for Agent {
+    const NAME: &'static str = "agent";
 }
 
 impl Default for Presence {

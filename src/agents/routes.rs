@@ -1,7 +1,10 @@
 //! `/api/agents`: the team list, invitations, deactivation, reactivation and role changes.
 //! Owners and the workspace's API keys manage; every member may look.
+//!
+//! The 401 and 403 of each rule are in `TeamViewErrors` and `TeamManageErrors`; 400, 404
+//! and the rest of what every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -11,10 +14,9 @@ use crate::agents::lifecycle::{self, Change};
 use crate::agents::record::{self, Agent, StatusFilter};
 use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
-use crate::error::Problem;
 use crate::error::responses::{TeamManageErrors, TeamViewErrors};
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::error::{Error, FieldChecks, Problem, Result};
+use crate::extract::{AppJson, AppQuery, PathId};
 use crate::invitations::{self, Invitation};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
@@ -85,8 +87,7 @@ pub async fn list(
         TeamViewErrors,
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
-    let id = path_id(&id, "agent")?;
+pub async fn get(PathId { id, .. }: PathId<Agent>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
     let (conn, schema) = tenant.parts();
     let agent = record::find(conn, schema, id)
         .await?
@@ -101,6 +102,26 @@ pub struct InviteRequest {
     /// `agent` or `admin` (Owner).
     #[schema(example = "agent")]
     role: String,
+}
+
+/// Whom an invitation is for, checked.
+struct Invitee {
+    email: EmailAddress,
+    role: Role,
+}
+
+impl TryFrom<InviteRequest> for Invitee {
+    type Error = Error;
+
+    fn try_from(request: InviteRequest) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let email = checks.check("email", EmailAddress::parse(&request.email));
+        let role = checks.check("role", request.role.parse::<Role>());
+        match (email, role) {
+            (Some(email), Some(role)) => Ok(Self { email, role }),
+            _ => Err(checks.failed()),
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -126,18 +147,7 @@ pub async fn invite(
     actor: Actor,
     AppJson(request): AppJson<InviteRequest>,
 ) -> Result<(StatusCode, AppJson<InvitationCreated>)> {
-    let mut errors = FieldErrors::new();
-    let email = EmailAddress::parse(&request.email)
-        .map_err(|e| errors.entry("email").or_default().push(e))
-        .ok();
-    let role = request
-        .role
-        .parse::<Role>()
-        .map_err(|e| errors.entry("role").or_default().push(e))
-        .ok();
-    let (Some(email), Some(role)) = (email, role) else {
-        return Err(Error::Validation(errors));
-    };
+    let Invitee { email, role } = Invitee::try_from(request)?;
     if role.is_owner() {
         actor.may_touch_owners()?;
     }
@@ -207,10 +217,10 @@ pub async fn invite(
 )]
 pub async fn deactivate(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    agent: PathId<Agent>,
     tenant: TenantTx,
 ) -> Result<AppJson<Agent>> {
-    change(&state, &id, tenant, Change::Deactivate).await
+    change(&state, agent, tenant, Change::Deactivate).await
 }
 
 /// Reactivate a deactivated agent: access is restored on the next request.
@@ -225,10 +235,10 @@ pub async fn deactivate(
 )]
 pub async fn reactivate(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    agent: PathId<Agent>,
     tenant: TenantTx,
 ) -> Result<AppJson<Agent>> {
-    change(&state, &id, tenant, Change::Reactivate).await
+    change(&state, agent, tenant, Change::Reactivate).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -253,7 +263,7 @@ pub struct RoleRequest {
 pub async fn change_role(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    agent: PathId<Agent>,
     AppJson(request): AppJson<RoleRequest>,
 ) -> Result<AppJson<Agent>> {
     let role: Role = request
@@ -261,7 +271,7 @@ pub async fn change_role(
         .parse()
         .map_err(|e: String| Error::invalid_field("role", e))?;
     let tenant = TenantTx::begin(&state, actor).await?;
-    change(&state, &id, tenant, Change::SetRole(role)).await
+    change(&state, agent, tenant, Change::SetRole(role)).await
 }
 
 /// The person on whose authority an invitation goes out (the member, or the Owner who created
@@ -296,11 +306,10 @@ async fn inviting_person(state: &AppState, actor: &Actor) -> Result<uuid::Uuid> 
 
 async fn change(
     state: &AppState,
-    id: &str,
+    PathId { id, .. }: PathId<Agent>,
     mut tenant: TenantTx,
     change: Change,
 ) -> Result<AppJson<Agent>> {
-    let id = path_id(id, "agent")?;
     let workspace_id = tenant.actor.workspace_id;
     let agent = lifecycle::apply(&mut tenant, id, change).await?;
     tenant.commit().await?;

@@ -1,6 +1,9 @@
 //! `/api/settings/api-keys` (Owners): create, list, regenerate and revoke secret API keys.
+//!
+//! The 401 and 403 of the Owners' rule are in `OwnerErrors`; 400, 404 and the rest of what
+//! every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -9,10 +12,9 @@ use uuid::Uuid;
 
 use crate::api_keys::secret::ApiKeySecret;
 use crate::authz::Actor;
-use crate::error::Problem;
 use crate::error::responses::OwnerErrors;
-use crate::error::{Error, Result};
-use crate::extract::{AppJson, path_id};
+use crate::error::{Error, Problem, Result};
+use crate::extract::{AppJson, PathId, Resource};
 use crate::state::AppState;
 
 const NAME_MAX_CHARS: usize = 100;
@@ -41,6 +43,10 @@ pub struct ApiKey {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub last_used_at: Option<OffsetDateTime>,
+}
+
+impl Resource for ApiKey {
+    const NAME: &'static str = "API key";
 }
 
 /// A key with its secret, returned once when it is created or regenerated.
@@ -168,9 +174,8 @@ pub async fn create(
 pub async fn regenerate(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<AppJson<ApiKeyWithSecret>> {
-    let id = path_id(&id, "API key")?;
     let secret = ApiKeySecret::generate();
     let api_key: ApiKey = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "UPDATE public.api_keys
@@ -205,9 +210,8 @@ pub async fn regenerate(
 pub async fn revoke(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<StatusCode> {
-    let id = path_id(&id, "API key")?;
     let deleted = sqlx::query("DELETE FROM public.api_keys WHERE id = $1 AND workspace_id = $2")
         .bind(id)
         .bind(actor.workspace_id)

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::error::{Error, OnConstraint, Result};
+use crate::extract::Resource;
 use crate::pagination::Page;
 use crate::tenancy::TenantSchema;
 
@@ -33,6 +34,10 @@ pub struct CannedResponse {
     /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
     #[schema(example = "Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}")]
     pub body: String,
+}
+
+impl Resource for CannedResponse {
+    const NAME: &'static str = "canned response";
 }
 
 /// A page of the canned responses whose short code or title contains `search` (any case),

@@ -5,6 +5,7 @@
 //!
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
+//! - `requests`: what the routes accept, checked into what they act on.
 //! - `routes`: `/api/conversations*`.
 //!
 //! Contacts, assignees, priorities and text rules are shared with tickets and canned
@@ -12,6 +13,7 @@
 
 pub mod messages;
 pub mod record;
+mod requests;
 mod routes;
 
 use utoipa_axum::router::OpenApiRouter;

@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::extract::Resource;
 use crate::inbox::assignee::AssigneeFilter;
 use crate::inbox::contacts::Contact;
 use crate::inbox::priority::Priority;
@@ -44,6 +45,10 @@ pub struct Conversation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
+}
+
+impl Resource for Conversation {
+    const NAME: &'static str = "conversation";
 }
 
 impl FromRow<'_, PgRow> for Conversation {

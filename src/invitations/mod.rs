@@ -26,6 +26,7 @@ use crate::state::AppState;
 
 use crate::email_address::EmailAddress;
 use crate::email_tokens::{EmailTokenKey, Purpose, new_nonce, token_hash};
+use crate::extract::Resource;
 use crate::outbox::{self, OutboxMessage};
 use crate::workspaces::Role;
 
@@ -67,6 +68,10 @@ pub struct Invitation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub expires_at: OffsetDateTime,
+}
+
+impl Resource for Invitation {
+    const NAME: &'static str = "invitation";
 }
 
 /// Creates an invitation (revoking any open one for the same address and workspace) and

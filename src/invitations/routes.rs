@@ -1,7 +1,10 @@
 //! `GET /api/invitations` and `DELETE /api/invitations/{id}` (Owners): the open invitations,
 //! and revoking one (its link stops working at once).
+//!
+//! The 401 and 403 of the Owners' rule are in `OwnerErrors`; 400, 404 and the rest of what
+//! every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -9,7 +12,7 @@ use utoipa::ToSchema;
 use crate::authz::Actor;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::extract::{AppJson, AppQuery, PathId};
 use crate::invitations::Invitation;
 use crate::pagination::{Page, PageQuery, TimeKey};
 use crate::state::AppState;
@@ -74,9 +77,8 @@ pub async fn list(
 pub async fn revoke(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<Invitation>,
 ) -> Result<StatusCode> {
-    let id = path_id(&id, "invitation")?;
     let revoked = sqlx::query(
         "UPDATE public.invitations SET revoked_at = now()
           WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",

@@ -1,9 +1,12 @@
 //! `/workspaces` (user token): create, list, select; `/api/workspace` (workspace token): the
 //! current workspace, and deleting it.
+//!
+//! The 401 and 403 of each kind of caller check are in `crate::error::responses`; 400, 404
+//! and the rest of what every route shares in `crate::openapi`.
 
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -12,10 +15,9 @@ use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
 use crate::authz::Actor;
-use crate::error::Problem;
 use crate::error::responses::{MemberErrors, OwnerErrors, UserTokenErrors};
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::AppJson;
+use crate::error::{Error, FieldChecks, Problem, Result};
+use crate::extract::{AppJson, PathId, Resource};
 use crate::outbox::{self, OutboxMessage};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -34,6 +36,39 @@ pub struct CreateWorkspaceRequest {
     /// Lower-case `[a-z0-9-]{3,48}`; derived from the name when absent.
     #[schema(example = "acme")]
     slug: Option<String>,
+}
+
+/// The name and slug a new workspace asks for, checked; no slug: derive one from the name.
+struct Naming {
+    name: String,
+    slug: Option<Slug>,
+}
+
+impl TryFrom<CreateWorkspaceRequest> for Naming {
+    type Error = Error;
+
+    fn try_from(request: CreateWorkspaceRequest) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let name = request.name.trim().to_owned();
+        if name.is_empty() {
+            checks.add("name", "is required");
+        } else if name.chars().count() > NAME_MAX_CHARS {
+            checks.add(
+                "name",
+                format!("must be at most {NAME_MAX_CHARS} characters"),
+            );
+        }
+        let slug = request
+            .slug
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .and_then(|s| checks.check("slug", Slug::parse(s)));
+        if !checks.is_empty() {
+            return Err(checks.failed());
+        }
+        Ok(Self { name, slug })
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -66,34 +101,7 @@ pub async fn create(
     UserToken(user_id): UserToken,
     AppJson(request): AppJson<CreateWorkspaceRequest>,
 ) -> Result<(StatusCode, AppJson<WorkspaceCreated>)> {
-    let mut errors = FieldErrors::new();
-    let name = request.name.trim().to_owned();
-    if name.is_empty() {
-        errors.entry("name").or_default().push("is required".into());
-    } else if name.chars().count() > NAME_MAX_CHARS {
-        errors
-            .entry("name")
-            .or_default()
-            .push(format!("must be at most {NAME_MAX_CHARS} characters"));
-    }
-    let slug = match request
-        .slug
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        None => None,
-        Some(s) => match Slug::parse(s) {
-            Ok(slug) => Some(slug),
-            Err(e) => {
-                errors.entry("slug").or_default().push(e);
-                None
-            }
-        },
-    };
-    if !errors.is_empty() {
-        return Err(Error::Validation(errors));
-    }
+    let Naming { name, slug } = Naming::try_from(request)?;
     if let Some(limit) = state.settings.workspace_creates_per_hour {
         let quota = Quota {
             limit,
@@ -159,6 +167,13 @@ pub struct Selected {
     pub workspace: MembershipSummary,
 }
 
+/// A workspace as a user-token route names it: a kind of record for `PathId`, never a value.
+pub enum Workspace {}
+
+impl Resource for Workspace {
+    const NAME: &'static str = "workspace";
+}
+
 /// Exchange the user token for a workspace token scoped to workspace `id`.
 #[utoipa::path(
     post, path = "/workspaces/{id}/select", tag = "workspaces",
@@ -173,11 +188,10 @@ pub struct Selected {
 pub async fn select(
     State(state): State<AppState>,
     UserToken(user_id): UserToken,
-    Path(workspace_id): Path<String>,
+    PathId {
+        id: workspace_id, ..
+    }: PathId<Workspace>,
 ) -> Result<AppJson<Selected>> {
-    let workspace_id: Uuid = workspace_id
-        .parse()
-        .map_err(|_| Error::NotFound("workspace"))?;
     let row: Option<(String, String, String, String, i32)> = sqlx::query_as(
         "SELECT w.name, w.slug, m.role, m.status, u.token_version
            FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
