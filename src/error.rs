@@ -2,9 +2,22 @@
 //!
 //! Handlers return `Result<T>`; every failure, from a JSON rejection to a unique-constraint
 //! violation, becomes `application/problem+json` here and nowhere else. Internal errors are
-//! logged with their cause and answered with a generic 500 that leaks nothing.
+//! logged with their whole chain of causes and answered with a generic 500 that leaks nothing.
+//!
+//! - `field_checks`: checking a request field by field into one validation problem.
+//! - `constraint`: `on_constraint`, which names a constraint violation a client can cause at
+//!   the statement that can cause it.
+//! - `responses`: the OpenAPI response sets of each authorization rule, for annotations.
+
+mod constraint;
+mod field_checks;
+pub mod responses;
+
+pub use constraint::OnConstraint;
+pub use field_checks::FieldChecks;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -46,6 +59,10 @@ pub enum Error {
     Unavailable(&'static str),
     #[error(transparent)]
     Database(#[from] sqlx::Error),
+    /// A database failure of a lookup that concurrent requests shared (a cache load): each
+    /// waiter holds the same error, so it is shared rather than owned, and stays the source.
+    #[error("a cached lookup failed")]
+    CachedLookup(#[from] Arc<sqlx::Error>),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -169,15 +186,8 @@ impl Error {
             Self::Unavailable(detail) => {
                 Problem::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", *detail)
             }
-            Self::Database(err) => match constraint_conflict(err) {
-                Some((code, detail)) => Problem::new(StatusCode::CONFLICT, code, detail),
-                None if is_unavailable(err) => Problem::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "the database is unavailable; try again shortly",
-                ),
-                None => internal_problem(),
-            },
+            Self::Database(err) => database_problem(err),
+            Self::CachedLookup(err) => database_problem(err),
             Self::Internal(_) => internal_problem(),
         }
     }
@@ -187,8 +197,8 @@ impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let problem = self.to_problem();
         match &self {
-            Self::Database(err) if problem.status >= 500 => {
-                tracing::error!(error = %err, "database error");
+            Self::Database(_) | Self::CachedLookup(_) if problem.status >= 500 => {
+                tracing::error!(error = %causes(&self), "database error");
             }
             Self::Internal(err) => tracing::error!(error = ?err, "internal error"),
             _ => {}
@@ -219,6 +229,22 @@ fn internal_problem() -> Problem {
     )
 }
 
+/// The error and each of its sources, as one line for the log. A source whose text the
+/// message before it already quotes (as sqlx's do) is not repeated.
+fn causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 fn retry_after_secs(duration: Duration) -> u64 {
     duration.as_secs_f64().ceil().max(1.0) as u64
 }
@@ -235,18 +261,18 @@ fn summarize(fields: &FieldErrors) -> String {
     }
 }
 
-/// Unique constraints that are a client's conflict, not our bug: the one place they are named.
-fn constraint_conflict(err: &sqlx::Error) -> Option<(&'static str, &'static str)> {
-    let constraint = err.as_database_error()?.constraint()?;
-    Some(match constraint {
-        "users_email_key" => ("email_taken", "an account with this email already exists"),
-        "workspaces_slug_key" => ("slug_taken", "a workspace with this slug already exists"),
-        "canned_responses_short_code_key" => (
-            "short_code_taken",
-            "a canned response with this short code already exists",
-        ),
-        _ => return None,
-    })
+/// A database failure no statement named (see [`OnConstraint`]): 503 when a retry will
+/// likely cure it, else a 500.
+fn database_problem(err: &sqlx::Error) -> Problem {
+    if is_unavailable(err) {
+        Problem::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the database is unavailable; try again shortly",
+        )
+    } else {
+        internal_problem()
+    }
 }
 
 /// Failures a retry will likely cure: the database is unreachable or saturated, or it chose
@@ -284,6 +310,23 @@ mod tests {
             Error::Internal(anyhow::anyhow!("relation \"users\" does not exist")).to_problem();
         assert_eq!(problem.status, 500);
         assert!(!problem.detail.contains("relation"));
+    }
+
+    #[test]
+    fn a_shared_failure_keeps_its_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused by 5432");
+        let error = Error::from(Arc::new(sqlx::Error::Io(io)));
+        let logged = causes(&error);
+        assert!(logged.starts_with("a cached lookup failed: "), "{logged}");
+        assert!(logged.contains("refused by 5432"), "{logged}");
+        assert_eq!(logged.matches("refused by 5432").count(), 1, "{logged}");
+        assert_eq!(error.to_problem().status, 503);
+    }
+
+    #[test]
+    fn an_unnamed_constraint_violation_is_ours() {
+        let problem = Error::Database(sqlx::Error::RowNotFound).to_problem();
+        assert_eq!(problem.status, 500);
     }
 
     #[test]

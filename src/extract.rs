@@ -10,6 +10,13 @@
 //! It costs a byte scan per request: a JSON body can carry NUL only as the escape `\u0000`,
 //! a query string only as `%00`, and only when one of those appears is the input decoded a
 //! second time to find which field holds it.
+//!
+//! `PathId` (in `path_id`) is the id of the record a route's path names, under the same
+//! rule everywhere: one that is not a UUID names nothing, 404.
+
+mod path_id;
+
+pub use path_id::{PathId, Resource};
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -325,12 +332,6 @@ fn nul_fields_in_query(query: &str) -> Vec<String> {
         }
     }
     fields
-}
-
-/// An id from a path segment. One that is not a UUID names nothing here: 404, like an id of
-/// another workspace's, so ids reveal nothing either way.
-pub fn path_id(raw: &str, what: &'static str) -> Result<uuid::Uuid, Error> {
-    raw.parse().map_err(|_| Error::NotFound(what))
 }
 
 /// serde's own message ("missing field `email` at line 1 column 2"), without axum's prefix.

@@ -16,6 +16,7 @@ pub mod error;
 pub mod extract;
 pub mod health;
 pub mod http;
+pub mod inbox;
 pub mod invitations;
 pub mod migrate;
 pub mod openapi;

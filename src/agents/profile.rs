@@ -10,7 +10,8 @@ use utoipa::ToSchema;
 
 use crate::agents::record::{Agent, COLUMNS};
 use crate::authz::Actor;
-use crate::error::{Error, FieldErrors, Result};
+use crate::error::responses::MemberErrors;
+use crate::error::{Error, FieldChecks, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -95,14 +96,50 @@ pub struct ProfilePatch {
     notification_preferences: Option<NotificationPreferencesPatch>,
 }
 
+/// A [`ProfilePatch`], checked; `None` leaves a field as it is.
+struct ProfileChanges {
+    display_name: Option<String>,
+    /// `Some(None)` removes the avatar.
+    avatar_url: Option<Option<String>>,
+    notification_preferences: Option<NotificationPreferencesPatch>,
+}
+
+impl TryFrom<ProfilePatch> for ProfileChanges {
+    type Error = Error;
+
+    fn try_from(patch: ProfilePatch) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let display_name = patch.display_name.map(|name| name.trim().to_owned());
+        if let Some(name) = &display_name
+            && (name.is_empty() || name.chars().count() > DISPLAY_NAME_MAX_CHARS)
+        {
+            checks.add(
+                "displayName",
+                format!("must be 1 to {DISPLAY_NAME_MAX_CHARS} characters"),
+            );
+        }
+        let avatar_url = match patch.avatar_url {
+            Some(Some(url)) => checks.check("avatarUrl", web_url(&url)).map(Some),
+            other => other,
+        };
+        if !checks.is_empty() {
+            return Err(checks.failed());
+        }
+        Ok(Self {
+            display_name,
+            avatar_url,
+            notification_preferences: patch.notification_preferences,
+        })
+    }
+}
+
 /// The caller's profile in this workspace.
 #[utoipa::path(
     get, path = "/api/me/profile", tag = "team",
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller's profile", body = Profile),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn get(mut tenant: Tenant) -> Result<AppJson<Profile>> {
@@ -118,9 +155,7 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<Profile>> {
     request_body = ProfilePatch,
     responses(
         (status = 200, description = "The updated profile", body = Profile),
-        (status = 400, description = "Invalid field, or an unknown one", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn update(
@@ -129,29 +164,11 @@ pub async fn update(
     AppJson(patch): AppJson<ProfilePatch>,
 ) -> Result<AppJson<Profile>> {
     let user_id = actor.member_id()?;
-    let mut errors = FieldErrors::new();
-    let display_name = patch.display_name.map(|name| name.trim().to_owned());
-    if let Some(name) = &display_name
-        && (name.is_empty() || name.chars().count() > DISPLAY_NAME_MAX_CHARS)
-    {
-        errors
-            .entry("displayName")
-            .or_default()
-            .push(format!("must be 1 to {DISPLAY_NAME_MAX_CHARS} characters"));
-    }
-    let avatar_url = match patch.avatar_url {
-        Some(Some(url)) => match web_url(&url) {
-            Ok(url) => Some(Some(url)),
-            Err(e) => {
-                errors.entry("avatarUrl").or_default().push(e);
-                None
-            }
-        },
-        other => other,
-    };
-    if !errors.is_empty() {
-        return Err(Error::Validation(errors));
-    }
+    let ProfileChanges {
+        display_name,
+        avatar_url,
+        notification_preferences,
+    } = ProfileChanges::try_from(patch)?;
 
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
@@ -162,7 +179,7 @@ pub async fn update(
     .bind(user_id)
     .fetch_one(&mut *conn)
     .await?;
-    if let Some(patch) = patch.notification_preferences {
+    if let Some(patch) = notification_preferences {
         preferences.apply(patch);
     }
     sqlx::query(schema.sql(

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::authz::Role;
+use crate::extract::Resource;
 use crate::pagination::{Page, TimeKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -47,6 +48,10 @@ pub struct Agent {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub joined_at: OffsetDateTime,
+}
+
+impl Resource for Agent {
+    const NAME: &'static str = "agent";
 }
 
 impl Default for Presence {

@@ -1,7 +1,10 @@
 //! `/api/agents`: the team list, invitations, deactivation, reactivation and role changes.
 //! Owners and the workspace's API keys manage; every member may look.
+//!
+//! The 401 and 403 of each rule are in `TeamViewErrors` and `TeamManageErrors`; 400, 404
+//! and the rest of what every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -12,8 +15,9 @@ use crate::agents::record::{self, Agent, StatusFilter};
 use crate::authz::Role;
 use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::error::responses::{TeamManageErrors, TeamViewErrors};
+use crate::error::{Error, FieldChecks, Problem, Result};
+use crate::extract::{AppJson, AppQuery, PathId};
 use crate::invitations::{self, Invitation};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
@@ -55,9 +59,7 @@ pub struct AgentList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "Agents in the order they joined, a page at a time", body = AgentList),
-        (status = 400, description = "Unknown status filter, bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamViewErrors,
     )
 )]
 pub async fn list(
@@ -82,13 +84,10 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "Agent id")),
     responses(
         (status = 200, description = "The agent", body = Agent),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamViewErrors,
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
-    let id = path_id(&id, "agent")?;
+pub async fn get(PathId { id, .. }: PathId<Agent>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
     let (conn, schema) = tenant.parts();
     let agent = record::find(conn, schema, id)
         .await?
@@ -105,6 +104,26 @@ pub struct InviteRequest {
     role: String,
 }
 
+/// Whom an invitation is for, checked.
+struct Invitee {
+    email: EmailAddress,
+    role: Role,
+}
+
+impl TryFrom<InviteRequest> for Invitee {
+    type Error = Error;
+
+    fn try_from(request: InviteRequest) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let email = checks.check("email", EmailAddress::parse(&request.email));
+        let role = checks.check("role", request.role.parse::<Role>());
+        match (email, role) {
+            (Some(email), Some(role)) => Ok(Self { email, role }),
+            _ => Err(checks.failed()),
+        }
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct InvitationCreated {
     pub invitation: Invitation,
@@ -118,11 +137,9 @@ pub struct InvitationCreated {
     request_body = InviteRequest,
     responses(
         (status = 201, description = "Invitation created and its email queued", body = InvitationCreated),
-        (status = 400, description = "Invalid email or role", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an unverified inviter (`email_not_verified`), an API key inviting an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already a member (active or deactivated)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Too many invitations from this workspace or this person", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
+        (status = 409, description = "Already a member (active or deactivated)", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many invitations from this workspace or this person", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn invite(
@@ -130,18 +147,7 @@ pub async fn invite(
     actor: Actor,
     AppJson(request): AppJson<InviteRequest>,
 ) -> Result<(StatusCode, AppJson<InvitationCreated>)> {
-    let mut errors = FieldErrors::new();
-    let email = EmailAddress::parse(&request.email)
-        .map_err(|e| errors.entry("email").or_default().push(e))
-        .ok();
-    let role = request
-        .role
-        .parse::<Role>()
-        .map_err(|e| errors.entry("role").or_default().push(e))
-        .ok();
-    let (Some(email), Some(role)) = (email, role) else {
-        return Err(Error::Validation(errors));
-    };
+    let Invitee { email, role } = Invitee::try_from(request)?;
     if role.is_owner() {
         actor.may_touch_owners()?;
     }
@@ -205,18 +211,16 @@ pub async fn invite(
     params(("id" = Uuid, Path, description = "Agent id")),
     responses(
         (status = 200, description = "The agent, deactivated", body = Agent),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "It would leave the workspace without an active Owner", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
+        (status = 409, description = "It would leave the workspace without an active Owner", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn deactivate(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    agent: PathId<Agent>,
     tenant: TenantTx,
 ) -> Result<AppJson<Agent>> {
-    change(&state, &id, tenant, Change::Deactivate).await
+    change(&state, agent, tenant, Change::Deactivate).await
 }
 
 /// Reactivate a deactivated agent: access is restored on the next request.
@@ -226,17 +230,15 @@ pub async fn deactivate(
     params(("id" = Uuid, Path, description = "Agent id")),
     responses(
         (status = 200, description = "The agent, active", body = Agent),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
     )
 )]
 pub async fn reactivate(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    agent: PathId<Agent>,
     tenant: TenantTx,
 ) -> Result<AppJson<Agent>> {
-    change(&state, &id, tenant, Change::Reactivate).await
+    change(&state, agent, tenant, Change::Reactivate).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -254,17 +256,14 @@ pub struct RoleRequest {
     request_body = RoleRequest,
     responses(
         (status = 200, description = "The agent with the new role", body = Agent),
-        (status = 400, description = "Unknown role", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key touching an Owner (`api_key_cannot_manage_owners`), a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "It would leave the workspace without an active Owner", body = crate::error::Problem, content_type = "application/problem+json"),
+        TeamManageErrors,
+        (status = 409, description = "It would leave the workspace without an active Owner", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn change_role(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    agent: PathId<Agent>,
     AppJson(request): AppJson<RoleRequest>,
 ) -> Result<AppJson<Agent>> {
     let role: Role = request
@@ -272,7 +271,7 @@ pub async fn change_role(
         .parse()
         .map_err(|e: String| Error::invalid_field("role", e))?;
     let tenant = TenantTx::begin(&state, actor).await?;
-    change(&state, &id, tenant, Change::SetRole(role)).await
+    change(&state, agent, tenant, Change::SetRole(role)).await
 }
 
 /// The person on whose authority an invitation goes out (the member, or the Owner who created
@@ -307,11 +306,10 @@ async fn inviting_person(state: &AppState, actor: &Actor) -> Result<uuid::Uuid> 
 
 async fn change(
     state: &AppState,
-    id: &str,
+    PathId { id, .. }: PathId<Agent>,
     mut tenant: TenantTx,
     change: Change,
 ) -> Result<AppJson<Agent>> {
-    let id = path_id(id, "agent")?;
     let workspace_id = tenant.actor.workspace_id;
     let agent = lifecycle::apply(&mut tenant, id, change).await?;
     tenant.commit().await?;

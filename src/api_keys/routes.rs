@@ -1,6 +1,9 @@
 //! `/api/settings/api-keys` (Owners): create, list, regenerate and revoke secret API keys.
+//!
+//! The 401 and 403 of the Owners' rule are in `OwnerErrors`; 400, 404 and the rest of what
+//! every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -9,8 +12,9 @@ use uuid::Uuid;
 
 use crate::api_keys::secret::ApiKeySecret;
 use crate::authz::Actor;
-use crate::error::{Error, Result};
-use crate::extract::{AppJson, path_id};
+use crate::error::responses::OwnerErrors;
+use crate::error::{Error, Problem, Result};
+use crate::extract::{AppJson, PathId, Resource};
 use crate::state::AppState;
 
 const NAME_MAX_CHARS: usize = 100;
@@ -39,6 +43,10 @@ pub struct ApiKey {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub last_used_at: Option<OffsetDateTime>,
+}
+
+impl Resource for ApiKey {
+    const NAME: &'static str = "API key";
 }
 
 /// A key with its secret, returned once when it is created or regenerated.
@@ -72,8 +80,7 @@ const COLUMNS: &str = "id, name, 'sdk_' || left(lookup, 8) AS prefix, created_by
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The keys, oldest first", body = ApiKeyList),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson<ApiKeyList>> {
@@ -93,10 +100,8 @@ pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson
     request_body = CreateApiKeyRequest,
     responses(
         (status = 201, description = "Created; `key` is shown this once", body = ApiKeyWithSecret),
-        (status = 400, description = "Missing or invalid name", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The workspace has the most keys allowed", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
+        (status = 409, description = "The workspace has the most keys allowed", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -163,17 +168,14 @@ pub async fn create(
     params(("id" = Uuid, Path, description = "API key id")),
     responses(
         (status = 200, description = "The new secret, shown this once", body = ApiKeyWithSecret),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such key in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn regenerate(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<AppJson<ApiKeyWithSecret>> {
-    let id = path_id(&id, "API key")?;
     let secret = ApiKeySecret::generate();
     let api_key: ApiKey = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "UPDATE public.api_keys
@@ -202,17 +204,14 @@ pub async fn regenerate(
     params(("id" = Uuid, Path, description = "API key id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such key in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn revoke(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<StatusCode> {
-    let id = path_id(&id, "API key")?;
     let deleted = sqlx::query("DELETE FROM public.api_keys WHERE id = $1 AND workspace_id = $2")
         .bind(id)
         .bind(actor.workspace_id)

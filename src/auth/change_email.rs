@@ -11,6 +11,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::auth::extract::UserToken;
+use crate::auth::users;
 use crate::auth::verification::{self, MessageResponse};
 use crate::email_address::EmailAddress;
 use crate::error::{Error, Result};
@@ -96,10 +97,7 @@ pub async fn change_email(
             .fetch_one(&mut *tx)
             .await?;
     if taken {
-        return Err(Error::conflict(
-            "email_taken",
-            "an account with this email already exists",
-        ));
+        return Err(users::email_taken());
     }
     verification::issue(&mut tx, &state.email_tokens, user_id, new_email.as_str()).await?;
     tx.commit().await?;

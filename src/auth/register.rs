@@ -11,7 +11,7 @@ use crate::auth::password::Password;
 use crate::auth::users::{self, User};
 use crate::auth::verification;
 use crate::email_address::EmailAddress;
-use crate::error::{Error, FieldErrors, Result};
+use crate::error::{Error, FieldChecks, OnConstraint, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -51,34 +51,35 @@ struct NewUser {
     full_name: String,
 }
 
-impl RegisterRequest {
-    fn validate(self) -> Result<NewUser> {
-        let mut errors = FieldErrors::new();
-        let email = EmailAddress::parse(&self.email)
-            .map_err(|e| errors.entry("email").or_default().push(e))
+impl TryFrom<RegisterRequest> for NewUser {
+    type Error = Error;
+
+    fn try_from(request: RegisterRequest) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let email = checks.check("email", EmailAddress::parse(&request.email));
+        let password = Password::parse(request.password)
+            .map_err(|messages| {
+                for message in messages {
+                    checks.add("password", message);
+                }
+            })
             .ok();
-        let password = Password::parse(self.password)
-            .map_err(|e| errors.entry("password").or_default().extend(e))
-            .ok();
-        let full_name = self.full_name.trim().to_owned();
+        let full_name = request.full_name.trim().to_owned();
         if full_name.is_empty() {
-            errors
-                .entry("fullName")
-                .or_default()
-                .push("is required".into());
+            checks.add("fullName", "is required");
         } else if full_name.chars().count() > FULL_NAME_MAX_CHARS {
-            errors
-                .entry("fullName")
-                .or_default()
-                .push(format!("must be at most {FULL_NAME_MAX_CHARS} characters"));
+            checks.add(
+                "fullName",
+                format!("must be at most {FULL_NAME_MAX_CHARS} characters"),
+            );
         }
         match (email, password) {
-            (Some(email), Some(password)) if errors.is_empty() => Ok(NewUser {
+            (Some(email), Some(password)) if checks.is_empty() => Ok(Self {
                 email,
                 password,
                 full_name,
             }),
-            _ => Err(Error::Validation(errors)),
+            _ => Err(checks.failed()),
         }
     }
 }
@@ -106,7 +107,7 @@ pub async fn register(
     client: ClientIp,
     AppJson(request): AppJson<RegisterRequest>,
 ) -> Result<(StatusCode, AppJson<AuthResponse>)> {
-    let new = request.validate()?;
+    let new = NewUser::try_from(request)?;
     let client_key = client.rate_limit_key();
     if let Decision::Limited { retry_after } = state
         .rate_limiter
@@ -118,7 +119,9 @@ pub async fn register(
     let password_hash = state.passwords.hash(&new.password).await?;
 
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-    let user = users::insert(&mut *tx, &new.email, &new.full_name, &password_hash).await?;
+    let user = users::insert(&mut *tx, &new.email, &new.full_name, &password_hash)
+        .await
+        .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
     verification::issue(&mut tx, &state.email_tokens, user.id, &user.email).await?;
     tx.commit().await?;
 

@@ -7,6 +7,15 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::email_address::EmailAddress;
+use crate::error::Error;
+
+/// The unique constraint on `users.email`: one account per address.
+pub const EMAIL_UNIQUE: &str = "users_email_key";
+
+/// The answer when an address already has an account.
+pub fn email_taken() -> Error {
+    Error::conflict("email_taken", "an account with this email already exists")
+}
 
 #[derive(Debug, Clone, FromRow)]
 pub struct UserRow {
@@ -44,6 +53,8 @@ impl From<UserRow> for User {
     }
 }
 
+/// A new account. Violates [`EMAIL_UNIQUE`] when the address has one: the caller names the
+/// conflict, in its own words.
 pub async fn insert(
     db: impl PgExecutor<'_>,
     email: &EmailAddress,

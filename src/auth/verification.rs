@@ -17,7 +17,9 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::extract::UserToken;
-use crate::error::{Error, Result};
+use crate::auth::users;
+use crate::error::responses::UserTokenErrors;
+use crate::error::{Error, OnConstraint, Result};
 use crate::extract::{AppJson, AppQuery};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -70,8 +72,9 @@ pub async fn issue(
 }
 
 /// Consumes a valid token and marks its address verified; `None` when the token is unknown,
-/// expired or already used.
-async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
+/// expired or already used. The address of an email change may have been taken by another
+/// account since it was asked for: a conflict.
+async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
     let hash = token_hash(token);
     let mut tx = supportdesk_core::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
@@ -100,7 +103,8 @@ async fn consume(db: &PgPool, token: &str) -> sqlx::Result<Option<Uuid>> {
     )
     .bind(&hash)
     .fetch_optional(&mut *tx)
-    .await?;
+    .await
+    .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
     if let Some(user_id) = verified {
         // The address may have changed: every workspace's copy of the team follows.
         crate::agents::record::sync_account(&mut tx, user_id).await?;
@@ -160,10 +164,7 @@ pub async fn verify_email(
     security(("bearer" = [])),
     responses(
         (status = 202, description = "A new verification email is queued", body = MessageResponse),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem,
-            content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem,
-            content_type = "application/problem+json"),
+        UserTokenErrors,
         (status = 409, description = "The email is already verified", body = crate::error::Problem,
             content_type = "application/problem+json"),
         (status = 429, description = "Too many requests", body = crate::error::Problem,

@@ -163,13 +163,7 @@ async fn member(state: &AppState, token: &str) -> Result<Actor, Error> {
     let membership: Arc<Membership> = state
         .memberships
         .get(&state.db, claims.sub, workspace_id)
-        .await
-        .map_err(|e| match &*e {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
-                Error::Unavailable("the database is unavailable; try again shortly")
-            }
-            _ => Error::Internal(anyhow::anyhow!("membership lookup: {e}")),
-        })?
+        .await?
         .ok_or_else(|| {
             Error::forbidden(
                 "not_a_member",

@@ -4,9 +4,11 @@
 //!
 //! - `record`: the CannedResponse record and its queries.
 //! - `template`: filling in the placeholders.
+//! - `requests`: what the routes accept, checked into what they act on.
 //! - `routes`: `/api/canned-responses*`.
 
 pub mod record;
+mod requests;
 mod routes;
 pub mod template;
 

@@ -1,4 +1,6 @@
 //! The CannedResponse record and its queries. Statements over the tables of `schema`.
+//!
+//! Writes answer a short code that is taken as the conflict it is (`short_code_taken`).
 
 use serde::Serialize;
 use sqlx::PgConnection;
@@ -6,7 +8,19 @@ use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::error::{Error, OnConstraint, Result};
+use crate::extract::Resource;
 use crate::pagination::Page;
+
+/// Short codes are unique in a workspace (stored lower case, so in any case).
+const SHORT_CODE_UNIQUE: &str = "canned_responses_short_code_key";
+
+fn short_code_taken() -> Error {
+    Error::conflict(
+        "short_code_taken",
+        "a canned response with this short code already exists",
+    )
+}
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
@@ -20,6 +34,10 @@ pub struct CannedResponse {
     /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
     #[schema(example = "Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}")]
     pub body: String,
+}
+
+impl Resource for CannedResponse {
+    const NAME: &'static str = "canned response";
 }
 
 /// A page of the canned responses whose short code or title contains `search` (any case),
@@ -68,7 +86,7 @@ pub async fn insert(
     short_code: &str,
     title: &str,
     body: &str,
-) -> sqlx::Result<CannedResponse> {
+) -> Result<CannedResponse> {
     sqlx::query_as(schema.sql(
         "INSERT INTO {schema}.canned_responses (short_code, title, body) VALUES ($1, $2, $3)
          RETURNING id, short_code, title, body",
@@ -78,6 +96,7 @@ pub async fn insert(
     .bind(body)
     .fetch_one(conn)
     .await
+    .on_constraint(SHORT_CODE_UNIQUE, short_code_taken)
 }
 
 /// Changes the fields given; `None` when there is no such canned response.
@@ -88,7 +107,7 @@ pub async fn update(
     short_code: Option<&str>,
     title: Option<&str>,
     body: Option<&str>,
-) -> sqlx::Result<Option<CannedResponse>> {
+) -> Result<Option<CannedResponse>> {
     sqlx::query_as(schema.sql(
         "UPDATE {schema}.canned_responses
             SET short_code = coalesce($2, short_code), title = coalesce($3, title),
@@ -102,6 +121,7 @@ pub async fn update(
     .bind(body)
     .fetch_optional(conn)
     .await
+    .on_constraint(SHORT_CODE_UNIQUE, short_code_taken)
 }
 
 /// False when there was no such canned response.

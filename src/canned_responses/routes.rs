@@ -1,44 +1,28 @@
 //! `/api/canned-responses*`: every member lists, searches and renders them; Owners write them.
+//!
+//! Request bodies and their checks are in `requests`; the 401 and 403 of each rule in
+//! `MemberErrors` and `OwnerErrors`; 400, 404 and the rest of what every route shares in
+//! `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::authz::Actor;
 use crate::canned_responses::record::{self, CannedResponse};
+use crate::canned_responses::requests::{
+    CannedResponseChanges, CannedResponsePatch, CreateCannedResponse, ListQuery, NewCannedResponse,
+    RenderRequest,
+};
 use crate::canned_responses::template::{self, Values};
-use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::error::responses::{MemberErrors, OwnerErrors};
+use crate::error::{Error, Problem, Result};
+use crate::extract::{AppJson, AppQuery, PathId};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
-
-pub const SHORT_CODE_MAX_CHARS: usize = 32;
-
-/// A short code as typed, lower-cased: 1 to 32 of `a-z`, `0-9`, `-` and `_`.
-fn short_code(raw: &str) -> Result<String, String> {
-    let code = raw.trim().to_lowercase();
-    let valid_chars = code
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-    if code.is_empty() || code.chars().count() > SHORT_CODE_MAX_CHARS || !valid_chars {
-        return Err(format!(
-            "must be 1 to {SHORT_CODE_MAX_CHARS} letters, digits, - or _"
-        ));
-    }
-    Ok(code)
-}
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// Only those whose short code or title contains this (any case).
-    q: Option<String>,
-}
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -55,9 +39,7 @@ pub struct CannedResponseList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "Canned responses by short code, a page at a time", body = CannedResponseList),
-        (status = 400, description = "Bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list(
@@ -82,30 +64,18 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "Canned response id")),
     responses(
         (status = 200, description = "The canned response", body = CannedResponse),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<CannedResponse>> {
-    let id = path_id(&id, "canned response")?;
+pub async fn get(
+    PathId { id, .. }: PathId<CannedResponse>,
+    mut tenant: Tenant,
+) -> Result<AppJson<CannedResponse>> {
     let (conn, schema) = tenant.parts();
     let canned = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("canned response"))?;
     Ok(AppJson(canned))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateCannedResponse {
-    /// 1 to 32 letters, digits, `-` or `_`; stored lower case; unique in the workspace.
-    #[schema(example = "refund")]
-    short_code: String,
-    #[schema(example = "Refund on its way")]
-    title: String,
-    #[schema(example = "Hi {{contact.name}}, your refund is on its way.")]
-    body: String,
 }
 
 /// Create a canned response (Owners).
@@ -115,10 +85,8 @@ pub struct CreateCannedResponse {
     request_body = CreateCannedResponse,
     responses(
         (status = 201, description = "The new canned response", body = CannedResponse),
-        (status = 400, description = "Malformed JSON, or a missing or invalid field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The short code is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
+        (status = 409, description = "The short code is taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -126,33 +94,12 @@ pub async fn create(
     actor: Actor,
     AppJson(request): AppJson<CreateCannedResponse>,
 ) -> Result<(StatusCode, AppJson<CannedResponse>)> {
-    let mut errors = FieldErrors::new();
-    let mut check = |field, result: Result<String, String>| {
-        result
-            .map_err(|e| errors.entry(field).or_default().push(e))
-            .ok()
-    };
-    let fields = (
-        check("shortCode", short_code(&request.short_code)),
-        check("title", text::required(&request.title, SUBJECT_MAX_CHARS)),
-        check("body", text::required(&request.body, BODY_MAX_CHARS)),
-    );
-    let (Some(short_code), Some(title), Some(body)) = fields else {
-        return Err(Error::Validation(errors));
-    };
+    let new = NewCannedResponse::try_from(request)?;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
-    let canned = record::insert(conn, schema, &short_code, &title, &body).await?;
+    let canned = record::insert(conn, schema, &new.short_code, &new.title, &new.body).await?;
     tenant.commit().await?;
     Ok((StatusCode::CREATED, AppJson(canned)))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CannedResponsePatch {
-    short_code: Option<String>,
-    title: Option<String>,
-    body: Option<String>,
 }
 
 /// Change a canned response (Owners); fields left out stay as they are.
@@ -163,48 +110,26 @@ pub struct CannedResponsePatch {
     request_body = CannedResponsePatch,
     responses(
         (status = 200, description = "The updated canned response", body = CannedResponse),
-        (status = 400, description = "Malformed JSON, or an invalid or unknown field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The short code is taken", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
+        (status = 409, description = "The short code is taken", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn update(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<CannedResponse>,
     AppJson(patch): AppJson<CannedResponsePatch>,
 ) -> Result<AppJson<CannedResponse>> {
-    let id = path_id(&id, "canned response")?;
-    let mut errors = FieldErrors::new();
-    let mut check =
-        |field, value: Option<String>, rule: &dyn Fn(&str) -> Result<String, String>| {
-            value
-                .map(|value| rule(&value))
-                .transpose()
-                .map_err(|e| errors.entry(field).or_default().push(e))
-                .ok()
-        };
-    let fields = (
-        check("shortCode", patch.short_code, &short_code),
-        check("title", patch.title, &|v| {
-            text::required(v, SUBJECT_MAX_CHARS)
-        }),
-        check("body", patch.body, &|v| text::required(v, BODY_MAX_CHARS)),
-    );
-    let (Some(short_code), Some(title), Some(body)) = fields else {
-        return Err(Error::Validation(errors));
-    };
+    let changes = CannedResponseChanges::try_from(patch)?;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     let canned = record::update(
         conn,
         schema,
         id,
-        short_code.as_deref(),
-        title.as_deref(),
-        body.as_deref(),
+        changes.short_code.as_deref(),
+        changes.title.as_deref(),
+        changes.body.as_deref(),
     )
     .await?
     .ok_or(Error::NotFound("canned response"))?;
@@ -219,26 +144,19 @@ pub async fn update(
     params(("id" = Uuid, Path, description = "Canned response id")),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, a user token, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
-pub async fn delete(Path(id): Path<String>, mut tenant: TenantTx) -> Result<StatusCode> {
-    let id = path_id(&id, "canned response")?;
+pub async fn delete(
+    PathId { id, .. }: PathId<CannedResponse>,
+    mut tenant: TenantTx,
+) -> Result<StatusCode> {
     let (conn, schema) = tenant.parts();
     if !record::delete(conn, schema, id).await? {
         return Err(Error::NotFound("canned response"));
     }
     tenant.commit().await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RenderRequest {
-    /// The conversation whose contact the response is for.
-    conversation_id: Uuid,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -263,20 +181,16 @@ const RENDER_QUOTA: Quota = Quota {
     request_body = RenderRequest,
     responses(
         (status = 200, description = "The filled-in body", body = Rendered),
-        (status = 400, description = "Malformed JSON, or no such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such canned response in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "More than 120 renders a minute by this member; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
+        (status = 429, description = "More than 120 renders a minute by this member; see Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn render(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<CannedResponse>,
     AppJson(request): AppJson<RenderRequest>,
 ) -> Result<AppJson<Rendered>> {
-    let id = path_id(&id, "canned response")?;
     let user_id = actor.member_id()?;
     let workspace_id = actor.workspace_id;
     if let Decision::Limited { retry_after } = state
@@ -329,17 +243,4 @@ pub async fn render(
     Ok(AppJson(Rendered {
         body: template::render(&body, values),
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_codes_are_lower_case_words() {
-        assert_eq!(short_code(" Refund-2_x ").unwrap(), "refund-2_x");
-        for bad in ["", "   ", "with space", "/slash", "ünï", &"a".repeat(33)] {
-            assert!(short_code(bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -5,17 +5,16 @@
 //!
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
-//! - `contacts`: the people writing in (shared with tickets).
-//! - `assignee`: who may be assigned work, and who is acting (shared with tickets).
-//! - `text`: free-text field rules (shared with tickets and canned responses).
+//! - `requests`: what the routes accept, checked into what they act on.
 //! - `routes`: `/api/conversations*`.
+//!
+//! Contacts, assignees, priorities and text rules are shared with tickets and canned
+//! responses, and live in `crate::inbox`.
 
-pub mod assignee;
-pub mod contacts;
 pub mod messages;
 pub mod record;
+mod requests;
 mod routes;
-pub mod text;
 
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;

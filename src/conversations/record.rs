@@ -8,8 +8,10 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::conversations::assignee::AssigneeFilter;
-use crate::conversations::contacts::Contact;
+use crate::extract::Resource;
+use crate::inbox::assignee::AssigneeFilter;
+use crate::inbox::contacts::Contact;
+use crate::inbox::priority::Priority;
 use crate::pagination::{Page, TimeKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -19,17 +21,6 @@ pub enum ConversationStatus {
     Open,
     Pending,
     Resolved,
-}
-
-/// Shared by conversations and tickets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
-#[serde(rename_all = "lowercase")]
-#[sqlx(type_name = "text", rename_all = "lowercase")]
-pub enum Priority {
-    Low,
-    Medium,
-    High,
-    Urgent,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -54,6 +45,10 @@ pub struct Conversation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
+}
+
+impl Resource for Conversation {
+    const NAME: &'static str = "conversation";
 }
 
 impl FromRow<'_, PgRow> for Conversation {

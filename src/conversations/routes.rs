@@ -1,35 +1,29 @@
 //! `/api/conversations*`: the inbox tabs, starting a conversation, replies, private notes,
 //! assignment, status and priority. Every member may handle conversations.
+//!
+//! Request bodies and their checks are in `requests`; the 401 and 403 of the members rule
+//! in `MemberErrors`; 400, 404 and the rest of what every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::authz::Actor;
-use crate::conversations::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
-use crate::conversations::contacts::{self, ContactInput};
 use crate::conversations::messages::{self, Message, MessageKind};
-use crate::conversations::record::{
-    self, Change, Conversation, ConversationStatus, ListFilter, Priority,
+use crate::conversations::record::{self, Change, Conversation, ListFilter};
+use crate::conversations::requests::{
+    AssignRequest, CreateConversation, ListQuery, MessageRequest, NewConversation, NewMessage,
+    PriorityRequest, StatusRequest,
 };
-use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::error::responses::MemberErrors;
+use crate::error::{Error, Result};
+use crate::extract::{AppJson, AppQuery, PathId};
+use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
+use crate::inbox::contacts;
 use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// Only conversations in this status.
-    #[param(inline)]
-    status: Option<ConversationStatus>,
-    /// `me`, `unassigned`, `all` (default) or an agent id.
-    assignee: Option<String>,
-}
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -46,9 +40,7 @@ pub struct ConversationList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "A page of conversations", body = ConversationList),
-        (status = 400, description = "Unknown status or assignee, limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list(
@@ -69,18 +61,6 @@ pub async fn list(
     }))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateConversation {
-    /// Who the conversation is with; a new email creates the contact.
-    contact: ContactInput,
-    #[schema(example = "Your order #1042")]
-    subject: Option<String>,
-    /// The first message, sent to the contact.
-    #[schema(example = "Hello Carla, your order has shipped.")]
-    body: String,
-}
-
 /// Start a conversation with a contact: the first message is an outgoing one, and the
 /// conversation is assigned to the agent who started it.
 #[utoipa::path(
@@ -89,9 +69,7 @@ pub struct CreateConversation {
     request_body = CreateConversation,
     responses(
         (status = 201, description = "The new conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or a missing or invalid field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn create(
@@ -99,47 +77,23 @@ pub async fn create(
     actor: Actor,
     AppJson(request): AppJson<CreateConversation>,
 ) -> Result<(StatusCode, AppJson<Conversation>)> {
-    let mut errors = FieldErrors::new();
-    let contact = request.contact.validate(
-        contacts::Field {
-            email: "contact.email",
-            name: "contact.name",
-        },
-        &mut errors,
-    );
-    let subject = text::optional(request.subject.as_deref(), SUBJECT_MAX_CHARS)
-        .map_err(|e| errors.entry("subject").or_default().push(e))
-        .ok();
-    let body = text::required(&request.body, BODY_MAX_CHARS)
-        .map_err(|e| errors.entry("body").or_default().push(e))
-        .ok();
-    let (Some(contact), Some(subject), Some(body)) = (contact, subject, body) else {
-        return Err(Error::Validation(errors));
-    };
-
+    let new = NewConversation::try_from(request)?;
     let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
     let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
     // Holds off a concurrent deactivation of the starter until this assignment is visible.
     ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
-    let contact = contacts::upsert(&mut *conn, schema, &contact).await?;
+    let contact = contacts::upsert(&mut *conn, schema, &new.contact).await?;
     let id = record::insert(
         &mut *conn,
         schema,
         contact.id,
-        subject.as_deref(),
+        new.subject.as_deref(),
         Some(agent_id),
     )
     .await?;
-    messages::add(
-        &mut *conn,
-        schema,
-        id,
-        MessageKind::Outgoing,
-        &body,
-        Some(agent_id),
-    )
-    .await?;
+    let first = MessageKind::Outgoing;
+    messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id)).await?;
     let conversation = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
@@ -154,13 +108,13 @@ pub async fn create(
     params(("id" = Uuid, Path, description = "Conversation id")),
     responses(
         (status = 200, description = "The conversation", body = Conversation),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Conversation>> {
-    let id = path_id(&id, "conversation")?;
+pub async fn get(
+    PathId { id, .. }: PathId<Conversation>,
+    mut tenant: Tenant,
+) -> Result<AppJson<Conversation>> {
     let (conn, schema) = tenant.parts();
     let conversation = record::find(conn, schema, id)
         .await?
@@ -183,18 +137,14 @@ pub struct MessageList {
     params(("id" = Uuid, Path, description = "Conversation id"), PageQuery),
     responses(
         (status = 200, description = "A page of messages", body = MessageList),
-        (status = 400, description = "Limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list_messages(
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<Conversation>,
     AppQuery(page): AppQuery<PageQuery>,
     mut tenant: Tenant,
 ) -> Result<AppJson<MessageList>> {
-    let id = path_id(&id, "conversation")?;
     let page = page.parse()?;
     let (conn, schema) = tenant.parts();
     if !record::exists(&mut *conn, schema, id).await? {
@@ -207,13 +157,6 @@ pub async fn list_messages(
     }))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MessageRequest {
-    #[schema(example = "Thanks, that fixed it!")]
-    body: String,
-}
-
 /// Reply to the contact.
 #[utoipa::path(
     post, path = "/api/conversations/{id}/messages", tag = "conversations",
@@ -222,19 +165,17 @@ pub struct MessageRequest {
     request_body = MessageRequest,
     responses(
         (status = 201, description = "The reply", body = Message),
-        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn reply(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    conversation: PathId<Conversation>,
     AppJson(request): AppJson<MessageRequest>,
 ) -> Result<(StatusCode, AppJson<Message>)> {
-    post(&state, actor, &id, request, MessageKind::Outgoing).await
+    let message = NewMessage::try_from(request)?;
+    post(&state, actor, conversation, message, MessageKind::Outgoing).await
 }
 
 /// Add a private note: for the team only, never shown to visitors.
@@ -245,48 +186,34 @@ pub async fn reply(
     request_body = MessageRequest,
     responses(
         (status = 201, description = "The note", body = Message),
-        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn note(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    conversation: PathId<Conversation>,
     AppJson(request): AppJson<MessageRequest>,
 ) -> Result<(StatusCode, AppJson<Message>)> {
-    post(&state, actor, &id, request, MessageKind::Note).await
+    let message = NewMessage::try_from(request)?;
+    post(&state, actor, conversation, message, MessageKind::Note).await
 }
 
 async fn post(
     state: &AppState,
     actor: Actor,
-    id: &str,
-    request: MessageRequest,
+    PathId { id, .. }: PathId<Conversation>,
+    message: NewMessage,
     kind: MessageKind,
 ) -> Result<(StatusCode, AppJson<Message>)> {
-    let id = path_id(id, "conversation")?;
-    let body = text::required(&request.body, BODY_MAX_CHARS)
-        .map_err(|e| Error::invalid_field("body", e))?;
     let mut tenant = TenantTx::begin(state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
     let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
-    let message = messages::add(conn, schema, id, kind, &body, Some(agent_id))
+    let message = messages::add(conn, schema, id, kind, &message.body, Some(agent_id))
         .await?
         .ok_or(Error::NotFound("conversation"))?;
     tenant.commit().await?;
     Ok((StatusCode::CREATED, AppJson(message)))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AssignRequest {
-    /// An active agent (the caller or anyone else), or null to unassign.
-    #[serde(deserialize_with = "Option::deserialize")]
-    #[schema(required = true)]
-    assignee_id: Option<Uuid>,
 }
 
 /// Assign the conversation to an active agent (yourself or another), or unassign it.
@@ -297,25 +224,16 @@ pub struct AssignRequest {
     request_body = AssignRequest,
     responses(
         (status = 200, description = "The updated conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or the assignee is not an active agent of this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn assign(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    conversation: PathId<Conversation>,
     AppJson(request): AppJson<AssignRequest>,
 ) -> Result<AppJson<Conversation>> {
-    change(&state, actor, &id, Change::Assignee(request.assignee_id)).await
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct StatusRequest {
-    status: ConversationStatus,
+    change(&state, actor, conversation, request.into()).await
 }
 
 /// Move the conversation to `open`, `pending` or `resolved`.
@@ -326,28 +244,16 @@ pub struct StatusRequest {
     request_body = StatusRequest,
     responses(
         (status = 200, description = "The updated conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or an unknown status", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn set_status(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    conversation: PathId<Conversation>,
     AppJson(request): AppJson<StatusRequest>,
 ) -> Result<AppJson<Conversation>> {
-    change(&state, actor, &id, Change::Status(request.status)).await
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PriorityRequest {
-    /// `low`, `medium`, `high`, `urgent`, or null for none.
-    #[serde(deserialize_with = "Option::deserialize")]
-    #[schema(required = true)]
-    priority: Option<Priority>,
+    change(&state, actor, conversation, request.into()).await
 }
 
 /// Set or clear the conversation's priority.
@@ -358,28 +264,24 @@ pub struct PriorityRequest {
     request_body = PriorityRequest,
     responses(
         (status = 200, description = "The updated conversation", body = Conversation),
-        (status = 400, description = "Malformed JSON, or an unknown priority", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn set_priority(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    conversation: PathId<Conversation>,
     AppJson(request): AppJson<PriorityRequest>,
 ) -> Result<AppJson<Conversation>> {
-    change(&state, actor, &id, Change::Priority(request.priority)).await
+    change(&state, actor, conversation, request.into()).await
 }
 
 async fn change(
     state: &AppState,
     actor: Actor,
-    id: &str,
+    PathId { id, .. }: PathId<Conversation>,
     change: Change,
 ) -> Result<AppJson<Conversation>> {
-    let id = path_id(id, "conversation")?;
     let mut tenant = TenantTx::begin(state, actor).await?;
     let (conn, schema) = tenant.parts();
     if let Change::Assignee(Some(agent_id)) = change {

@@ -23,7 +23,7 @@ use crate::auth::password::Password;
 use crate::auth::users::{self, User};
 use crate::authz::Role;
 use crate::email_address::EmailAddress;
-use crate::error::{Error, FieldErrors, Result};
+use crate::error::{Error, FieldChecks, OnConstraint, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::rate_limit::Decision;
 use crate::state::AppState;
@@ -110,12 +110,11 @@ pub async fn accept(
     let email = EmailAddress::parse(&invitation.email).map_err(|e| anyhow::anyhow!(e))?;
     let user = users::insert(&mut *tx, &email, &full_name, &password_hash)
         .await
-        .map_err(|e| match e.as_database_error().and_then(|d| d.constraint()) {
-            Some("users_email_key") => Error::conflict(
+        .on_constraint(users::EMAIL_UNIQUE, || {
+            Error::conflict(
                 "email_taken",
                 "an account with this email already exists: sign in, then accept the invitation",
-            ),
-            _ => e.into(),
+            )
         })?;
     let workspace = join(&mut tx, &invitation, user.id).await?;
     tx.commit().await?;
@@ -141,33 +140,33 @@ pub async fn accept(
 }
 
 fn new_account(full_name: Option<String>, password: Option<String>) -> Result<(String, Password)> {
-    let mut errors = FieldErrors::new();
+    const REQUIRED: &str = "is required to create an account (or sign in and send your user token)";
+    let mut checks = FieldChecks::default();
     let full_name = full_name.map(|n| n.trim().to_owned()).unwrap_or_default();
     if full_name.is_empty() {
-        errors
-            .entry("fullName")
-            .or_default()
-            .push("is required to create an account (or sign in and send your user token)".into());
+        checks.add("fullName", REQUIRED);
     } else if full_name.chars().count() > FULL_NAME_MAX_CHARS {
-        errors
-            .entry("fullName")
-            .or_default()
-            .push(format!("must be at most {FULL_NAME_MAX_CHARS} characters"));
+        checks.add(
+            "fullName",
+            format!("must be at most {FULL_NAME_MAX_CHARS} characters"),
+        );
     }
     let password = match password {
         None => {
-            errors.entry("password").or_default().push(
-                "is required to create an account (or sign in and send your user token)".into(),
-            );
+            checks.add("password", REQUIRED);
             None
         }
         Some(password) => Password::parse(password)
-            .map_err(|e| errors.entry("password").or_default().extend(e))
+            .map_err(|messages| {
+                for message in messages {
+                    checks.add("password", message);
+                }
+            })
             .ok(),
     };
     match password {
-        Some(password) if errors.is_empty() => Ok((full_name, password)),
-        _ => Err(Error::Validation(errors)),
+        Some(password) if checks.is_empty() => Ok((full_name, password)),
+        _ => Err(checks.failed()),
     }
 }
 

@@ -26,6 +26,7 @@ use uuid::Uuid;
 
 use crate::authz::{Permission, RequireExt, Role, Rule};
 use crate::email_address::EmailAddress;
+use crate::extract::Resource;
 use crate::state::AppState;
 
 pub const LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -66,6 +67,10 @@ pub struct Invitation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub expires_at: OffsetDateTime,
+}
+
+impl Resource for Invitation {
+    const NAME: &'static str = "invitation";
 }
 
 /// Creates an invitation (revoking any open one for the same address and workspace) and

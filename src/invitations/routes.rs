@@ -1,14 +1,18 @@
 //! `GET /api/invitations` and `DELETE /api/invitations/{id}` (Owners): the open invitations,
 //! and revoking one (its link stops working at once).
+//!
+//! The 401 and 403 of the Owners' rule are in `OwnerErrors`; 400, 404 and the rest of what
+//! every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::authz::Actor;
+use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::extract::{AppJson, AppQuery, PathId};
 use crate::invitations::Invitation;
 use crate::pagination::{Page, PageQuery, TimeKey};
 use crate::state::AppState;
@@ -28,9 +32,7 @@ pub struct InvitationList {
     params(PageQuery),
     responses(
         (status = 200, description = "Open invitations, a page at a time", body = InvitationList),
-        (status = 400, description = "Bad limit or cursor", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn list(
@@ -69,17 +71,14 @@ pub async fn list(
     params(("id" = Uuid, Path, description = "Invitation id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No open invitation with this id in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn revoke(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<Invitation>,
 ) -> Result<StatusCode> {
-    let id = path_id(&id, "invitation")?;
     let revoked = sqlx::query(
         "UPDATE public.invitations SET revoked_at = now()
           WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",

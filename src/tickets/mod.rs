@@ -4,10 +4,12 @@
 //!
 //! - `record`: the Ticket record and its queries (the list query included).
 //! - `comments`: the team's comments on a ticket.
+//! - `requests`: what the routes accept, checked into what they act on.
 //! - `routes`: `/api/tickets*`.
 
 pub mod comments;
 pub mod record;
+mod requests;
 mod routes;
 
 use utoipa_axum::router::OpenApiRouter;

@@ -8,9 +8,10 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::conversations::assignee::AssigneeFilter;
-use crate::conversations::contacts::Contact;
-use crate::conversations::record::Priority;
+use crate::extract::Resource;
+use crate::inbox::assignee::AssigneeFilter;
+use crate::inbox::contacts::{Contact, NewContact};
+use crate::inbox::priority::Priority;
 use crate::pagination::Page;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -55,6 +56,10 @@ pub struct Ticket {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     pub resolved_at: Option<OffsetDateTime>,
+}
+
+impl Resource for Ticket {
+    const NAME: &'static str = "ticket";
 }
 
 impl FromRow<'_, PgRow> for Ticket {
@@ -157,21 +162,24 @@ pub async fn exists(
         .await
 }
 
-/// A new ticket's fields, checked.
+/// A new ticket's fields, checked (`tickets::requests`).
 #[derive(Debug)]
 pub struct NewTicket {
     pub subject: String,
     pub description: Option<String>,
+    /// Who it is for; the contact is found or created by its email.
+    pub requester: NewContact,
     pub priority: Option<Priority>,
     pub assignee_id: Option<Uuid>,
-    pub requester_id: Uuid,
     pub conversation_id: Option<Uuid>,
 }
 
+/// Inserts `ticket`, for the contact `requester_id` (its `requester`, found or created).
 pub async fn insert(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     ticket: &NewTicket,
+    requester_id: Uuid,
 ) -> sqlx::Result<Uuid> {
     sqlx::query_scalar(schema.sql(
         "INSERT INTO {schema}.tickets
@@ -182,7 +190,7 @@ pub async fn insert(
     .bind(&ticket.description)
     .bind(ticket.priority)
     .bind(ticket.assignee_id)
-    .bind(ticket.requester_id)
+    .bind(requester_id)
     .bind(ticket.conversation_id)
     .fetch_one(conn)
     .await

@@ -1,35 +1,29 @@
 //! `/api/tickets*`: creating, listing, updating and resolving tickets, and their comments.
 //! Every member may manage tickets.
+//!
+//! Request bodies and their checks are in `requests`; the 401 and 403 of the members rule
+//! in `MemberErrors`; 400, 404 and the rest of what every route shares in `crate::openapi`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use supportdesk_core::tenancy::TenantSchema;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::authz::Actor;
-use crate::conversations::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
-use crate::conversations::contacts::{self, ContactInput};
-use crate::conversations::record::{self as conversations, Priority};
-use crate::conversations::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::{AppJson, AppQuery, path_id};
+use crate::conversations::record as conversations;
+use crate::error::responses::MemberErrors;
+use crate::error::{Error, Result};
+use crate::extract::{AppJson, AppQuery, PathId};
+use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
+use crate::inbox::contacts;
 use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 use crate::tickets::comments::{self, Comment};
 use crate::tickets::record::{self, Changes, ListFilter, NewTicket, Ticket, TicketStatus};
-
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ListQuery {
-    /// Only tickets in this status.
-    #[param(inline)]
-    status: Option<TicketStatus>,
-    /// `me`, `unassigned`, `all` (default) or an agent id.
-    assignee: Option<String>,
-}
+use crate::tickets::requests::{CommentRequest, CreateTicket, ListQuery, NewComment, TicketPatch};
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -46,9 +40,7 @@ pub struct TicketList {
     params(ListQuery, PageQuery),
     responses(
         (status = 200, description = "A page of tickets", body = TicketList),
-        (status = 400, description = "Unknown status or assignee, limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list(
@@ -69,21 +61,6 @@ pub async fn list(
     }))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct CreateTicket {
-    #[schema(example = "Refund for order #1042")]
-    subject: String,
-    description: Option<String>,
-    /// Who the ticket is for; a new email creates the contact.
-    requester: ContactInput,
-    priority: Option<Priority>,
-    /// An active agent of the workspace.
-    assignee_id: Option<Uuid>,
-    /// The conversation the ticket came from.
-    conversation_id: Option<Uuid>,
-}
-
 /// Open a ticket.
 #[utoipa::path(
     post, path = "/api/tickets", tag = "tickets",
@@ -91,9 +68,7 @@ pub struct CreateTicket {
     request_body = CreateTicket,
     responses(
         (status = 201, description = "The new ticket", body = Ticket),
-        (status = 400, description = "Malformed JSON, a missing or invalid field, an assignee that is not an active agent, or an unknown conversation", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn create(
@@ -101,48 +76,18 @@ pub async fn create(
     actor: Actor,
     AppJson(request): AppJson<CreateTicket>,
 ) -> Result<(StatusCode, AppJson<Ticket>)> {
-    let mut errors = FieldErrors::new();
-    let requester = request.requester.validate(
-        contacts::Field {
-            email: "requester.email",
-            name: "requester.name",
-        },
-        &mut errors,
-    );
-    let subject = text::required(&request.subject, SUBJECT_MAX_CHARS)
-        .map_err(|e| errors.entry("subject").or_default().push(e))
-        .ok();
-    let description = text::optional(request.description.as_deref(), BODY_MAX_CHARS)
-        .map_err(|e| errors.entry("description").or_default().push(e))
-        .ok();
-    let (Some(requester), Some(subject), Some(description)) = (requester, subject, description)
-    else {
-        return Err(Error::Validation(errors));
-    };
-
+    let ticket = NewTicket::try_from(request)?;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     check_references(
         &mut *conn,
         schema,
-        request.assignee_id,
-        request.conversation_id,
+        ticket.assignee_id,
+        ticket.conversation_id,
     )
     .await?;
-    let requester = contacts::upsert(&mut *conn, schema, &requester).await?;
-    let id = record::insert(
-        &mut *conn,
-        schema,
-        &NewTicket {
-            subject,
-            description,
-            priority: request.priority,
-            assignee_id: request.assignee_id,
-            requester_id: requester.id,
-            conversation_id: request.conversation_id,
-        },
-    )
-    .await?;
+    let requester = contacts::upsert(&mut *conn, schema, &ticket.requester).await?;
+    let id = record::insert(&mut *conn, schema, &ticket, requester.id).await?;
     let ticket = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("ticket {id} vanished")))?;
@@ -178,42 +123,15 @@ async fn check_references(
     params(("id" = Uuid, Path, description = "Ticket id")),
     responses(
         (status = 200, description = "The ticket", body = Ticket),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
-pub async fn get(Path(id): Path<String>, mut tenant: Tenant) -> Result<AppJson<Ticket>> {
-    let id = path_id(&id, "ticket")?;
+pub async fn get(PathId { id, .. }: PathId<Ticket>, mut tenant: Tenant) -> Result<AppJson<Ticket>> {
     let (conn, schema) = tenant.parts();
     let ticket = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
     Ok(AppJson(ticket))
-}
-
-#[derive(Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TicketPatch {
-    subject: Option<String>,
-    /// Null or empty clears it.
-    #[serde(default, with = "serde_with::rust::double_option")]
-    #[schema(value_type = Option<String>)]
-    description: Option<Option<String>>,
-    /// `resolved` or `closed` sets `resolvedAt`; `open` or `pending` clears it.
-    status: Option<TicketStatus>,
-    /// Null clears it.
-    #[serde(default, with = "serde_with::rust::double_option")]
-    #[schema(value_type = Option<Priority>)]
-    priority: Option<Option<Priority>>,
-    /// An active agent, or null to unassign.
-    #[serde(default, with = "serde_with::rust::double_option")]
-    #[schema(value_type = Option<Uuid>)]
-    assignee_id: Option<Option<Uuid>>,
-    /// A conversation of this workspace, or null to unlink.
-    #[serde(default, with = "serde_with::rust::double_option")]
-    #[schema(value_type = Option<Uuid>)]
-    conversation_id: Option<Option<Uuid>>,
 }
 
 /// Change a ticket; fields left out stay as they are.
@@ -224,44 +142,17 @@ pub struct TicketPatch {
     request_body = TicketPatch,
     responses(
         (status = 200, description = "The updated ticket", body = Ticket),
-        (status = 400, description = "Malformed JSON, an invalid or unknown field, an assignee that is not an active agent, or an unknown conversation", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn update(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    ticket: PathId<Ticket>,
     AppJson(patch): AppJson<TicketPatch>,
 ) -> Result<AppJson<Ticket>> {
-    let id = path_id(&id, "ticket")?;
-    let mut errors = FieldErrors::new();
-    let subject = patch
-        .subject
-        .map(|subject| text::required(&subject, SUBJECT_MAX_CHARS))
-        .transpose()
-        .map_err(|e| errors.entry("subject").or_default().push(e))
-        .ok();
-    let description = patch
-        .description
-        .map(|description| text::optional(description.as_deref(), BODY_MAX_CHARS))
-        .transpose()
-        .map_err(|e| errors.entry("description").or_default().push(e))
-        .ok();
-    let (Some(subject), Some(description)) = (subject, description) else {
-        return Err(Error::Validation(errors));
-    };
-    let changes = Changes {
-        subject,
-        description,
-        status: patch.status,
-        priority: patch.priority,
-        assignee_id: patch.assignee_id,
-        conversation_id: patch.conversation_id,
-    };
-    apply(&state, actor, id, changes).await
+    let changes = Changes::try_from(patch)?;
+    apply(&state, actor, ticket, changes).await
 }
 
 /// Resolve a ticket (sets `resolvedAt`; resolving a resolved ticket changes nothing).
@@ -271,39 +162,32 @@ pub async fn update(
     params(("id" = Uuid, Path, description = "Ticket id")),
     responses(
         (status = 200, description = "The resolved ticket", body = Ticket),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn resolve(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    ticket: PathId<Ticket>,
 ) -> Result<AppJson<Ticket>> {
-    let id = path_id(&id, "ticket")?;
     let changes = Changes {
         status: Some(TicketStatus::Resolved),
         ..Changes::default()
     };
-    apply(&state, actor, id, changes).await
+    apply(&state, actor, ticket, changes).await
 }
 
 async fn apply(
     state: &AppState,
     actor: Actor,
-    id: Uuid,
+    PathId { id, .. }: PathId<Ticket>,
     changes: Changes,
 ) -> Result<AppJson<Ticket>> {
     let mut tenant = TenantTx::begin(state, actor).await?;
     let (conn, schema) = tenant.parts();
-    check_references(
-        &mut *conn,
-        schema,
-        changes.assignee_id.flatten(),
-        changes.conversation_id.flatten(),
-    )
-    .await?;
+    let assignee_id = changes.assignee_id.flatten();
+    let conversation_id = changes.conversation_id.flatten();
+    check_references(&mut *conn, schema, assignee_id, conversation_id).await?;
     let ticket = record::update(conn, schema, id, changes)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
@@ -326,18 +210,14 @@ pub struct CommentList {
     params(("id" = Uuid, Path, description = "Ticket id"), PageQuery),
     responses(
         (status = 200, description = "A page of comments", body = CommentList),
-        (status = 400, description = "Limit out of 1 to 200, or a cursor this list did not return", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn list_comments(
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<Ticket>,
     AppQuery(page): AppQuery<PageQuery>,
     mut tenant: Tenant,
 ) -> Result<AppJson<CommentList>> {
-    let id = path_id(&id, "ticket")?;
     let page = page.parse()?;
     let (conn, schema) = tenant.parts();
     if !record::exists(&mut *conn, schema, id).await? {
@@ -350,13 +230,6 @@ pub async fn list_comments(
     }))
 }
 
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CommentRequest {
-    #[schema(example = "Refund approved by finance.")]
-    body: String,
-}
-
 /// Comment on a ticket.
 #[utoipa::path(
     post, path = "/api/tickets/{id}/comments", tag = "tickets",
@@ -365,25 +238,20 @@ pub struct CommentRequest {
     request_body = CommentRequest,
     responses(
         (status = 201, description = "The comment", body = Comment),
-        (status = 400, description = "Malformed JSON, or a missing or empty body", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A user token, an API key, or a deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such ticket in this workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn add_comment(
     State(state): State<AppState>,
     actor: Actor,
-    Path(id): Path<String>,
+    PathId { id, .. }: PathId<Ticket>,
     AppJson(request): AppJson<CommentRequest>,
 ) -> Result<(StatusCode, AppJson<Comment>)> {
-    let id = path_id(&id, "ticket")?;
-    let body = text::required(&request.body, BODY_MAX_CHARS)
-        .map_err(|e| Error::invalid_field("body", e))?;
+    let comment = NewComment::try_from(request)?;
     let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
     let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
-    let comment = comments::add(conn, schema, id, &body, agent_id)
+    let comment = comments::add(conn, schema, id, &comment.body, agent_id)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
     tenant.commit().await?;

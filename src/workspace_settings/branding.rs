@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::agents::profile::web_url;
-use crate::error::{Error, FieldErrors};
+use crate::error::{Error, FieldChecks};
 
 const NAME_MAX_CHARS: usize = 100;
 const GREETING_MAX_CHARS: usize = 500;
@@ -44,18 +44,12 @@ pub struct BrandingPatch {
 impl BrandingPatch {
     /// Checks and normalises every value given; all problems at once.
     pub fn validate(self) -> Result<Self, Error> {
-        let mut errors = FieldErrors::new();
+        let mut checks = FieldChecks::default();
         let mut check = |field: &'static str,
                          value: Option<Option<String>>,
                          rule: &dyn Fn(&str) -> Result<String, String>| {
             match value {
-                Some(Some(v)) => match rule(&v) {
-                    Ok(v) => Some(Some(v)),
-                    Err(e) => {
-                        errors.entry(field).or_default().push(e);
-                        None
-                    }
-                },
+                Some(Some(v)) => checks.check(field, rule(&v)).map(Some),
                 other => other,
             }
         };
@@ -67,10 +61,10 @@ impl BrandingPatch {
                 text(v, GREETING_MAX_CHARS)
             }),
         };
-        if errors.is_empty() {
+        if checks.is_empty() {
             Ok(patch)
         } else {
-            Err(Error::Validation(errors))
+            Err(checks.failed())
         }
     }
 }

@@ -17,6 +17,7 @@ use utoipa_axum::routes;
 
 use crate::authz::{Actor, Permission, RequireExt, Rule};
 use crate::error::Result;
+use crate::error::responses::OwnerErrors;
 use crate::extract::AppJson;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -48,8 +49,7 @@ pub struct SettingsPatch {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The settings", body = WorkspaceSettings),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn get(mut tenant: Tenant) -> Result<AppJson<WorkspaceSettings>> {
@@ -64,9 +64,7 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<WorkspaceSettings>> {
     request_body = SettingsPatch,
     responses(
         (status = 200, description = "The updated settings", body = WorkspaceSettings),
-        (status = 400, description = "Invalid or unknown field", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing, invalid or expired credentials", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an Owner, an API key, or a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn update(

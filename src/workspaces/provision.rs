@@ -8,7 +8,7 @@ use supportdesk_core::tenancy::spares::claim_spare;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::error::Error;
+use crate::error::{Error, OnConstraint};
 
 use crate::workspaces::slug::Slug;
 
@@ -27,6 +27,9 @@ pub struct OwnershipLimits {
     /// `MAX_WORKSPACES_PER_USER`: workspaces one account may be an Owner of.
     pub max_owned: u32,
 }
+
+/// The `code` of the conflict answered when a workspace's slug is taken.
+const SLUG_TAKEN: &str = "slug_taken";
 
 /// An account whose email is not verified may own this many workspaces: enough to try the
 /// product, too few to farm workspaces (and their invitation emails) from throwaway accounts.
@@ -53,19 +56,16 @@ pub async fn create_workspace(
                 tx.commit().await?;
                 return Ok(workspace);
             }
-            Err(Error::Database(err))
-                if !chosen
-                    && attempt < 3
-                    && err.as_database_error().and_then(|e| e.constraint())
-                        == Some("workspaces_slug_key") =>
-            {
+            Err(Error::Conflict {
+                code: SLUG_TAKEN, ..
+            }) if !chosen && attempt < 3 => {
                 slug = slug.with_suffix();
             }
             Err(err) => return Err(err),
         }
     }
     Err(Error::conflict(
-        "slug_taken",
+        SLUG_TAKEN,
         "could not find a free slug; choose one",
     ))
 }
@@ -126,7 +126,10 @@ async fn insert(
     .bind(schema.name())
     .bind(latest_version())
     .fetch_one(&mut *tx)
-    .await?;
+    .await
+    .on_constraint("workspaces_slug_key", || {
+        Error::conflict(SLUG_TAKEN, "a workspace with this slug already exists")
+    })?;
     if !claim_spare(&mut *tx, &schema).await? {
         provision(&mut *tx, &schema).await?;
     }

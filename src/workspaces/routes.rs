@@ -1,9 +1,12 @@
 //! `/workspaces` (user token): create, list, select; `/api/workspace` (workspace token): the
 //! current workspace, and deleting it.
+//!
+//! The 401 and 403 of each kind of caller check are in `crate::error::responses`; 400, 404
+//! and the rest of what every route shares in `crate::openapi`.
 
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use supportdesk_core::outbox::{self, OutboxMessage};
@@ -14,8 +17,9 @@ use uuid::Uuid;
 use crate::auth::extract::UserToken;
 use crate::authz::Actor;
 use crate::authz::Role;
-use crate::error::{Error, FieldErrors, Result};
-use crate::extract::AppJson;
+use crate::error::responses::{MemberErrors, OwnerErrors, UserTokenErrors};
+use crate::error::{Error, FieldChecks, Problem, Result};
+use crate::extract::{AppJson, PathId, Resource};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::Tenant;
@@ -33,6 +37,39 @@ pub struct CreateWorkspaceRequest {
     /// Lower-case `[a-z0-9-]{3,48}`; derived from the name when absent.
     #[schema(example = "acme")]
     slug: Option<String>,
+}
+
+/// The name and slug a new workspace asks for, checked; no slug: derive one from the name.
+struct Naming {
+    name: String,
+    slug: Option<Slug>,
+}
+
+impl TryFrom<CreateWorkspaceRequest> for Naming {
+    type Error = Error;
+
+    fn try_from(request: CreateWorkspaceRequest) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let name = request.name.trim().to_owned();
+        if name.is_empty() {
+            checks.add("name", "is required");
+        } else if name.chars().count() > NAME_MAX_CHARS {
+            checks.add(
+                "name",
+                format!("must be at most {NAME_MAX_CHARS} characters"),
+            );
+        }
+        let slug = request
+            .slug
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .and_then(|s| checks.check("slug", Slug::parse(s)));
+        if !checks.is_empty() {
+            return Err(checks.failed());
+        }
+        Ok(Self { name, slug })
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -54,11 +91,10 @@ pub struct WorkspaceCreated {
     request_body = CreateWorkspaceRequest,
     responses(
         (status = 201, description = "Created and provisioned", body = WorkspaceCreated),
-        (status = 400, description = "Invalid name or slug", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token; an unverified account that already owns a workspace (`email_not_verified`); the per-account cap (`workspace_limit_reached`, `MAX_WORKSPACES_PER_USER`)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The slug is taken", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 429, description = "More than `WORKSPACE_CREATES_PER_HOUR` created by this account in an hour; see Retry-After", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid user token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A workspace token instead of a user token; an unverified account that already owns a workspace (`email_not_verified`); the per-account cap (`workspace_limit_reached`, `MAX_WORKSPACES_PER_USER`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The slug is taken", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "More than `WORKSPACE_CREATES_PER_HOUR` created by this account in an hour; see Retry-After", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn create(
@@ -66,34 +102,7 @@ pub async fn create(
     UserToken(user_id): UserToken,
     AppJson(request): AppJson<CreateWorkspaceRequest>,
 ) -> Result<(StatusCode, AppJson<WorkspaceCreated>)> {
-    let mut errors = FieldErrors::new();
-    let name = request.name.trim().to_owned();
-    if name.is_empty() {
-        errors.entry("name").or_default().push("is required".into());
-    } else if name.chars().count() > NAME_MAX_CHARS {
-        errors
-            .entry("name")
-            .or_default()
-            .push(format!("must be at most {NAME_MAX_CHARS} characters"));
-    }
-    let slug = match request
-        .slug
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        None => None,
-        Some(s) => match Slug::parse(s) {
-            Ok(slug) => Some(slug),
-            Err(e) => {
-                errors.entry("slug").or_default().push(e);
-                None
-            }
-        },
-    };
-    if !errors.is_empty() {
-        return Err(Error::Validation(errors));
-    }
+    let Naming { name, slug } = Naming::try_from(request)?;
     if let Some(limit) = state.settings.application.workspace_creates_per_hour {
         let quota = Quota {
             limit,
@@ -136,8 +145,7 @@ pub struct WorkspaceList {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Active memberships", body = WorkspaceList),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "A workspace token instead of a user token", body = crate::error::Problem, content_type = "application/problem+json"),
+        UserTokenErrors,
     )
 )]
 pub async fn list(
@@ -160,6 +168,13 @@ pub struct Selected {
     pub workspace: MembershipSummary,
 }
 
+/// A workspace as a user-token route names it: a kind of record for `PathId`, never a value.
+pub enum Workspace {}
+
+impl Resource for Workspace {
+    const NAME: &'static str = "workspace";
+}
+
 /// Exchange the user token for a workspace token scoped to workspace `id`.
 #[utoipa::path(
     post, path = "/workspaces/{id}/select", tag = "workspaces",
@@ -167,19 +182,17 @@ pub struct Selected {
     params(("id" = Uuid, Path, description = "Workspace id")),
     responses(
         (status = 200, description = "A workspace token", body = Selected),
-        (status = 401, description = "Missing or invalid user token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Membership deactivated, or a workspace token was sent", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such workspace, or not a member", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or invalid user token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Membership deactivated, or a workspace token was sent", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn select(
     State(state): State<AppState>,
     UserToken(user_id): UserToken,
-    Path(workspace_id): Path<String>,
+    PathId {
+        id: workspace_id, ..
+    }: PathId<Workspace>,
 ) -> Result<AppJson<Selected>> {
-    let workspace_id: Uuid = workspace_id
-        .parse()
-        .map_err(|_| Error::NotFound("workspace"))?;
     let row: Option<(String, String, String, String, i32)> = sqlx::query_as(
         "SELECT w.name, w.slug, m.role, m.status, u.token_version
            FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
@@ -234,8 +247,7 @@ pub struct CurrentWorkspace {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The current workspace", body = CurrentWorkspace),
-        (status = 401, description = "Missing, invalid or expired token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "User token, deactivated membership or deleted workspace", body = crate::error::Problem, content_type = "application/problem+json"),
+        MemberErrors,
     )
 )]
 pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
@@ -267,8 +279,7 @@ pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
     security(("bearer" = [])),
     responses(
         (status = 202, description = "Deletion accepted"),
-        (status = 401, description = "Missing, invalid or expired token", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an owner, user token, or deactivated membership", body = crate::error::Problem, content_type = "application/problem+json"),
+        OwnerErrors,
     )
 )]
 pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<StatusCode> {

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use sqlx::{Postgres, QueryBuilder};
-use supportdesk::conversations::assignee::AssigneeFilter;
 use supportdesk::conversations::record::{self as conversations, ConversationStatus};
+use supportdesk::inbox::assignee::AssigneeFilter;
 use supportdesk::pagination::{Page, TimeKey};
 use supportdesk::tickets::record::{self as tickets, TicketStatus};
 use supportdesk_core::tenancy::TenantSchema;

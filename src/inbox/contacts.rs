@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::email_address::EmailAddress;
-use crate::error::FieldErrors;
+use crate::error::FieldChecks;
 
 pub const NAME_MAX_CHARS: usize = 200;
 
@@ -38,11 +38,9 @@ pub struct NewContact {
 }
 
 impl ContactInput {
-    /// Checks the input; problems go to `errors` under `field.email` and `field.name`.
-    pub fn validate(self, field: Field, errors: &mut FieldErrors) -> Option<NewContact> {
-        let email = EmailAddress::parse(&self.email)
-            .map_err(|e| errors.entry(field.email).or_default().push(e))
-            .ok();
+    /// Checks the input; problems go to `checks` under `field.email` and `field.name`.
+    pub fn check(self, field: Field, checks: &mut FieldChecks) -> Option<NewContact> {
+        let email = checks.check(field.email, EmailAddress::parse(&self.email));
         let name = self
             .name
             .map(|name| name.trim().to_owned())
@@ -51,10 +49,10 @@ impl ContactInput {
             .as_ref()
             .is_some_and(|name| name.chars().count() > NAME_MAX_CHARS)
         {
-            errors
-                .entry(field.name)
-                .or_default()
-                .push(format!("must be at most {NAME_MAX_CHARS} characters"));
+            checks.add(
+                field.name,
+                format!("must be at most {NAME_MAX_CHARS} characters"),
+            );
             return None;
         }
         Some(NewContact {

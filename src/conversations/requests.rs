@@ -1,0 +1,137 @@
+//! What the conversation routes accept, and the checks that turn a request into what the
+//! handlers act on (`NewConversation::try_from(request)?`): a handler never sees unchecked
+//! input, and one failed check answers with every field in error.
+
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::conversations::record::{Change, ConversationStatus};
+use crate::error::{Error, FieldChecks, Result};
+use crate::inbox::contacts::{self, ContactInput, NewContact};
+use crate::inbox::priority::Priority;
+use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only conversations in this status.
+    #[param(inline)]
+    pub status: Option<ConversationStatus>,
+    /// `me`, `unassigned`, `all` (default) or an agent id.
+    pub assignee: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateConversation {
+    /// Who the conversation is with; a new email creates the contact.
+    contact: ContactInput,
+    #[schema(example = "Your order #1042")]
+    subject: Option<String>,
+    /// The first message, sent to the contact.
+    #[schema(example = "Hello Carla, your order has shipped.")]
+    body: String,
+}
+
+/// A conversation an agent starts, checked.
+#[derive(Debug)]
+pub struct NewConversation {
+    pub contact: NewContact,
+    pub subject: Option<String>,
+    /// The first (outgoing) message.
+    pub body: String,
+}
+
+impl TryFrom<CreateConversation> for NewConversation {
+    type Error = Error;
+
+    fn try_from(request: CreateConversation) -> Result<Self> {
+        let mut checks = FieldChecks::default();
+        let contact = request.contact.check(
+            contacts::Field {
+                email: "contact.email",
+                name: "contact.name",
+            },
+            &mut checks,
+        );
+        let subject = checks.check(
+            "subject",
+            text::optional(request.subject.as_deref(), SUBJECT_MAX_CHARS),
+        );
+        let body = checks.check("body", text::required(&request.body, BODY_MAX_CHARS));
+        match (contact, subject, body) {
+            (Some(contact), Some(subject), Some(body)) => Ok(Self {
+                contact,
+                subject,
+                body,
+            }),
+            _ => Err(checks.failed()),
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageRequest {
+    #[schema(example = "Thanks, that fixed it!")]
+    body: String,
+}
+
+/// A reply or a note, checked: its body, trimmed and within bounds.
+#[derive(Debug)]
+pub struct NewMessage {
+    pub body: String,
+}
+
+impl TryFrom<MessageRequest> for NewMessage {
+    type Error = Error;
+
+    fn try_from(request: MessageRequest) -> Result<Self> {
+        let body = text::required(&request.body, BODY_MAX_CHARS)
+            .map_err(|e| Error::invalid_field("body", e))?;
+        Ok(Self { body })
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AssignRequest {
+    /// An active agent (the caller or anyone else), or null to unassign.
+    #[serde(deserialize_with = "Option::deserialize")]
+    #[schema(required = true)]
+    assignee_id: Option<Uuid>,
+}
+
+impl From<AssignRequest> for Change {
+    fn from(request: AssignRequest) -> Self {
+        Self::Assignee(request.assignee_id)
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {
+    status: ConversationStatus,
+}
+
+impl From<StatusRequest> for Change {
+    fn from(request: StatusRequest) -> Self {
+        Self::Status(request.status)
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriorityRequest {
+    /// `low`, `medium`, `high`, `urgent`, or null for none.
+    #[serde(deserialize_with = "Option::deserialize")]
+    #[schema(required = true)]
+    priority: Option<Priority>,
+}
+
+impl From<PriorityRequest> for Change {
+    fn from(request: PriorityRequest) -> Self {
+        Self::Priority(request.priority)
+    }
+}
