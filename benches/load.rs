@@ -40,6 +40,13 @@
 //! (`NAME=value,...` for the API, to try settings). Reports go to
 //! `$CARGO_TARGET_TMPDIR/bench-load/`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 #[path = "common/mod.rs"]
 mod common;
 #[path = "load/cpu.rs"]
@@ -90,7 +97,7 @@ fn knob(name: &str, default: usize) -> usize {
 }
 
 fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
 struct Knobs {
@@ -199,8 +206,7 @@ impl Server {
     /// ERROR lines in the server's log.
     fn error_lines(&self) -> usize {
         std::fs::read_to_string(&self.log)
-            .map(|l| l.lines().filter(|l| l.contains("\"ERROR\"")).count())
-            .unwrap_or(0)
+            .map_or(0, |l| l.lines().filter(|l| l.contains("\"ERROR\"")).count())
     }
 
     /// The error of the first ERROR line in the server's log, shortened.
@@ -1184,16 +1190,16 @@ async fn behind_pgbouncer(
     let server = match start_server(&env, ctx.work, ctx.client, "server-pgbouncer.log").await {
         Ok(server) => server,
         Err(err) => {
-            let reason = pgbouncer
-                .last_closing_reason()
-                .map(|r| format!("PgBouncer closed its connections: {r}"))
-                .unwrap_or_else(|| {
+            let reason = pgbouncer.last_closing_reason().map_or_else(
+                || {
                     format!("{err:#}")
                         .lines()
                         .take(3)
                         .collect::<Vec<_>>()
                         .join(" ")
-                });
+                },
+                |r| format!("PgBouncer closed its connections: {r}"),
+            );
             return Err(format!(
                 "the API did not become healthy behind PgBouncer ({reason})"
             ));
@@ -1218,8 +1224,7 @@ async fn behind_pgbouncer(
                 .collect();
             let logged = server
                 .first_error()
-                .map(|e| format!("; the API logged: {e}"))
-                .unwrap_or_else(|| format!(": {body}"));
+                .map_or_else(|| format!(": {body}"), |e| format!("; the API logged: {e}"));
             return Err(format!(
                 "GET /api/agents behind PgBouncer answered {status}{logged}"
             ));
@@ -1808,7 +1813,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
             ),
             read_budget(0.25),
             describe(&fifty.run),
-            pgbench_text.clone(),
+            pgbench_text,
             ratio(&fifty.run),
             Some(read_holds(&fifty.run, pgbench_mean, 0.25)),
         ),

@@ -7,6 +7,13 @@
 //!
 //! Run: `cargo bench --bench tenancy` (`BENCH_TENANTS=N`, default 10000).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 #[path = "common/mod.rs"]
 mod common;
 

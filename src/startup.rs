@@ -178,7 +178,7 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         ),
         email_tokens: EmailTokenKey::derive(&settings.email.token_secret),
         memberships: MembershipCache::new(
-            redis.clone(),
+            redis,
             &settings.redis.namespace,
             settings.redis.timeout(),
         ),

@@ -9,6 +9,13 @@
 //! Route modules use `state` and `state` holds the keys of `auth::jwt`: no cycle, since
 //! `auth::jwt` does not use `state`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

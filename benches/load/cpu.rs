@@ -162,10 +162,10 @@ impl CpuSplit {
         if let Some(pgbouncer) = self.pgbouncer {
             parts.push(format!("PgBouncer {}", us(pgbouncer)));
         }
-        let all = self
-            .postgres_all
-            .map(|s| format!("all postgres processes {}", us(s)))
-            .unwrap_or_else(|| "all postgres processes: n/a".into());
+        let all = self.postgres_all.map_or_else(
+            || "all postgres processes: n/a".into(),
+            |s| format!("all postgres processes {}", us(s)),
+        );
         match self.backends {
             Some((count, seconds)) => parts.push(format!(
                 "PostgreSQL {} ({count} backends; {all})",

@@ -1,5 +1,12 @@
 //! Black-box tests over HTTP against the real router, PostgreSQL and Redis.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 mod helpers;
 
 mod agents;

@@ -341,8 +341,8 @@ async fn pooled_connections_have_an_empty_search_path_so_unqualified_names_fail(
             .expect_err("an unqualified name names nothing");
         let code = err
             .as_database_error()
-            .and_then(|e| e.code())
-            .map(|c| c.into_owned());
+            .and_then(sqlx::error::DatabaseError::code)
+            .map(std::borrow::Cow::into_owned);
         assert_eq!(code.as_deref(), Some("42P01"), "{unqualified}: {err}");
     }
     let users: i64 = sqlx::query_scalar("SELECT count(*) FROM public.users")

@@ -4,6 +4,13 @@
 //! Needs PostgreSQL and Redis as the tests do (`TEST_DATABASE_URL`, `TEST_REDIS_URL`).
 //! Run: `cargo bench -p supportdesk-worker --bench delivery` (`BENCH_EMAILS=N` to resize).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;

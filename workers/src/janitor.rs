@@ -68,7 +68,7 @@ async fn refresh_gauges(db: &PgPool, redis: &ConnectionManager, namespace: &str)
         match queues::depth(&mut conn, &config).await {
             Ok(depth) => {
                 metrics::gauge!("job_queue_depth", "queue" => queues::queue_name(namespace, kind))
-                    .set(depth as f64)
+                    .set(depth as f64);
             }
             Err(err) => tracing::warn!(error = %err, "could not read the queue depth"),
         }

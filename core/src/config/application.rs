@@ -104,7 +104,7 @@ impl ApplicationSettings {
         let trusted_proxies = TrustedProxies::parse(raw.trusted_proxies.as_deref().unwrap_or(""))
             .map_err(|e| invalid("TRUSTED_PROXIES", e))?;
 
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let password_hash_concurrency = parse_positive(
             "PASSWORD_HASH_CONCURRENCY",
             raw.password_hash_concurrency,

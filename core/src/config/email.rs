@@ -78,7 +78,7 @@ impl EmailSettings {
         };
 
         let file_transport_asked = match raw.mail_transport.as_deref().map(str::trim) {
-            None | Some("") | Some("smtp") => false,
+            None | Some("" | "smtp") => false,
             Some("file") => true,
             Some(other) => {
                 return Err(invalid(

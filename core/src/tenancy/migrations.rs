@@ -50,7 +50,11 @@ impl TenantMigrations {
 
     /// The version a schema is at once every migration of the set is applied.
     pub fn latest_version(&self) -> i32 {
-        self.0.iter().map(|m| m.version()).max().unwrap_or(0)
+        self.0
+            .iter()
+            .map(refinery_core::Migration::version)
+            .max()
+            .unwrap_or(0)
     }
 }
 

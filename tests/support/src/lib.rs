@@ -1,6 +1,13 @@
 //! Test harness pieces shared by the API and the worker tests. Every piece is a real
 //! component: PostgreSQL databases, Redis servers and an SMTP server that speaks the protocol.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 pub mod api;
 pub mod database;
 pub mod pgbouncer;

@@ -33,14 +33,14 @@ impl Received {
     pub fn text(&self) -> String {
         self.parsed()
             .body_text(0)
-            .map(|t| t.into_owned())
+            .map(std::borrow::Cow::into_owned)
             .unwrap_or_default()
     }
 
     pub fn html(&self) -> String {
         self.parsed()
             .body_html(0)
-            .map(|t| t.into_owned())
+            .map(std::borrow::Cow::into_owned)
             .unwrap_or_default()
     }
 

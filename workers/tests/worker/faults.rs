@@ -161,7 +161,10 @@ async fn a_worker_killed_mid_delivery_loses_nothing() {
         emails.into_iter().collect(),
         "everyone got their email"
     );
-    let ids: HashSet<String> = received.iter().map(|m| m.message_id()).collect();
+    let ids: HashSet<String> = received
+        .iter()
+        .map(supportdesk_test_support::smtp_sink::Received::message_id)
+        .collect();
     assert_eq!(ids.len(), rows.len());
     // A copy can only repeat if the kill fell between the server accepting it and the row
     // being marked: at most one per delivery in flight.

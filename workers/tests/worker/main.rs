@@ -1,5 +1,12 @@
 //! Black-box tests of the worker against the real API, PostgreSQL, Redis and an SMTP server.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test and benchmark harness: a failure here is a failed run, with its message"
+)]
+
 mod harness;
 
 mod emails;
