@@ -3,6 +3,8 @@
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
+# Control-plane statements were checked against the schema at development time (.sqlx/).
+ENV SQLX_OFFLINE=true
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked -p supportdesk -p supportdesk-worker --bins \

@@ -82,4 +82,18 @@ ensure_cargo_deny() {
     cargo install --locked --quiet "cargo-deny@$CARGO_DENY_VERSION"
 }
 
+# sqlx-cli checks .sqlx/ (the compile-time checked statements) against migrations/.
+SQLX_CLI_VERSION=0.9.0
+ensure_sqlx_cli() {
+  if cargo sqlx --version 2>/dev/null | grep -q "$SQLX_CLI_VERSION"; then
+    return 0
+  fi
+  echo "installing sqlx-cli $SQLX_CLI_VERSION (crates.io)" >&2
+  CARGO_TARGET_DIR="$HOME/.cache/cargo-install-target" \
+    cargo install --locked --quiet "sqlx-cli@$SQLX_CLI_VERSION" \
+    --no-default-features --features postgres,rustls
+}
+
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/supportdesk-target}"
+# Builds use the statements checked into .sqlx/; `.ci/sqlx` checks them against migrations/.
+export SQLX_OFFLINE=true
