@@ -19,20 +19,19 @@ pub struct PendingEmail {
     pub token: String,
 }
 
-/// Runs `query`, which selects one row of (address, full name, nonce) for the token row `id`
-/// if it is still open, and derives that row's token for `purpose`.
-async fn pending_email(
-    db: impl sqlx::PgExecutor<'_>,
-    key: &EmailTokenKey,
-    purpose: Purpose,
-    query: &'static str,
-    id: uuid::Uuid,
-) -> sqlx::Result<Option<PendingEmail>> {
-    let row: Option<(String, String, Vec<u8>)> =
-        sqlx::query_as(query).bind(id).fetch_optional(db).await?;
-    Ok(row.map(|(email, full_name, nonce)| PendingEmail {
-        email,
-        full_name,
-        token: key.token_for(purpose, &nonce),
-    }))
+impl PendingEmail {
+    /// The email to `email` for the token row whose `nonce` this is, re-deriving its token.
+    fn new(
+        key: &EmailTokenKey,
+        purpose: Purpose,
+        email: String,
+        full_name: String,
+        nonce: &[u8],
+    ) -> Self {
+        Self {
+            email,
+            full_name,
+            token: key.token_for(purpose, nonce),
+        }
+    }
 }

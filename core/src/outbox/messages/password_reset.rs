@@ -3,7 +3,7 @@
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use super::{PendingEmail, pending_email};
+use super::PendingEmail;
 use crate::email_tokens::{EmailTokenKey, Purpose};
 
 /// The reset email `reset_id`, if it is still worth sending (not used, replaced by a newer
@@ -13,14 +13,21 @@ pub async fn pending(
     key: &EmailTokenKey,
     reset_id: Uuid,
 ) -> sqlx::Result<Option<PendingEmail>> {
-    pending_email(
-        db,
-        key,
-        Purpose::PasswordReset,
+    let row = sqlx::query!(
         "SELECT u.email, u.full_name, r.nonce
-           FROM public.password_resets r JOIN public.users u ON u.id = r.user_id
-          WHERE r.id = $1 AND r.consumed_at IS NULL AND r.expires_at > now()",
+             FROM public.password_resets r JOIN public.users u ON u.id = r.user_id
+            WHERE r.id = $1 AND r.consumed_at IS NULL AND r.expires_at > now()",
         reset_id,
     )
-    .await
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|row| {
+        PendingEmail::new(
+            key,
+            Purpose::PasswordReset,
+            row.email,
+            row.full_name,
+            &row.nonce,
+        )
+    }))
 }
