@@ -35,16 +35,16 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
         Change::Reactivate => (Some("active"), None),
         Change::SetRole(role) => (None, Some(role)),
     };
-    let changed = sqlx::query(
+    let changed = sqlx::query!(
         "UPDATE public.memberships
             SET status = coalesce($3, status), role = coalesce($4, role), updated_at = now()
           WHERE workspace_id = $1 AND user_id = $2
             AND (status <> coalesce($3, status) OR role <> coalesce($4, role))",
+        workspace_id,
+        agent.user_id,
+        status,
+        role as _,
     )
-    .bind(workspace_id)
-    .bind(agent.user_id)
-    .bind(status)
-    .bind(role)
     .execute(&mut *conn)
     .await?
     .rows_affected()
@@ -67,19 +67,21 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
 /// deactivating each other at once cannot both succeed. `NO KEY UPDATE` leaves rows that
 /// merely reference the workspace (new memberships, invitations, outbox) unblocked.
 pub async fn lock_team(conn: &mut PgConnection, workspace_id: Uuid) -> sqlx::Result<()> {
-    sqlx::query("SELECT 1 FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE")
-        .bind(workspace_id)
-        .execute(conn)
-        .await?;
+    sqlx::query_scalar!(
+        "SELECT id FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE",
+        workspace_id,
+    )
+    .fetch_optional(conn)
+    .await?;
     Ok(())
 }
 
 async fn ensure_an_owner_remains(conn: &mut PgConnection, workspace_id: Uuid) -> Result<()> {
-    let owners: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM public.memberships
-          WHERE workspace_id = $1 AND status = 'active' AND role = 'admin'",
+    let owners = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "owners!" FROM public.memberships
+            WHERE workspace_id = $1 AND status = 'active' AND role = 'admin'"#,
+        workspace_id,
     )
-    .bind(workspace_id)
     .fetch_one(conn)
     .await?;
     if owners == 0 {

@@ -130,18 +130,19 @@ pub async fn sync_member(
     schema: &TenantSchema,
     user_id: Uuid,
 ) -> sqlx::Result<()> {
-    let member: Option<(String, String, Role, AgentStatus, OffsetDateTime)> = sqlx::query_as(
-        "SELECT u.email, u.full_name, m.role, m.status, m.created_at
-           FROM public.memberships m
-           JOIN public.users u ON u.id = m.user_id
-           JOIN public.workspaces w ON w.id = m.workspace_id
-          WHERE w.schema_name = $1 AND m.user_id = $2",
+    let member = sqlx::query!(
+        r#"SELECT u.email, u.full_name, m.role AS "role: Role", m.status AS "status: AgentStatus",
+                  m.created_at
+             FROM public.memberships m
+             JOIN public.users u ON u.id = m.user_id
+             JOIN public.workspaces w ON w.id = m.workspace_id
+            WHERE w.schema_name = $1 AND m.user_id = $2"#,
+        schema.name(),
+        user_id,
     )
-    .bind(schema.name())
-    .bind(user_id)
     .fetch_optional(&mut *conn)
     .await?;
-    let Some((email, full_name, role, status, joined_at)) = member else {
+    let Some(member) = member else {
         return Ok(());
     };
     sqlx::query(schema.sql(
@@ -153,11 +154,11 @@ pub async fn sync_member(
                 status = EXCLUDED.status, joined_at = EXCLUDED.joined_at",
     ))
     .bind(user_id)
-    .bind(email)
-    .bind(full_name)
-    .bind(role)
-    .bind(status)
-    .bind(joined_at)
+    .bind(member.email)
+    .bind(member.full_name)
+    .bind(member.role)
+    .bind(member.status)
+    .bind(member.created_at)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -165,13 +166,13 @@ pub async fn sync_member(
 
 /// [`sync_member`] in every live workspace of an account, after its email or name changed.
 pub async fn sync_account(conn: &mut PgConnection, user_id: Uuid) -> sqlx::Result<()> {
-    let schemas: Vec<String> = sqlx::query_scalar(
+    let schemas = sqlx::query_scalar!(
         "SELECT w.schema_name FROM public.memberships m
            JOIN public.workspaces w ON w.id = m.workspace_id
           WHERE m.user_id = $1 AND w.status = 'active'
           ORDER BY w.id",
+        user_id,
     )
-    .bind(user_id)
     .fetch_all(&mut *conn)
     .await?;
     for name in schemas {

@@ -163,12 +163,12 @@ pub async fn invite(
         }
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-    let member: Option<String> = sqlx::query_scalar(
+    let member = sqlx::query_scalar!(
         "SELECT m.status FROM public.memberships m JOIN public.users u ON u.id = m.user_id
           WHERE m.workspace_id = $1 AND u.email = $2",
+        actor.workspace_id,
+        email.as_str(),
     )
-    .bind(actor.workspace_id)
-    .bind(email.as_str())
     .fetch_optional(&mut *tx)
     .await?;
     match member.as_deref() {
@@ -277,23 +277,23 @@ pub async fn change_role(
 /// The person on whose authority an invitation goes out (the member, or the Owner who created
 /// the API key), if their email is verified.
 async fn inviting_person(state: &AppState, actor: &Actor) -> Result<uuid::Uuid> {
-    let row: Option<(uuid::Uuid, bool)> = match actor.principal {
-        Principal::Member { user_id, .. } => {
-            sqlx::query_as("SELECT id, email_verified FROM public.users WHERE id = $1")
-                .bind(user_id)
-                .fetch_optional(&state.db)
-                .await?
-        }
-        Principal::ApiKey { key_id } => {
-            sqlx::query_as(
-                "SELECT u.id, u.email_verified
-                   FROM public.api_keys k JOIN public.users u ON u.id = k.created_by
-                  WHERE k.id = $1",
-            )
-            .bind(key_id)
-            .fetch_optional(&state.db)
-            .await?
-        }
+    let row = match actor.principal {
+        Principal::Member { user_id, .. } => sqlx::query!(
+            "SELECT id, email_verified FROM public.users WHERE id = $1",
+            user_id,
+        )
+        .fetch_optional(&state.db)
+        .await?
+        .map(|row| (row.id, row.email_verified)),
+        Principal::ApiKey { key_id } => sqlx::query!(
+            "SELECT u.id, u.email_verified
+               FROM public.api_keys k JOIN public.users u ON u.id = k.created_by
+              WHERE k.id = $1",
+            key_id,
+        )
+        .fetch_optional(&state.db)
+        .await?
+        .map(|row| (row.id, row.email_verified)),
     };
     match row {
         Some((user_id, true)) => Ok(user_id),

@@ -38,7 +38,6 @@ const INVALID: &str = "the API key is invalid or has been revoked";
 /// The workspace a presented key belongs to, acting as its [`Principal::ApiKey`].
 pub async fn authenticate(state: &AppState, presented: &str) -> Result<Actor, Error> {
     let secret = ApiKeySecret::parse(presented).map_err(|_| Error::Unauthorized(INVALID))?;
-    #[derive(sqlx::FromRow)]
     struct Row {
         id: Uuid,
         workspace_id: Uuid,
@@ -48,14 +47,16 @@ pub async fn authenticate(state: &AppState, presented: &str) -> Result<Actor, Er
         schema_name: String,
         schema_version: i32,
     }
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT k.id, k.workspace_id, k.secret_hash,
-                (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale,
-                w.status AS workspace_status, w.schema_name, w.schema_version
-           FROM public.api_keys k JOIN public.workspaces w ON w.id = k.workspace_id
-          WHERE k.lookup = $1",
+    let row = sqlx::query_as!(
+        Row,
+        r#"SELECT k.id, k.workspace_id, k.secret_hash,
+                  (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute')
+                    AS "stale!",
+                  w.status AS workspace_status, w.schema_name, w.schema_version
+             FROM public.api_keys k JOIN public.workspaces w ON w.id = k.workspace_id
+            WHERE k.lookup = $1"#,
+        secret.lookup(),
     )
-    .bind(secret.lookup())
     .fetch_optional(&state.db)
     .await?;
     let row = row
@@ -68,11 +69,11 @@ pub async fn authenticate(state: &AppState, presented: &str) -> Result<Actor, Er
     if row.stale {
         let db = state.db.clone();
         tokio::spawn(async move {
-            let touched = sqlx::query(
+            let touched = sqlx::query!(
                 "UPDATE public.api_keys SET last_used_at = now()
                   WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')",
+                row.id,
             )
-            .bind(row.id)
             .execute(&db)
             .await;
             if let Err(err) = touched {

@@ -120,15 +120,18 @@ pub async fn create(
     let secret = ApiKeySecret::generate();
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // Serialises key creation per workspace, so the bound holds under concurrent requests.
-    sqlx::query("SELECT 1 FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE")
-        .bind(actor.workspace_id)
-        .execute(&mut *tx)
-        .await?;
-    let count: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM public.api_keys WHERE workspace_id = $1")
-            .bind(actor.workspace_id)
-            .fetch_one(&mut *tx)
-            .await?;
+    sqlx::query_scalar!(
+        "SELECT id FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE",
+        actor.workspace_id,
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let count = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM public.api_keys WHERE workspace_id = $1"#,
+        actor.workspace_id,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     if count >= MAX_KEYS_PER_WORKSPACE {
         return Err(Error::conflict(
             "api_key_limit",
@@ -212,11 +215,13 @@ pub async fn revoke(
     actor: Actor,
     PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<StatusCode> {
-    let deleted = sqlx::query("DELETE FROM public.api_keys WHERE id = $1 AND workspace_id = $2")
-        .bind(id)
-        .bind(actor.workspace_id)
-        .execute(&state.db)
-        .await?;
+    let deleted = sqlx::query!(
+        "DELETE FROM public.api_keys WHERE id = $1 AND workspace_id = $2",
+        id,
+        actor.workspace_id,
+    )
+    .execute(&state.db)
+    .await?;
     if deleted.rows_affected() == 0 {
         return Err(Error::NotFound("API key"));
     }

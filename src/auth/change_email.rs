@@ -62,16 +62,16 @@ pub async fn change_email(
     {
         return Err(Error::TooManyRequests { retry_after });
     }
-    let account: Option<(String, String)> =
-        sqlx::query_as("SELECT email, password_hash FROM public.users WHERE id = $1")
-            .bind(user_id)
-            .fetch_optional(&state.db)
-            .await?;
-    let (current, password_hash) =
-        account.ok_or(Error::Unauthorized("the account no longer exists"))?;
+    let account = sqlx::query!(
+        "SELECT email, password_hash FROM public.users WHERE id = $1",
+        user_id,
+    )
+    .fetch_optional(&state.db)
+    .await?
+    .ok_or(Error::Unauthorized("the account no longer exists"))?;
     if !state
         .passwords
-        .verify(request.password, Some(password_hash))
+        .verify(request.password, Some(account.password_hash))
         .await?
     {
         return Err(Error::forbidden(
@@ -79,7 +79,7 @@ pub async fn change_email(
             "the password is not correct",
         ));
     }
-    if new_email.as_str() == current {
+    if new_email.as_str() == account.email {
         return Err(Error::invalid_field(
             "newEmail",
             "is already this account's email address",
@@ -87,15 +87,18 @@ pub async fn change_email(
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // The user row first, as everywhere verifications are written (see `verification`).
-    sqlx::query("SELECT 1 FROM public.users WHERE id = $1 FOR UPDATE")
-        .bind(user_id)
-        .execute(&mut *tx)
-        .await?;
-    let taken: bool =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM public.users WHERE email = $1)")
-            .bind(new_email.as_str())
-            .fetch_one(&mut *tx)
-            .await?;
+    sqlx::query_scalar!(
+        "SELECT id FROM public.users WHERE id = $1 FOR UPDATE",
+        user_id
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let taken = sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM public.users WHERE email = $1) AS "taken!""#,
+        new_email.as_str(),
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     if taken {
         return Err(users::email_taken());
     }

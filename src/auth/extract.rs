@@ -47,11 +47,12 @@ pub fn decode(state: &AppState, token: &str) -> Result<Claims, Error> {
 /// routes that take user tokens are not the hot path. Workspace tokens on `/api` are checked
 /// against the cached membership instead (`authz`).
 pub async fn check_not_revoked(state: &AppState, claims: &Claims) -> Result<(), Error> {
-    let current: Option<i32> =
-        sqlx::query_scalar("SELECT token_version FROM public.users WHERE id = $1")
-            .bind(claims.sub)
-            .fetch_optional(&state.db)
-            .await?;
+    let current = sqlx::query_scalar!(
+        "SELECT token_version FROM public.users WHERE id = $1",
+        claims.sub,
+    )
+    .fetch_optional(&state.db)
+    .await?;
     match current {
         None => Err(Error::Unauthorized("the account no longer exists")),
         Some(current) => revoked_unless_current(claims.ver, current),

@@ -106,7 +106,7 @@ async fn request_reset(
     let nonce = new_nonce();
     let token = key.token_for(Purpose::PasswordReset, &nonce);
     let reset_id = Uuid::now_v7();
-    sqlx::query(
+    sqlx::query!(
         "WITH account AS (
              SELECT id FROM public.users WHERE email = $1 FOR UPDATE),
          voided AS (
@@ -118,14 +118,14 @@ async fn request_reset(
              RETURNING id)
          INSERT INTO public.outbox (id, kind, payload)
          SELECT $6, $7, jsonb_build_object('resetId', reset.id) FROM reset",
+        email.as_str(),
+        reset_id,
+        &nonce[..],
+        token_hash(&token),
+        TOKEN_LIFETIME.as_secs_f64(),
+        Uuid::now_v7(),
+        MessageKind::PasswordResetEmail.as_str(),
     )
-    .bind(email.as_str())
-    .bind(reset_id)
-    .bind(&nonce[..])
-    .bind(token_hash(&token))
-    .bind(TOKEN_LIFETIME.as_secs_f64())
-    .bind(Uuid::now_v7())
-    .bind(MessageKind::PasswordResetEmail.as_str())
     .execute(db)
     .await?;
     Ok(())
@@ -179,7 +179,7 @@ pub async fn reset_password(
     let password_hash = state.passwords.hash(&password).await?;
 
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-    let user_id: Option<Uuid> = sqlx::query_scalar(
+    let user_id = sqlx::query_scalar!(
         "WITH consumed AS (
              UPDATE public.password_resets SET consumed_at = now()
               WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now()
@@ -190,18 +190,18 @@ pub async fn reset_password(
            FROM consumed c
           WHERE u.id = c.user_id
       RETURNING u.id",
+        &hash,
+        &password_hash,
     )
-    .bind(&hash)
-    .bind(&password_hash)
     .fetch_optional(&mut *tx)
     .await?;
     let user_id = user_id.ok_or_else(invalid_token)?;
     // A verification link still in flight has nothing left to prove.
-    sqlx::query(
+    sqlx::query!(
         "UPDATE public.email_verifications SET consumed_at = now()
           WHERE user_id = $1 AND consumed_at IS NULL",
+        user_id,
     )
-    .bind(user_id)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -220,11 +220,11 @@ fn invalid_token() -> Error {
 }
 
 async fn open_reset(db: impl PgExecutor<'_>, hash: &[u8]) -> sqlx::Result<Option<Uuid>> {
-    sqlx::query_scalar(
+    sqlx::query_scalar!(
         "SELECT id FROM public.password_resets
           WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now()",
+        hash,
     )
-    .bind(hash)
     .fetch_optional(db)
     .await
 }

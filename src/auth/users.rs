@@ -1,7 +1,7 @@
 //! The `public.users` table and the User resource as the API shows it.
 
 use serde::Serialize;
-use sqlx::{FromRow, PgExecutor};
+use sqlx::PgExecutor;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -17,7 +17,7 @@ pub fn email_taken() -> Error {
     Error::conflict("email_taken", "an account with this email already exists")
 }
 
-#[derive(Debug, Clone, FromRow)]
+#[derive(Debug, Clone)]
 pub struct UserRow {
     pub id: Uuid,
     pub email: String,
@@ -61,25 +61,27 @@ pub async fn insert(
     full_name: &str,
     password_hash: &str,
 ) -> sqlx::Result<UserRow> {
-    sqlx::query_as(
+    sqlx::query_as!(
+        UserRow,
         "INSERT INTO public.users (id, email, full_name, password_hash)
          VALUES ($1, $2, $3, $4)
          RETURNING id, email, full_name, email_verified, created_at, token_version",
+        Uuid::now_v7(),
+        email.as_str(),
+        full_name,
+        password_hash,
     )
-    .bind(Uuid::now_v7())
-    .bind(email.as_str())
-    .bind(full_name)
-    .bind(password_hash)
     .fetch_one(db)
     .await
 }
 
 pub async fn find(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<UserRow>> {
-    sqlx::query_as(
+    sqlx::query_as!(
+        UserRow,
         "SELECT id, email, full_name, email_verified, created_at, token_version
            FROM public.users WHERE id = $1",
+        id,
     )
-    .bind(id)
     .fetch_optional(db)
     .await
 }
@@ -89,18 +91,22 @@ pub async fn find_with_hash(
     db: impl PgExecutor<'_>,
     email: &EmailAddress,
 ) -> sqlx::Result<Option<(UserRow, String)>> {
-    #[derive(FromRow)]
-    struct WithHash {
-        #[sqlx(flatten)]
-        user: UserRow,
-        password_hash: String,
-    }
-    let row: Option<WithHash> = sqlx::query_as(
+    let row = sqlx::query!(
         "SELECT id, email, full_name, email_verified, created_at, token_version, password_hash
            FROM public.users WHERE email = $1",
+        email.as_str(),
     )
-    .bind(email.as_str())
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|r| (r.user, r.password_hash)))
+    Ok(row.map(|r| {
+        let user = UserRow {
+            id: r.id,
+            email: r.email,
+            full_name: r.full_name,
+            email_verified: r.email_verified,
+            created_at: r.created_at,
+            token_version: r.token_version,
+        };
+        (user, r.password_hash)
+    }))
 }

@@ -42,23 +42,23 @@ pub async fn issue(
 ) -> sqlx::Result<Uuid> {
     let nonce = new_nonce();
     let token = key.token_for(Purpose::EmailVerification, &nonce);
-    sqlx::query(
+    sqlx::query!(
         "DELETE FROM public.email_verifications WHERE user_id = $1 AND consumed_at IS NULL",
+        user_id,
     )
-    .bind(user_id)
     .execute(&mut *tx)
     .await?;
     let id = Uuid::now_v7();
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO public.email_verifications (id, user_id, email, nonce, token_hash, expires_at)
          VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))",
+        id,
+        user_id,
+        email,
+        &nonce[..],
+        token_hash(&token),
+        TOKEN_LIFETIME.as_secs_f64(),
     )
-    .bind(id)
-    .bind(user_id)
-    .bind(email)
-    .bind(&nonce[..])
-    .bind(token_hash(&token))
-    .bind(TOKEN_LIFETIME.as_secs_f64())
     .execute(&mut *tx)
     .await?;
     outbox::enqueue(
@@ -78,19 +78,19 @@ async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
     let hash = token_hash(token);
     let mut tx = supportdesk_core::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
-    let user: Option<Uuid> = sqlx::query_scalar(
+    let user = sqlx::query_scalar!(
         "SELECT u.id FROM public.users u
            JOIN public.email_verifications v ON v.user_id = u.id
           WHERE v.token_hash = $1
             FOR UPDATE OF u",
+        &hash,
     )
-    .bind(&hash)
     .fetch_optional(&mut *tx)
     .await?;
     if user.is_none() {
         return Ok(None);
     }
-    let verified = sqlx::query_scalar(
+    let verified = sqlx::query_scalar!(
         "WITH consumed AS (
              UPDATE public.email_verifications SET consumed_at = now()
               WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now()
@@ -100,8 +100,8 @@ async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
            FROM consumed c
           WHERE u.id = c.user_id
       RETURNING u.id",
+        &hash,
     )
-    .bind(&hash)
     .fetch_optional(&mut *tx)
     .await
     .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
@@ -184,19 +184,20 @@ pub async fn resend_verification(
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // Lock the user row so two resends cannot both leave a live token behind.
-    let verified: Option<(String, bool)> =
-        sqlx::query_as("SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE")
-            .bind(user_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let (email, verified) = verified.ok_or(Error::Unauthorized("the account no longer exists"))?;
-    if verified {
+    let account = sqlx::query!(
+        "SELECT email, email_verified FROM public.users WHERE id = $1 FOR UPDATE",
+        user_id,
+    )
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or(Error::Unauthorized("the account no longer exists"))?;
+    if account.email_verified {
         return Err(Error::conflict(
             "already_verified",
             "this email address is already verified",
         ));
     }
-    issue(&mut tx, &state.email_tokens, user_id, &email).await?;
+    issue(&mut tx, &state.email_tokens, user_id, &account.email).await?;
     tx.commit().await?;
     Ok((
         StatusCode::ACCEPTED,

@@ -230,11 +230,12 @@ pub async fn render(
             "no such conversation in this workspace",
         ));
     }
-    let workspace_name: String =
-        sqlx::query_scalar("SELECT name FROM public.workspaces WHERE id = $1")
-            .bind(workspace_id)
-            .fetch_one(&mut *conn)
-            .await?;
+    let workspace_name = sqlx::query_scalar!(
+        "SELECT name FROM public.workspaces WHERE id = $1",
+        workspace_id
+    )
+    .fetch_one(&mut *conn)
+    .await?;
     let values = Values {
         contact_name: contact_name.as_deref().unwrap_or_default(),
         agent_display_name: agent_display_name.as_deref().unwrap_or_default(),

@@ -141,10 +141,10 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
             if !yes {
                 bail!("dropping {slug} deletes all its data; add --yes to confirm");
             }
-            let id: Uuid = sqlx::query_scalar(
+            let id = sqlx::query_scalar!(
                 "UPDATE public.workspaces SET status = 'deleting' WHERE slug = $1 RETURNING id",
+                slug,
             )
-            .bind(&slug)
             .fetch_optional(&pool)
             .await?
             .with_context(|| format!("no workspace {slug}"))?;
@@ -163,13 +163,14 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
         } => {
             let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
             let email = EmailAddress::parse(&email).map_err(|e| anyhow::anyhow!("--email {e}"))?;
-            let (workspace_id, schema): (Uuid, String) = sqlx::query_as(
+            let workspace = sqlx::query!(
                 "SELECT id, schema_name FROM public.workspaces WHERE slug = $1 AND status = 'active'",
+                slug,
             )
-            .bind(&slug)
             .fetch_optional(&pool)
             .await?
             .with_context(|| format!("no active workspace {slug}"))?;
+            let workspace_id = workspace.id;
             let user_id = match user_by_email(&pool, email.as_str()).await? {
                 Some(id) => id,
                 None if create_user => {
@@ -179,28 +180,29 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
                         .hash(&password)
                         .await
                         .map_err(|e| anyhow::anyhow!("{e}"))?;
-                    sqlx::query_scalar(
+                    sqlx::query_scalar!(
                         "INSERT INTO public.users (id, email, full_name, password_hash, email_verified)
                          VALUES ($1, $2, split_part($2, '@', 1), $3, true) RETURNING id",
+                        Uuid::now_v7(),
+                        email.as_str(),
+                        hash,
                     )
-                    .bind(Uuid::now_v7())
-                    .bind(email.as_str())
-                    .bind(hash)
                     .fetch_one(&pool)
                     .await?
                 }
                 None => bail!("no account with email {email}; add --create-user --password P"),
             };
-            let schema = TenantSchema::parse(&schema).map_err(|e| anyhow::anyhow!(e))?;
+            let schema =
+                TenantSchema::parse(&workspace.schema_name).map_err(|e| anyhow::anyhow!(e))?;
             let mut tx = db::begin(&pool, None).await?;
-            sqlx::query(
+            sqlx::query!(
                 "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
                  ON CONFLICT (workspace_id, user_id)
                  DO UPDATE SET role = EXCLUDED.role, status = 'active', updated_at = now()",
+                workspace_id,
+                user_id,
+                role.as_str(),
             )
-            .bind(workspace_id)
-            .bind(user_id)
-            .bind(role.as_str())
             .execute(&mut *tx)
             .await?;
             add_profile(&mut tx, &schema, user_id)
@@ -224,15 +226,15 @@ fn memberships(settings: &Settings) -> anyhow::Result<MembershipCache> {
 
 async fn user_by_email(pool: &PgPool, email: &str) -> anyhow::Result<Option<Uuid>> {
     let email = EmailAddress::parse(email).map_err(|e| anyhow::anyhow!("email {e}"))?;
-    Ok(
-        sqlx::query_scalar("SELECT id FROM public.users WHERE email = $1")
-            .bind(email.as_str())
-            .fetch_optional(pool)
-            .await?,
+    Ok(sqlx::query_scalar!(
+        "SELECT id FROM public.users WHERE email = $1",
+        email.as_str()
     )
+    .fetch_optional(pool)
+    .await?)
 }
 
-#[derive(Serialize, sqlx::FromRow)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TenantRow {
     id: Uuid,
@@ -244,11 +246,12 @@ struct TenantRow {
 }
 
 async fn list(pool: &PgPool, json: bool) -> anyhow::Result<()> {
-    let rows: Vec<TenantRow> = sqlx::query_as(
-        "SELECT w.id, w.slug, w.name, w.status, w.schema_version,
-                (SELECT count(*) FROM public.memberships m
-                  WHERE m.workspace_id = w.id AND m.status = 'active') AS members
-           FROM public.workspaces w ORDER BY w.created_at",
+    let rows = sqlx::query_as!(
+        TenantRow,
+        r#"SELECT w.id, w.slug, w.name, w.status, w.schema_version,
+                  (SELECT count(*) FROM public.memberships m
+                    WHERE m.workspace_id = w.id AND m.status = 'active') AS "members!"
+             FROM public.workspaces w ORDER BY w.created_at"#,
     )
     .fetch_all(pool)
     .await?;

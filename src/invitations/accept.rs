@@ -174,8 +174,7 @@ fn new_account(full_name: Option<String>, password: Option<String>) -> Result<(S
 async fn join_as(state: &AppState, user_id: Uuid, token: &str) -> Result<MembershipSummary> {
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let invitation = open_invitation(&mut tx, token, true).await?;
-    let email: String = sqlx::query_scalar("SELECT email FROM public.users WHERE id = $1")
-        .bind(user_id)
+    let email = sqlx::query_scalar!("SELECT email FROM public.users WHERE id = $1", user_id)
         .fetch_optional(&mut *tx)
         .await?
         .ok_or(Error::Unauthorized("the account no longer exists"))?;
@@ -242,22 +241,22 @@ async fn join(
     invitation: &OpenInvitation,
     user_id: Uuid,
 ) -> Result<MembershipSummary> {
-    let inserted = sqlx::query(
+    let inserted = sqlx::query!(
         "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
          ON CONFLICT (workspace_id, user_id) DO NOTHING",
+        invitation.workspace_id,
+        user_id,
+        invitation.role as _,
     )
-    .bind(invitation.workspace_id)
-    .bind(user_id)
-    .bind(invitation.role)
     .execute(&mut *tx)
     .await?
     .rows_affected();
     if inserted == 0 {
-        let status: String = sqlx::query_scalar(
+        let status = sqlx::query_scalar!(
             "SELECT status FROM public.memberships WHERE workspace_id = $1 AND user_id = $2",
+            invitation.workspace_id,
+            user_id,
         )
-        .bind(invitation.workspace_id)
-        .bind(user_id)
         .fetch_one(&mut *tx)
         .await?;
         return Err(if status == "active" {
@@ -274,18 +273,18 @@ async fn join(
     }
     let schema = TenantSchema::parse(&invitation.schema_name).map_err(|e| anyhow::anyhow!(e))?;
     add_profile(&mut *tx, &schema, user_id).await?;
-    sqlx::query(
+    sqlx::query!(
         "UPDATE public.invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1",
+        invitation.id,
+        user_id,
     )
-    .bind(invitation.id)
-    .bind(user_id)
     .execute(&mut *tx)
     .await?;
-    sqlx::query(
+    sqlx::query!(
         "UPDATE public.users SET email_verified = true, updated_at = now()
           WHERE id = $1 AND NOT email_verified",
+        user_id,
     )
-    .bind(user_id)
     .execute(&mut *tx)
     .await?;
     Ok(MembershipSummary {

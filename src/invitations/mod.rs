@@ -52,7 +52,7 @@ pub enum InvitationStatus {
 }
 
 /// An open invitation as Owners see it.
-#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Invitation {
     pub id: Uuid,
@@ -83,31 +83,31 @@ pub async fn issue(
     role: Role,
     invited_by: Option<Uuid>,
 ) -> sqlx::Result<Invitation> {
-    sqlx::query(
+    sqlx::query!(
         "UPDATE public.invitations SET revoked_at = now()
           WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
+        workspace_id,
+        email.as_str(),
     )
-    .bind(workspace_id)
-    .bind(email.as_str())
     .execute(&mut *tx)
     .await?;
     let nonce = new_nonce();
     let token = key.token_for(Purpose::Invitation, &nonce);
     let id = Uuid::now_v7();
-    let (created_at, expires_at): (OffsetDateTime, OffsetDateTime) = sqlx::query_as(
+    let inserted = sqlx::query!(
         "INSERT INTO public.invitations
              (id, workspace_id, email, role, invited_by, nonce, token_hash, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8))
          RETURNING created_at, expires_at",
+        id,
+        workspace_id,
+        email.as_str(),
+        role.as_str(),
+        invited_by,
+        &nonce[..],
+        token_hash(&token),
+        LIFETIME.as_secs_f64(),
     )
-    .bind(id)
-    .bind(workspace_id)
-    .bind(email.as_str())
-    .bind(role.as_str())
-    .bind(invited_by)
-    .bind(&nonce[..])
-    .bind(token_hash(&token))
-    .bind(LIFETIME.as_secs_f64())
     .fetch_one(&mut *tx)
     .await?;
     outbox::enqueue(tx, &OutboxMessage::InvitationEmail { invitation_id: id }).await?;
@@ -117,7 +117,7 @@ pub async fn issue(
         role,
         status: InvitationStatus::Pending,
         invited_by,
-        created_at,
-        expires_at,
+        created_at: inserted.created_at,
+        expires_at: inserted.expires_at,
     })
 }

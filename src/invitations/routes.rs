@@ -10,10 +10,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::authz::Actor;
+use crate::authz::Role;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery, PathId};
-use crate::invitations::Invitation;
+use crate::invitations::{Invitation, InvitationStatus};
 use crate::pagination::{Page, PageQuery, TimeKey};
 use crate::state::AppState;
 
@@ -42,19 +43,21 @@ pub async fn list(
 ) -> Result<AppJson<InvitationList>> {
     let page: Page<TimeKey> = page.parse()?;
     let (after_at, after_id) = page.after.map(|TimeKey(at, id)| (at, id)).unzip();
-    let rows: Vec<Invitation> = sqlx::query_as(
-        "SELECT id, email, role, invited_by, created_at, expires_at,
-                CASE WHEN expires_at <= now() THEN 'expired' ELSE 'pending' END AS status
-           FROM public.invitations
-          WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL
-            AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
-          ORDER BY created_at DESC, id DESC
-          LIMIT $4",
+    let rows = sqlx::query_as!(
+        Invitation,
+        r#"SELECT id, email, role AS "role: Role", invited_by, created_at, expires_at,
+                  CASE WHEN expires_at <= now() THEN 'expired' ELSE 'pending' END
+                    AS "status!: InvitationStatus"
+             FROM public.invitations
+            WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL
+              AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3))
+            ORDER BY created_at DESC, id DESC
+            LIMIT $4"#,
+        actor.workspace_id,
+        after_at,
+        after_id,
+        page.fetch(),
     )
-    .bind(actor.workspace_id)
-    .bind(after_at)
-    .bind(after_id)
-    .bind(page.fetch())
     .fetch_all(&state.db)
     .await?;
     let (invitations, next_cursor) = page.finish(rows, |i| TimeKey(i.created_at, i.id));
@@ -79,12 +82,12 @@ pub async fn revoke(
     actor: Actor,
     PathId { id, .. }: PathId<Invitation>,
 ) -> Result<StatusCode> {
-    let revoked = sqlx::query(
+    let revoked = sqlx::query!(
         "UPDATE public.invitations SET revoked_at = now()
           WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
+        id,
+        actor.workspace_id,
     )
-    .bind(id)
-    .bind(actor.workspace_id)
     .execute(&state.db)
     .await?;
     if revoked.rows_affected() == 0 {

@@ -301,31 +301,32 @@ async fn load<'e>(
     user_id: Uuid,
     workspace_id: Uuid,
 ) -> Result<Option<Arc<Membership>>, sqlx::Error> {
-    let row: Option<(String, String, String, String, i32, i32)> = sqlx::query_as(
-        "SELECT m.role, m.status, w.status, w.schema_name, w.schema_version, u.token_version
-           FROM public.memberships m
-           JOIN public.workspaces w ON w.id = m.workspace_id
-           JOIN public.users u ON u.id = m.user_id
-          WHERE m.user_id = $1 AND m.workspace_id = $2",
+    let row = sqlx::query!(
+        r#"SELECT m.role AS "role: Role", m.status, w.status AS workspace_status, w.schema_name,
+                  w.schema_version, u.token_version
+             FROM public.memberships m
+             JOIN public.workspaces w ON w.id = m.workspace_id
+             JOIN public.users u ON u.id = m.user_id
+            WHERE m.user_id = $1 AND m.workspace_id = $2"#,
+        user_id,
+        workspace_id,
     )
-    .bind(user_id)
-    .bind(workspace_id)
     .fetch_optional(db)
     .await?;
-    let Some((role, status, workspace_status, schema, version, token_version)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
     let decode = |e: String| sqlx::Error::Decode(e.into());
-    let workspace_active = workspace_status == "active";
+    let workspace_active = row.workspace_status == "active";
     Ok(Some(Arc::new(Membership {
         workspace_id,
         user_id,
-        role: role.parse().map_err(decode)?,
-        active: status == "active" && workspace_active,
+        role: row.role,
+        active: row.status == "active" && workspace_active,
         workspace_active,
-        schema: TenantSchema::parse(&schema).map_err(decode)?,
-        token_version,
-        schema_current: version >= latest_version(),
+        schema: TenantSchema::parse(&row.schema_name).map_err(decode)?,
+        token_version: row.token_version,
+        schema_current: row.schema_version >= latest_version(),
     })))
 }
 
@@ -343,27 +344,15 @@ pub async fn memberships_of(
     db: impl PgExecutor<'_>,
     user_id: Uuid,
 ) -> sqlx::Result<Vec<MembershipSummary>> {
-    let rows: Vec<(Uuid, String, String, String)> = sqlx::query_as(
-        "SELECT w.id, w.name, w.slug, m.role
-           FROM public.memberships m
-           JOIN public.workspaces w ON w.id = m.workspace_id
-          WHERE m.user_id = $1 AND m.status = 'active' AND w.status = 'active'
-          ORDER BY m.created_at, w.id",
+    sqlx::query_as!(
+        MembershipSummary,
+        r#"SELECT w.id, w.name, w.slug, m.role AS "role: Role"
+             FROM public.memberships m
+             JOIN public.workspaces w ON w.id = m.workspace_id
+            WHERE m.user_id = $1 AND m.status = 'active' AND w.status = 'active'
+            ORDER BY m.created_at, w.id"#,
+        user_id,
     )
-    .bind(user_id)
     .fetch_all(db)
-    .await?;
-    rows.into_iter()
-        .map(|(id, name, slug, role)| {
-            let role = role
-                .parse()
-                .map_err(|e: String| sqlx::Error::Decode(e.into()))?;
-            Ok(MembershipSummary {
-                id,
-                name,
-                slug,
-                role,
-            })
-        })
-        .collect()
+    .await
 }

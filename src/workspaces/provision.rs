@@ -77,18 +77,20 @@ async fn check_ownership(
     owner: Uuid,
     limits: OwnershipLimits,
 ) -> Result<(), Error> {
-    let (verified, owned): (bool, i64) = sqlx::query_as(
-        "SELECT u.email_verified,
-                (SELECT count(*) FROM public.memberships m
-                   JOIN public.workspaces w ON w.id = m.workspace_id
-                  WHERE m.user_id = u.id AND m.role = 'admin' AND w.status = 'active')
-           FROM public.users u WHERE u.id = $1
-            FOR UPDATE OF u",
+    let account = sqlx::query!(
+        r#"SELECT u.email_verified,
+                  (SELECT count(*) FROM public.memberships m
+                     JOIN public.workspaces w ON w.id = m.workspace_id
+                    WHERE m.user_id = u.id AND m.role = 'admin' AND w.status = 'active')
+                    AS "owned!"
+             FROM public.users u WHERE u.id = $1
+              FOR UPDATE OF u"#,
+        owner,
     )
-    .bind(owner)
     .fetch_optional(&mut *tx)
     .await?
     .ok_or(Error::Unauthorized("the account no longer exists"))?;
+    let (verified, owned) = (account.email_verified, account.owned);
     if !verified && owned >= UNVERIFIED_MAX_OWNED {
         return Err(Error::forbidden(
             "email_not_verified",
@@ -115,16 +117,16 @@ async fn insert(
 ) -> Result<NewWorkspace, Error> {
     let id = Uuid::now_v7();
     let schema = TenantSchema::for_workspace(id);
-    let created_at: OffsetDateTime = sqlx::query_scalar(
+    let created_at = sqlx::query_scalar!(
         "INSERT INTO public.workspaces (id, name, slug, schema_name, schema_version)
          VALUES ($1, $2, $3, $4, $5)
          RETURNING created_at",
+        id,
+        name,
+        slug.as_str(),
+        schema.name(),
+        latest_version(),
     )
-    .bind(id)
-    .bind(name)
-    .bind(slug.as_str())
-    .bind(schema.name())
-    .bind(latest_version())
     .fetch_one(&mut *tx)
     .await
     .on_constraint("workspaces_slug_key", || {
@@ -133,11 +135,11 @@ async fn insert(
     if !claim_spare(&mut *tx, &schema).await? {
         provision(&mut *tx, &schema).await?;
     }
-    sqlx::query(
+    sqlx::query!(
         "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, 'admin')",
+        id,
+        owner,
     )
-    .bind(id)
-    .bind(owner)
     .execute(&mut *tx)
     .await?;
     add_profile(&mut *tx, &schema, owner).await?;

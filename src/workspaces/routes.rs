@@ -193,35 +193,34 @@ pub async fn select(
         id: workspace_id, ..
     }: PathId<Workspace>,
 ) -> Result<AppJson<Selected>> {
-    let row: Option<(String, String, String, String, i32)> = sqlx::query_as(
-        "SELECT w.name, w.slug, m.role, m.status, u.token_version
-           FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
-           JOIN public.users u ON u.id = m.user_id
-          WHERE m.user_id = $1 AND m.workspace_id = $2 AND w.status = 'active'",
+    let row = sqlx::query!(
+        r#"SELECT w.name, w.slug, m.role AS "role: Role", m.status, u.token_version
+             FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
+             JOIN public.users u ON u.id = m.user_id
+            WHERE m.user_id = $1 AND m.workspace_id = $2 AND w.status = 'active'"#,
+        user_id,
+        workspace_id,
     )
-    .bind(user_id)
-    .bind(workspace_id)
     .fetch_optional(&state.db)
-    .await?;
-    let (name, slug, role, status, token_version) = row.ok_or(Error::NotFound("workspace"))?;
-    if status != "active" {
+    .await?
+    .ok_or(Error::NotFound("workspace"))?;
+    if row.status != "active" {
         return Err(Error::forbidden(
             "membership_deactivated",
             "your access to this workspace has been deactivated",
         ));
     }
-    let role: Role = role.parse().map_err(|e: String| anyhow::anyhow!(e))?;
     let issued = state
         .jwt
-        .issue_workspace(user_id, workspace_id, role, token_version)?;
+        .issue_workspace(user_id, workspace_id, row.role, row.token_version)?;
     Ok(AppJson(Selected {
         token: issued.token,
         expires_at: issued.expires_at,
         workspace: MembershipSummary {
             id: workspace_id,
-            name,
-            slug,
-            role,
+            name: row.name,
+            slug: row.slug,
+            role: row.role,
         },
     }))
 }
@@ -254,21 +253,22 @@ pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
     let workspace_id = tenant.actor.workspace_id;
     let role = tenant.actor.role();
     let (conn, schema) = tenant.parts();
-    let (id, name, slug, created_at): (Uuid, String, String, OffsetDateTime) =
-        sqlx::query_as("SELECT id, name, slug, created_at FROM public.workspaces WHERE id = $1")
-            .bind(workspace_id)
-            .fetch_one(&mut *conn)
-            .await?;
+    let workspace = sqlx::query!(
+        "SELECT id, name, slug, created_at FROM public.workspaces WHERE id = $1",
+        workspace_id,
+    )
+    .fetch_one(&mut *conn)
+    .await?;
     let branding = workspace_settings::load(conn, schema, false)
         .await?
         .branding;
     Ok(AppJson(CurrentWorkspace {
-        id,
-        name,
-        slug,
+        id: workspace.id,
+        name: workspace.name,
+        slug: workspace.slug,
         role,
         branding,
-        created_at,
+        created_at: workspace.created_at,
     }))
 }
 
@@ -285,10 +285,10 @@ pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
 pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<StatusCode> {
     let workspace_id = actor.workspace_id;
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-    let marked = sqlx::query(
+    let marked = sqlx::query!(
         "UPDATE public.workspaces SET status = 'deleting' WHERE id = $1 AND status = 'active'",
+        workspace_id,
     )
-    .bind(workspace_id)
     .execute(&mut *tx)
     .await?;
     if marked.rows_affected() == 1 {
