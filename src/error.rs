@@ -324,7 +324,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unnamed_constraint_violation_is_ours() {
+    fn a_database_error_nobody_mapped_is_an_internal_error() {
         let problem = Error::Database(sqlx::Error::RowNotFound).to_problem();
         assert_eq!(problem.status, 500);
     }

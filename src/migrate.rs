@@ -10,14 +10,12 @@ use refinery_core::Runner;
 use sqlx::Connection;
 use sqlx::postgres::PgConnection;
 use supportdesk_core::config::DatabaseSettings;
+use supportdesk_core::locks::CONTROL_PLANE_MIGRATIONS;
 use supportdesk_core::migrate::SqlxMigrator;
 
 mod embedded {
     refinery::embed_migrations!("migrations");
 }
-
-/// Advisory lock key for control-plane migrations (`'supportdesk'` as bytes, then 1).
-const CONTROL_PLANE_LOCK: i64 = 0x7375_7070_6f72_7401;
 
 /// What a migration run did, for the CLI's output.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -29,7 +27,7 @@ pub struct MigrationReport {
 pub async fn control_plane(database: &DatabaseSettings) -> anyhow::Result<MigrationReport> {
     let mut conn = PgConnection::connect_with(&database.connect_options()).await?;
     sqlx::query("SELECT pg_advisory_lock($1)")
-        .bind(CONTROL_PLANE_LOCK)
+        .bind(CONTROL_PLANE_MIGRATIONS)
         .execute(&mut conn)
         .await?;
     let result = embedded::migrations::runner()
@@ -39,7 +37,7 @@ pub async fn control_plane(database: &DatabaseSettings) -> anyhow::Result<Migrat
         .await;
     // Closing the connection releases the lock even if the unlock below never runs.
     let _ = sqlx::query("SELECT pg_advisory_unlock($1)")
-        .bind(CONTROL_PLANE_LOCK)
+        .bind(CONTROL_PLANE_MIGRATIONS)
         .execute(&mut conn)
         .await;
     let _ = conn.close().await;

@@ -18,11 +18,11 @@ use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_core::telemetry;
 use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
 
-use crate::auth::jwt::JwtKeys;
-use crate::auth::password::PasswordHasher;
+use crate::credentials::jwt::JwtKeys;
+use crate::credentials::password::PasswordHasher;
+use crate::memberships::MembershipCache;
 use crate::rate_limit::RateLimiter;
 use crate::state::{AppState, Shared};
-use crate::tenancy::membership::MembershipCache;
 use crate::{http, migrate};
 
 /// How long in-flight requests may take to finish after a shutdown signal.
@@ -115,9 +115,6 @@ async fn close_idle_reads(reads: ReadPool, stop: CancellationToken) {
     }
 }
 
-/// Advisory lock key for the start-up tenant migration pass (`'supportdesk'` as bytes, then 2).
-const STARTUP_TENANTS_LOCK: i64 = 0x7375_7070_6f72_7402;
-
 /// One replica brings the workspaces up to date while the others start serving; a workspace
 /// that fails is logged (and left for `supportdesk tenants migrate`) rather than keeping every
 /// replica from starting.
@@ -125,7 +122,7 @@ async fn migrate_tenants_on_startup(settings: &Settings) -> anyhow::Result<()> {
     let pool = db::pool(&settings.database, 5);
     let mut lock = pool.acquire().await?;
     let acquired: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
-        .bind(STARTUP_TENANTS_LOCK)
+        .bind(supportdesk_core::locks::STARTUP_TENANT_MIGRATIONS)
         .fetch_one(&mut *lock)
         .await?;
     if !acquired {
@@ -134,7 +131,7 @@ async fn migrate_tenants_on_startup(settings: &Settings) -> anyhow::Result<()> {
     }
     let result = migrate_all(&pool, &Selection::default(), 4, Arc::new(|_| {})).await;
     let _ = sqlx::query("SELECT pg_advisory_unlock($1)")
-        .bind(STARTUP_TENANTS_LOCK)
+        .bind(supportdesk_core::locks::STARTUP_TENANT_MIGRATIONS)
         .execute(&mut *lock)
         .await;
     drop(lock);

@@ -10,11 +10,11 @@ use supportdesk_core::config::{Settings, TrustedProxies};
 use supportdesk_core::db::ReadPool;
 use supportdesk_core::email_tokens::EmailTokenKey;
 
-use crate::auth::jwt::JwtKeys;
-use crate::auth::password::PasswordHasher;
+use crate::credentials::jwt::JwtKeys;
+use crate::credentials::password::PasswordHasher;
 use crate::extract::HasTrustedProxies;
+use crate::memberships::MembershipCache;
 use crate::rate_limit::RateLimiter;
-use crate::tenancy::membership::MembershipCache;
 
 #[derive(Clone)]
 pub struct AppState(Arc<Shared>);

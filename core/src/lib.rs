@@ -11,6 +11,7 @@ pub mod config;
 pub mod db;
 pub mod email_tokens;
 pub mod health;
+pub mod locks;
 pub mod migrate;
 pub mod outbox;
 pub mod role;

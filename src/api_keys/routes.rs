@@ -10,8 +10,8 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::api_keys::secret::ApiKeySecret;
 use crate::authz::Actor;
+use crate::credentials::api_key::ApiKeySecret;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Problem, Result};
 use crate::extract::{AppJson, PathId, Resource};

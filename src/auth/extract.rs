@@ -9,7 +9,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use uuid::Uuid;
 
-use crate::auth::jwt::{Claims, TokenError, TokenKind};
+use crate::credentials::jwt::{Claims, TokenError, TokenKind};
 use crate::error::Error;
 use crate::state::AppState;
 

@@ -8,8 +8,8 @@ use crate::auth::extract::AnyToken;
 use crate::auth::users::{self, User};
 use crate::error::{Error, Result};
 use crate::extract::AppJson;
+use crate::memberships::{MembershipSummary, memberships_of};
 use crate::state::AppState;
-use crate::tenancy::membership::{MembershipSummary, memberships_of};
 
 #[derive(Serialize, ToSchema)]
 pub struct MeResponse {

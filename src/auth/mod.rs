@@ -3,10 +3,8 @@
 
 mod change_email;
 pub mod extract;
-pub mod jwt;
 mod login;
 mod me;
-pub mod password;
 pub mod password_reset;
 mod register;
 pub mod users;

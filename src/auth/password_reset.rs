@@ -24,8 +24,8 @@ use supportdesk_core::outbox::MessageKind;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::auth::password::Password;
 use crate::auth::verification::MessageResponse;
+use crate::credentials::password::Password;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, ClientIp};

@@ -7,9 +7,9 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::auth::password::Password;
 use crate::auth::users::{self, User};
 use crate::auth::verification;
+use crate::credentials::password::Password;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, OnConstraint, Result};
 use crate::extract::{AppJson, ClientIp};

@@ -10,13 +10,12 @@ use axum::response::{IntoResponse, Response};
 use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
-use crate::api_keys;
 use crate::auth::extract::{bearer, decode, revoked_unless_current};
-use crate::auth::jwt::TokenKind;
-use crate::authz::{Permission, Role, Rule};
+use crate::authz::{Permission, Role, Rule, api_key};
+use crate::credentials::jwt::TokenKind;
 use crate::error::Error;
+use crate::memberships::Membership;
 use crate::state::AppState;
-use crate::tenancy::membership::Membership;
 
 /// Who is acting, in which workspace. Built only by the authorization layer.
 #[derive(Debug, Clone)]
@@ -130,8 +129,8 @@ pub(super) async fn authorize(
 
 async fn authenticate(state: &AppState, headers: &HeaderMap, rule: Rule) -> Result<Actor, Error> {
     let credential = bearer(headers)?;
-    let actor = if api_keys::looks_like_key(credential) {
-        let actor = api_keys::authenticate(state, credential).await?;
+    let actor = if api_key::looks_like_key(credential) {
+        let actor = api_key::authenticate(state, credential).await?;
         if !rule.api_key {
             return Err(Error::forbidden(
                 "api_key_not_allowed",

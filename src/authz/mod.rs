@@ -8,6 +8,7 @@
 //! through it, a tenant transaction) on a route that has no rule.
 
 mod actor;
+pub mod api_key;
 
 pub use actor::{Actor, Principal, check_workspace};
 /// A member's role, which the permission table is about. Its home is the core crate (it is

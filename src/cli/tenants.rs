@@ -14,11 +14,11 @@ use supportdesk_core::tenancy::deletion::drop_workspace;
 use supportdesk_core::tenancy::migrations::{MigrateAllReport, Progress, Selection, migrate_all};
 use uuid::Uuid;
 
-use crate::auth::password::{Password, PasswordHasher};
 use crate::authz::Role;
+use crate::credentials::password::{Password, PasswordHasher};
 use crate::email_address::EmailAddress;
+use crate::memberships::MembershipCache;
 use crate::startup::connect_redis;
-use crate::tenancy::membership::MembershipCache;
 use crate::workspaces::provision::{add_profile, create_workspace};
 use crate::workspaces::slug::Slug;
 

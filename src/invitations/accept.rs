@@ -18,16 +18,16 @@ use uuid::Uuid;
 
 use crate::auth::REGISTER_QUOTA;
 use crate::auth::extract::{bearer, check_not_revoked, decode};
-use crate::auth::jwt::TokenKind;
-use crate::auth::password::Password;
 use crate::auth::users::{self, User};
 use crate::authz::Role;
+use crate::credentials::jwt::TokenKind;
+use crate::credentials::password::Password;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, OnConstraint, Result};
 use crate::extract::{AppJson, ClientIp};
+use crate::memberships::MembershipSummary;
 use crate::rate_limit::Decision;
 use crate::state::AppState;
-use crate::tenancy::membership::MembershipSummary;
 use crate::workspaces::provision::add_profile;
 
 const FULL_NAME_MAX_CHARS: usize = 200;

@@ -1,10 +1,6 @@
-//! Tenancy in the API: who may act in which workspace, and the one way a request reaches a
-//! tenant's tables. The schema type, tenant migrations and spare schemas, which the worker
-//! uses too, are `supportdesk_core::tenancy`.
-//!
-//! - `membership`: who may act in which workspace, cached (moka) and invalidated across
-//!   replicas (Redis pub/sub).
-//! - `context`: `TenantTx`, the only way to reach a tenant's tables (for an `authz::Actor`).
+//! Tenancy in the API: the one way a request reaches a tenant's tables (`context`: `Tenant`
+//! for a read, `TenantTx` for a write, each for an `authz::Actor`). Who may act in which
+//! workspace is `memberships`; the schema type, tenant migrations and spare schemas, which
+//! the worker uses too, are `supportdesk_core::tenancy`.
 
 pub mod context;
-pub mod membership;

@@ -1,6 +1,6 @@
 //! Workspaces (tenants): creating, listing, selecting and deleting them. A member's
 //! workspaces as the rest of the service lists them (`MembershipSummary`) are
-//! `tenancy::membership`'s.
+//! `memberships`'s.
 
 pub mod provision;
 mod routes;

@@ -107,7 +107,7 @@ async fn tokens_from_register_and_login_are_one_hour_user_tokens() {
     for token in [registered.as_str(), logged_in["token"].as_str().unwrap()] {
         let claims = app.state.jwt.decode(token).unwrap();
         assert_eq!(claims.exp - claims.iat, 3600);
-        assert_eq!(claims.kind, supportdesk::auth::jwt::TokenKind::User);
+        assert_eq!(claims.kind, supportdesk::credentials::jwt::TokenKind::User);
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         assert!((claims.iat - now).abs() < 60);
     }

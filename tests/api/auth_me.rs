@@ -77,8 +77,9 @@ async fn me_accepts_a_workspace_token() {
     let app = spawn_app().await;
     let (_, user_id) = app.signed_up(&unique_email()).await;
     let workspace = add_membership(&app, user_id, "acme", "admin", "active").await;
-    let keys =
-        supportdesk::auth::jwt::JwtKeys::new(app.settings.application.jwt_secret.as_ref().unwrap());
+    let keys = supportdesk::credentials::jwt::JwtKeys::new(
+        app.settings.application.jwt_secret.as_ref().unwrap(),
+    );
     let token = keys
         .issue_workspace(user_id, workspace, supportdesk::authz::Role::Owner, 0)
         .unwrap()

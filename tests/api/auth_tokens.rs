@@ -115,8 +115,9 @@ async fn wrong_issuer_or_audience_is_refused() {
 async fn a_workspace_token_is_not_a_user_token() {
     let app = spawn_app().await;
     let (_, user_id) = app.signed_up(&unique_email()).await;
-    let keys =
-        supportdesk::auth::jwt::JwtKeys::new(app.settings.application.jwt_secret.as_ref().unwrap());
+    let keys = supportdesk::credentials::jwt::JwtKeys::new(
+        app.settings.application.jwt_secret.as_ref().unwrap(),
+    );
     let workspace_token = keys
         .issue_workspace(user_id, Uuid::new_v4(), supportdesk::authz::Role::Owner, 0)
         .unwrap()

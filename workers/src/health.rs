@@ -28,7 +28,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 /// How long open probe connections may take to finish after the worker stops.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
 pub struct Probes {
@@ -38,7 +38,6 @@ pub struct Probes {
 
 /// Serves the probes on `listener` until `stop` is cancelled.
 pub async fn serve(listener: TcpListener, probes: Probes, stop: CancellationToken) {
-    telemetry::spawn_metrics_upkeep();
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     // A timer, so a client that never finishes its request headers is dropped (after 30 s).

@@ -149,7 +149,7 @@ pub async fn run(
         let _ = tokio::time::timeout(Duration::from_secs(1), spares).await;
     }
     health_stop.cancel();
-    let _ = tokio::time::timeout(Duration::from_secs(1), health).await;
+    let _ = tokio::time::timeout(health::DRAIN_TIMEOUT, health).await;
     tracing::info!("worker stopped");
     result
 }

@@ -213,15 +213,17 @@ pub async fn reconcile_stranded(db: impl PgExecutor<'_>, after: Duration) -> sql
     Ok(reset.rows_affected())
 }
 
-/// When the next due message becomes due, if any is waiting (for the relay's sleep).
+/// When the next due message becomes due, if any is waiting (for the relay's sleep); `None`
+/// when nothing waits. (`min` over no rows is NULL; the floor at zero is applied here, since
+/// SQL's `greatest` would turn that NULL into 0 and an idle relay would never sleep.)
 pub async fn next_due_in(db: impl PgExecutor<'_>) -> sqlx::Result<Option<Duration>> {
     let seconds = sqlx::query_scalar!(
-        "SELECT greatest(0, extract(epoch FROM min(available_at) - now()))::float8
+        "SELECT extract(epoch FROM min(available_at) - now())::float8
            FROM public.outbox WHERE relayed_at IS NULL AND outcome IS NULL",
     )
     .fetch_one(db)
     .await?;
-    Ok(seconds.map(Duration::from_secs_f64))
+    Ok(seconds.map(|s| Duration::from_secs_f64(s.max(0.0))))
 }
 
 /// One attempt in progress.

@@ -22,6 +22,7 @@ use std::fmt;
 
 use sqlx::{AssertSqlSafe, PgConnection, PgPool};
 
+use crate::locks::SPARE_REFILL;
 use crate::tenancy::TenantSchema;
 use crate::tenancy::migrations::{
     OwnSchemaName, TenantMigrations, create_migrated, latest_version,
@@ -29,10 +30,6 @@ use crate::tenancy::migrations::{
 
 /// The NOTIFY channel a claim fires on commit; the worker's refill loop listens on it.
 pub const REFILL_CHANNEL: &str = "supportdesk_spares";
-
-/// Advisory lock a refill holds (for its transaction) while it counts and makes spares, so
-/// worker replicas do not all fill the same gap (`'supportdesk'` as bytes, then 2).
-const REFILL_LOCK: i64 = 0x7375_7070_6f72_7402;
 
 /// The name of one spare schema, `spare_<32 random hex>`: made here or read back from
 /// `public.spare_schemas` and checked, never taken from input, and written into SQL quoted.
@@ -179,7 +176,7 @@ pub async fn refill(
     let mut turn = crate::db::begin(pool, None).await?;
     let ours = sqlx::query_scalar!(
         r#"SELECT pg_try_advisory_xact_lock($1) AS "locked!""#,
-        REFILL_LOCK
+        SPARE_REFILL
     )
     .fetch_one(&mut *turn)
     .await?;

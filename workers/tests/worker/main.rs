@@ -14,5 +14,6 @@ mod faults;
 mod janitor;
 mod password_reset;
 mod probes;
+mod relay;
 mod spares;
 mod team;

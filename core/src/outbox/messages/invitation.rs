@@ -8,8 +8,9 @@ use uuid::Uuid;
 use crate::email_tokens::{EmailTokenKey, Purpose};
 use crate::role::Role;
 
-/// What the worker needs to send an invitation email, if it is still open.
-#[derive(Debug, Clone)]
+/// What the worker needs to send an invitation email, if it is still open. Its `Debug` leaves
+/// the token out: it is a live credential until used.
+#[derive(Clone)]
 pub struct PendingInvitation {
     pub email: String,
     pub workspace_name: String,
@@ -17,6 +18,19 @@ pub struct PendingInvitation {
     pub role: Role,
     pub token: String,
     pub expires_at: OffsetDateTime,
+}
+
+impl std::fmt::Debug for PendingInvitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingInvitation")
+            .field("email", &self.email)
+            .field("workspace_name", &self.workspace_name)
+            .field("inviter_name", &self.inviter_name)
+            .field("role", &self.role)
+            .field("token", &"[redacted]")
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
 
 /// The invitation email `invitation_id`, if it is still worth sending (not accepted, revoked

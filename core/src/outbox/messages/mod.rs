@@ -11,12 +11,23 @@ pub mod verification;
 
 use crate::email_tokens::{EmailTokenKey, Purpose};
 
-/// An email still worth sending, with its token re-derived from the row's nonce.
-#[derive(Debug, Clone)]
+/// An email still worth sending, with its token re-derived from the row's nonce. Its `Debug`
+/// leaves the token out: it is a live credential until used.
+#[derive(Clone)]
 pub struct PendingEmail {
     pub email: String,
     pub full_name: String,
     pub token: String,
+}
+
+impl std::fmt::Debug for PendingEmail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingEmail")
+            .field("email", &self.email)
+            .field("full_name", &self.full_name)
+            .field("token", &"[redacted]")
+            .finish()
+    }
 }
 
 impl PendingEmail {
