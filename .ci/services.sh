@@ -70,28 +70,24 @@ ensure_rust() {
   return 1
 }
 
-# cargo-deny checks licences, sources and advisories; built once from crates.io (a few minutes)
-# into its own target directory, then found on the PATH.
-CARGO_DENY_VERSION=0.20.2
-ensure_cargo_deny() {
-  if cargo deny --version 2>/dev/null | grep -q "$CARGO_DENY_VERSION"; then
+# Cargo subcommands the test command uses, built once from crates.io (a few minutes each) into
+# a target directory of their own, then found on the PATH:
+#   ensure_cargo_tool <subcommand> <crate> <version> [cargo install options...]
+ensure_cargo_tool() {
+  local subcommand=$1 crate=$2 version=$3
+  shift 3
+  if cargo "$subcommand" --version 2>/dev/null | grep -q "$version"; then
     return 0
   fi
-  echo "installing cargo-deny $CARGO_DENY_VERSION (crates.io)" >&2
+  echo "installing $crate $version (crates.io)" >&2
   CARGO_TARGET_DIR="$HOME/.cache/cargo-install-target" \
-    cargo install --locked --quiet "cargo-deny@$CARGO_DENY_VERSION"
+    cargo install --locked --quiet "$crate@$version" "$@"
 }
-
-# sqlx-cli checks .sqlx/ (the compile-time checked statements) against migrations/.
-SQLX_CLI_VERSION=0.9.0
+# Licences, sources and advisories of the dependency graph.
+ensure_cargo_deny() { ensure_cargo_tool deny cargo-deny 0.20.2; }
+# Checks .sqlx/ (the compile-time checked statements) against migrations/.
 ensure_sqlx_cli() {
-  if cargo sqlx --version 2>/dev/null | grep -q "$SQLX_CLI_VERSION"; then
-    return 0
-  fi
-  echo "installing sqlx-cli $SQLX_CLI_VERSION (crates.io)" >&2
-  CARGO_TARGET_DIR="$HOME/.cache/cargo-install-target" \
-    cargo install --locked --quiet "sqlx-cli@$SQLX_CLI_VERSION" \
-    --no-default-features --features postgres,rustls
+  ensure_cargo_tool sqlx sqlx-cli 0.9.0 --no-default-features --features postgres,rustls
 }
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/supportdesk-target}"
