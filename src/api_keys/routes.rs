@@ -23,7 +23,7 @@ const NAME_MAX_CHARS: usize = 100;
 const MAX_KEYS_PER_WORKSPACE: i64 = 25;
 
 /// An API key as listed: never its secret.
-#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKey {
     pub id: Uuid,
@@ -71,9 +71,6 @@ pub struct CreateApiKeyRequest {
     name: String,
 }
 
-const COLUMNS: &str = "id, name, 'sdk_' || left(lookup, 8) AS prefix, created_by, created_at,
-                       regenerated_at, last_used_at";
-
 /// The workspace's API keys (never their secrets).
 #[utoipa::path(
     get, path = "/api/settings/api-keys", tag = "api-keys",
@@ -84,10 +81,13 @@ const COLUMNS: &str = "id, name, 'sdk_' || left(lookup, 8) AS prefix, created_by
     )
 )]
 pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson<ApiKeyList>> {
-    let api_keys = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM public.api_keys WHERE workspace_id = $1 ORDER BY created_at, id"
-    )))
-    .bind(actor.workspace_id)
+    let api_keys = sqlx::query_as!(
+        ApiKey,
+        r#"SELECT id, name, 'sdk_' || left(lookup, 8) AS "prefix!", created_by, created_at,
+                  regenerated_at, last_used_at
+             FROM public.api_keys WHERE workspace_id = $1 ORDER BY created_at, id"#,
+        actor.workspace_id,
+    )
     .fetch_all(&state.db)
     .await?;
     Ok(AppJson(ApiKeyList { api_keys }))
@@ -140,17 +140,19 @@ pub async fn create(
             ),
         ));
     }
-    let api_key: ApiKey = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO public.api_keys (id, workspace_id, name, lookup, secret_hash, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         RETURNING {COLUMNS}"
-    )))
-    .bind(Uuid::now_v7())
-    .bind(actor.workspace_id)
-    .bind(name)
-    .bind(secret.lookup())
-    .bind(&secret.digest()[..])
-    .bind(created_by)
+    let api_key = sqlx::query_as!(
+        ApiKey,
+        r#"INSERT INTO public.api_keys (id, workspace_id, name, lookup, secret_hash, created_by)
+           VALUES ($1, $2, $3, $4, $5, $6)
+           RETURNING id, name, 'sdk_' || left(lookup, 8) AS "prefix!", created_by, created_at,
+                  regenerated_at, last_used_at"#,
+        Uuid::now_v7(),
+        actor.workspace_id,
+        name,
+        secret.lookup(),
+        &secret.digest()[..],
+        created_by,
+    )
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -180,16 +182,18 @@ pub async fn regenerate(
     PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<AppJson<ApiKeyWithSecret>> {
     let secret = ApiKeySecret::generate();
-    let api_key: ApiKey = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "UPDATE public.api_keys
-            SET lookup = $3, secret_hash = $4, regenerated_at = now(), last_used_at = NULL
-          WHERE id = $1 AND workspace_id = $2
-      RETURNING {COLUMNS}"
-    )))
-    .bind(id)
-    .bind(actor.workspace_id)
-    .bind(secret.lookup())
-    .bind(&secret.digest()[..])
+    let api_key = sqlx::query_as!(
+        ApiKey,
+        r#"UPDATE public.api_keys
+              SET lookup = $3, secret_hash = $4, regenerated_at = now(), last_used_at = NULL
+            WHERE id = $1 AND workspace_id = $2
+        RETURNING id, name, 'sdk_' || left(lookup, 8) AS "prefix!", created_by, created_at,
+                  regenerated_at, last_used_at"#,
+        id,
+        actor.workspace_id,
+        secret.lookup(),
+        &secret.digest()[..],
+    )
     .fetch_optional(&state.db)
     .await?
     .ok_or(Error::NotFound("API key"))?;
