@@ -26,12 +26,7 @@ impl TenantSchema {
 
     /// A stored schema name, checked to be of our form.
     pub fn parse(name: &str) -> Result<Self, String> {
-        let valid = name.len() == 35
-            && name.starts_with("ws_")
-            && name[3..]
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        if valid {
+        if is_generated_name(name, "ws_") {
             Ok(Self(name.into()))
         } else {
             Err(format!("{name:?} is not a workspace schema name"))
@@ -74,6 +69,17 @@ impl TenantSchema {
         // The first 64 bits of the id; parse() guaranteed they are hex digits.
         u64::from_str_radix(&self.0[3..19], 16).map_or(0, |v| v as i64)
     }
+}
+
+/// Whether `name` is `prefix` then 32 lowercase hex digits: the form of every schema name
+/// we generate (workspaces from their id, spares at random), never anything a user typed.
+pub(crate) fn is_generated_name(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix).is_some_and(|hex| {
+        hex.len() == 32
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
 }
 
 impl fmt::Display for TenantSchema {

@@ -27,6 +27,7 @@ use crate::tenancy::TenantSchema;
 use crate::tenancy::migrations::{
     OwnSchemaName, TenantMigrations, create_migrated, latest_version,
 };
+use crate::tenancy::schema::is_generated_name;
 
 /// The NOTIFY channel a claim fires on commit; the worker's refill loop listens on it.
 pub const REFILL_CHANNEL: &str = "supportdesk_spares";
@@ -43,13 +44,7 @@ impl SpareSchema {
 
     /// A stored spare name, checked to be of our form.
     pub fn parse(name: &str) -> Result<Self, String> {
-        let valid = name.strip_prefix("spare_").is_some_and(|hex| {
-            hex.len() == 32
-                && hex
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        });
-        if valid {
+        if is_generated_name(name, "spare_") {
             Ok(Self(name.to_owned()))
         } else {
             Err(format!("{name:?} is not a spare schema name"))
