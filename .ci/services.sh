@@ -58,10 +58,64 @@ ensure_redis() {
   return 1
 }
 
-# PgBouncer (Debian's package) for the tests and the benchmark, which start their own
-# instances; the package's system service is not used.
+# PgBouncer for the tests and the benchmark, which start their own process (not the system
+# service). Transaction pooling needs PgBouncer 1.21 or later (it re-prepares named statements
+# on whichever server connection a client gets). Debian 12 packages 1.18, so when the
+# PgBouncer found is older, Debian 13's package source (1.24.1 with Debian's patches, checked
+# against the digests of its Sources index) is built once into ~/.cache (about 30 s).
+# Exports PGBOUNCER, the binary the Rust harness starts.
+PGBOUNCER_DEBIAN_VERSION=1.24.1-1+deb13u2
+PGBOUNCER_ORIG_SHA256=da72a3aba13072876d055a3e58dd4aba4a5de4ed6148e73033185245598fd3e0
+PGBOUNCER_DEBIAN_SHA256=2325bcaa2e71919d399b9e5aef5b94ff988fc1f1d296908c3937b682b7be5cbb
+
+# Succeeds when $1 is a PgBouncer of version 1.21 or later.
+pgbouncer_supports_prepared() {
+  local version
+  version=$("$1" --version 2>/dev/null | awk 'NR == 1 {print $2}')
+  [ -n "$version" ] && [ "$(printf '%s\n1.21\n' "$version" | sort -V | head -n 1)" = 1.21 ]
+}
+
 ensure_pgbouncer() {
-  command -v pgbouncer >/dev/null || [ -x /usr/sbin/pgbouncer ] || apt_install pgbouncer
+  local found
+  for found in "${PGBOUNCER:-}" "$(command -v pgbouncer || true)" /usr/sbin/pgbouncer; do
+    if [ -n "$found" ] && [ -x "$found" ] && pgbouncer_supports_prepared "$found"; then
+      export PGBOUNCER="$found"
+      return 0
+    fi
+  done
+  local upstream=${PGBOUNCER_DEBIAN_VERSION%%-*}
+  local prefix="$HOME/.cache/supportdesk-tools/pgbouncer-$PGBOUNCER_DEBIAN_VERSION"
+  if [ ! -x "$prefix/bin/pgbouncer" ]; then
+    echo "building PgBouncer $PGBOUNCER_DEBIAN_VERSION (Debian 13's source package)" >&2
+    local need=()
+    command -v make >/dev/null || need+=(make)
+    command -v gcc >/dev/null || need+=(gcc)
+    command -v pkg-config >/dev/null || need+=(pkg-config)
+    dpkg -s libevent-dev >/dev/null 2>&1 || need+=(libevent-dev)
+    dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
+    [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+    local src pool=http://deb.debian.org/debian/pool/main/p/pgbouncer
+    src=$(mktemp -d)
+    (
+      set -e
+      cd "$src"
+      curl -fsSL --retry 3 -o orig.tar.gz "$pool/pgbouncer_$upstream.orig.tar.gz"
+      curl -fsSL --retry 3 -o debian.tar.xz "$pool/pgbouncer_$PGBOUNCER_DEBIAN_VERSION.debian.tar.xz"
+      printf '%s  orig.tar.gz\n%s  debian.tar.xz\n' \
+        "$PGBOUNCER_ORIG_SHA256" "$PGBOUNCER_DEBIAN_SHA256" | sha256sum --check --quiet
+      tar xzf orig.tar.gz
+      cd "pgbouncer-$upstream"
+      tar xJf ../debian.tar.xz
+      while read -r patch; do
+        [ -n "$patch" ] && patch -p1 --quiet < "debian/patches/$patch"
+      done < debian/patches/series
+      ./configure --prefix="$prefix" --without-cares --without-pam --without-systemd >/dev/null
+      make -j"$(nproc)" >/dev/null
+      make install >/dev/null
+    ) || { rm -rf "$src"; echo "building PgBouncer failed" >&2; return 1; }
+    rm -rf "$src"
+  fi
+  export PGBOUNCER="$prefix/bin/pgbouncer"
 }
 
 ensure_rust() {

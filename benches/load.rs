@@ -8,9 +8,9 @@
 //!    (2 000) workspaces; (c) every token in one workspace (the control: no tenant switching);
 //!    (d) `GET /api/conversations?assignee=all` over the 50, each seeded with a few
 //!    conversations, while new messages and conversations are written at a low rate; (e) (a)
-//!    and (b) again through a PgBouncer of the benchmark's own (session pooling: Debian's
-//!    PgBouncer 1.18 has no prepared statements in transaction mode, see the README) in front
-//!    of the same database, served by a second API process with `DATABASE_POOLER=pgbouncer`
+//!    and (b) again through a PgBouncer of the benchmark's own (transaction pooling, with
+//!    prepared statements: PgBouncer 1.21+, which `.ci/bench` provides) in front of the same
+//!    database, served by a second API process with `DATABASE_POOLER=pgbouncer`
 //!    ("skipped: why" when that API cannot run there). For
 //!    (a), (b) and (e), and for pgbench, CPU per request on each side: the API (and
 //!    PgBouncer) from `/proc/<pid>/stat`, PostgreSQL as the backends serving that process's
@@ -70,7 +70,7 @@ use supportdesk::workspaces::provision::add_profile;
 use supportdesk_core::config::Settings;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_test_support::database::TestDatabase;
-use supportdesk_test_support::pgbouncer::{PgBouncer, PoolMode, Upstream};
+use supportdesk_test_support::pgbouncer::{MAX_PREPARED_STATEMENTS, PgBouncer, PoolMode, Upstream};
 use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::{free_port, test_env};
 use uuid::Uuid;
@@ -1614,7 +1614,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     );
     let list_run = list_run?;
 
-    step("target 1 (e): the same behind PgBouncer (session pooling)");
+    step("target 1 (e): the same behind PgBouncer (transaction pooling)");
     let mut pgbouncer_check = String::from("not started");
     let behind: Result<(Measured, Measured, usize), String> = if !knobs.pgbouncer {
         Err("BENCH_PGBOUNCER=0".into())
@@ -1631,13 +1631,13 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                 )))
                 .execute(&pool)
                 .await?;
-                // Session pooling holds a server connection per client connection: room for
-                // both of the API's pools and the checks.
+                // Transaction pooling: the API's two pools (reads and writes) share as many
+                // server connections as one of them has.
                 match PgBouncer::start(
                     &work,
                     &upstream,
-                    PoolMode::Session,
-                    2 * settings.database.max_connections + 4,
+                    PoolMode::Transaction,
+                    settings.database.max_connections,
                 )
                 .await
                 {
@@ -1861,7 +1861,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     ];
     let pool_size = settings.database.max_connections;
     let behind_label = format!(
-        "behind PgBouncer (session pooling, {pool_size} server connections; API to PgBouncer plain TCP on loopback, PgBouncer to PostgreSQL TLS)"
+        "behind PgBouncer (transaction pooling, {pool_size} server connections, max_prepared_statements {MAX_PREPARED_STATEMENTS}; API to PgBouncer plain TCP on loopback, PgBouncer to PostgreSQL TLS)"
     );
     match &behind {
         Ok((fifty_b, wide_b, errors)) => {

@@ -1,7 +1,11 @@
-//! A PgBouncer of the test's or benchmark's own (not the system service), from Debian's
-//! package: a free loopback port in front of one database, TLS to PostgreSQL as in
-//! production, plain TCP from the API on loopback. Its configuration, log and auth file live
-//! in a directory the caller owns.
+//! A PgBouncer of the test's or benchmark's own (not the system service): a free loopback
+//! port in front of one database, TLS to PostgreSQL as in production, plain TCP from the API
+//! on loopback. Its configuration, log and auth file live in a directory the caller owns.
+//!
+//! Transaction pooling needs PgBouncer 1.21 or later, which tracks the statements clients
+//! prepare by name and prepares them again on whichever server connection serves the next
+//! transaction. `.ci/services.sh` (`ensure_pgbouncer`) provides one and names it in
+//! `PGBOUNCER`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,7 +21,8 @@ use anyhow::{Context, bail};
 pub enum PoolMode {
     /// One server connection per client connection, for as long as the client stays.
     Session,
-    /// A server connection per transaction (a statement outside one is its own).
+    /// A server connection per transaction (a statement outside one is its own), named
+    /// prepared statements tracked per client (`max_prepared_statements`).
     Transaction,
 }
 
@@ -36,14 +41,36 @@ pub struct PgBouncer {
     pub log: PathBuf,
 }
 
-/// `pgbouncer` on the PATH, or where Debian's package puts it.
+/// Prepared statements PgBouncer keeps per server connection in transaction mode: above the
+/// API's statement cache (`DATABASE_STATEMENT_CACHE`), so a hot statement is not prepared
+/// again on every transaction.
+pub const MAX_PREPARED_STATEMENTS: u32 = 2_000;
+
+/// `PGBOUNCER`, else `pgbouncer` on the PATH, else where Debian's package puts it.
 pub fn binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PGBOUNCER").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
     std::env::var_os("PATH")
         .into_iter()
         .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
         .chain([PathBuf::from("/usr/sbin")])
         .map(|dir| dir.join("pgbouncer"))
         .find(|candidate| candidate.is_file())
+}
+
+/// The version `binary()` reports (`PgBouncer 1.24.1` -> `(1, 24)`).
+pub fn version() -> Option<(u32, u32)> {
+    let output = Command::new(binary()?).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let version = text.lines().next()?.split_whitespace().nth(1)?;
+    let mut parts = version.split('.').map(str::parse::<u32>);
+    Some((parts.next()?.ok()?, parts.next()?.ok()?))
+}
+
+/// Whether `binary()` can pool transactions for a client that prepares statements by name.
+pub fn supports_transaction_mode() -> bool {
+    version().is_some_and(|v| v >= (1, 21))
 }
 
 fn running_as_root() -> bool {
@@ -79,7 +106,14 @@ impl PgBouncer {
         mode: PoolMode,
         pool_size: u32,
     ) -> anyhow::Result<Self> {
-        let binary = binary().context("pgbouncer is not installed (Debian package pgbouncer)")?;
+        let binary = binary().context("pgbouncer is not installed (.ci/services.sh builds one)")?;
+        if mode == PoolMode::Transaction && !supports_transaction_mode() {
+            bail!(
+                "{} is PgBouncer {:?}: transaction pooling needs 1.21 or later",
+                binary.display(),
+                version()
+            );
+        }
         let dir = work.join("pgbouncer");
         std::fs::create_dir_all(&dir)?;
         let port = free_port();
@@ -115,6 +149,9 @@ impl PgBouncer {
             ("logfile", log.display().to_string()),
         ] {
             writeln!(ini, "{key} = {value}")?;
+        }
+        if mode == PoolMode::Transaction {
+            writeln!(ini, "max_prepared_statements = {MAX_PREPARED_STATEMENTS}")?;
         }
         let ini_path = dir.join("pgbouncer.ini");
         std::fs::write(&ini_path, ini)?;
