@@ -36,7 +36,8 @@
 //! `BENCH_PGBENCH_SCALE` (10), `BENCH_CONVERSATIONS` (5 per hot workspace), `BENCH_WRITE_RATE`
 //! (4 writes/s during (d)), `BENCH_SPARES` (60), `BENCH_SPARE_WAIT` (120 s),
 //! `BENCH_WIDE_WARM_UP` (20 s of load before each `BENCH_WIDE` run), `BENCH_PGBOUNCER` (1; 0
-//! skips (e)), `BENCH_PERF` (1: profile when `perf` works; 0: skip), `BENCH_SERVER_ENV`
+//! skips (e)), `BENCH_PERF` (1: profile when `perf` works; 0: skip), `BENCH_PERF_PATH` (the
+//! path the profiled run reads over the hot workspaces, `/api/agents`), `BENCH_SERVER_ENV`
 //! (`NAME=value,...` for the API, to try settings). Reports go to
 //! `$CARGO_TARGET_TMPDIR/bench-load/`.
 
@@ -116,6 +117,7 @@ struct Knobs {
     wide_warm_up: usize,
     pgbouncer: bool,
     perf: bool,
+    perf_path: String,
 }
 
 impl Knobs {
@@ -138,6 +140,10 @@ impl Knobs {
             wide_warm_up: knob("BENCH_WIDE_WARM_UP", 20).max(WARM_UP),
             pgbouncer: knob("BENCH_PGBOUNCER", 1) == 1,
             perf: knob("BENCH_PERF", 1) == 1,
+            perf_path: std::env::var("BENCH_PERF_PATH")
+                .ok()
+                .filter(|p| p.starts_with('/'))
+                .unwrap_or_else(|| "/api/agents".into()),
         }
     }
 }
@@ -943,7 +949,7 @@ async fn profile(
 ) -> anyhow::Result<Vec<String>> {
     let data = out.join("perf.data");
     let record_seconds = knobs.seconds.min(10);
-    let tokens_arg = [hot_tokens.to_str().context("path")?];
+    let tokens_arg = [hot_tokens.to_str().context("path")?, &knobs.perf_path];
     let load = wrk(
         "agents.lua",
         base,

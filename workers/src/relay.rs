@@ -65,7 +65,7 @@ impl Relay {
                     backoff
                 }
             };
-            if !crate::wake::pause(&mut listener, wait, &stop).await {
+            if crate::wake::pause(&mut listener, wait, &stop).await == crate::wake::Woken::Stopped {
                 break;
             }
         }

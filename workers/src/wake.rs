@@ -15,12 +15,23 @@ pub async fn listen(db: &PgPool, channel: &str) -> Option<PgListener> {
     Some(listener)
 }
 
-/// Waits `wait`, or less if a notification arrives; false once `stop` is cancelled.
+/// What ended a [`pause`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Woken {
+    /// The wait ran out (or the listener failed and was dropped).
+    Timer,
+    /// A notification arrived on the channel.
+    Notified,
+    /// `stop` was cancelled: the caller returns.
+    Stopped,
+}
+
+/// Waits `wait`, or less if a notification arrives or `stop` is cancelled.
 pub async fn pause(
     listener: &mut Option<PgListener>,
     wait: Duration,
     stop: &CancellationToken,
-) -> bool {
+) -> Woken {
     let notified = async {
         match listener.as_mut() {
             Some(l) => l.recv().await.map(drop),
@@ -28,9 +39,13 @@ pub async fn pause(
         }
     };
     tokio::select! {
-        () = stop.cancelled() => return false,
-        () = tokio::time::sleep(wait) => {}
-        received = notified => if received.is_err() { *listener = None; },
+        () = stop.cancelled() => Woken::Stopped,
+        () = tokio::time::sleep(wait) => Woken::Timer,
+        received = notified => if received.is_ok() {
+            Woken::Notified
+        } else {
+            *listener = None;
+            Woken::Timer
+        },
     }
-    true
 }

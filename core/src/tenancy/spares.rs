@@ -16,7 +16,7 @@
 //!   upgrade) are dropped by the worker's refill loop rather than migrated by `tenants
 //!   migrate`: a spare holds no data, so a new one is as good, and nothing has to keep two
 //!   kinds of schema current.
-//! - A claim notifies [`REFILL_CHANNEL`] on commit, so the worker replaces it at once.
+//! - A claim notifies [`REFILL_CHANNEL`] on commit, so the worker replaces it once claims settle.
 
 use std::fmt;
 
