@@ -118,6 +118,18 @@ ensure_pgbouncer() {
   export PGBOUNCER="$prefix/bin/pgbouncer"
 }
 
+# The Node packages of a folder with a package-lock.json, installed as locked (`npm ci`) when
+# absent or older than the lock file. Node 20 and npm must be on the machine.
+ensure_node_packages() {
+  local dir=$1
+  command -v npm >/dev/null || { echo "npm is not installed: install Node.js 20" >&2; return 1; }
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    echo "installing the Node packages of $dir (npm ci)" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$dir/node_modules"
+  fi
+}
+
 ensure_rust() {
   command -v cargo >/dev/null && return 0
   echo "cargo is not installed: install the Rust toolchain (https://rustup.rs) and retry" >&2

@@ -193,16 +193,30 @@ impl Error {
     }
 }
 
-impl IntoResponse for Error {
-    fn into_response(self) -> Response {
+impl Error {
+    /// What a person is told, for answers that are not HTTP responses (the chat hub's
+    /// Completion errors): the problem's `detail`, with internals logged and never shown.
+    pub fn into_detail(self) -> String {
         let problem = self.to_problem();
-        match &self {
+        self.log(&problem);
+        problem.detail
+    }
+
+    fn log(&self, problem: &Problem) {
+        match self {
             Self::Database(_) | Self::CachedLookup(_) if problem.status >= 500 => {
-                tracing::error!(error = %causes(&self), "database error");
+                tracing::error!(error = %causes(self), "database error");
             }
             Self::Internal(err) => tracing::error!(error = ?err, "internal error"),
             _ => {}
         }
+    }
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let problem = self.to_problem();
+        self.log(&problem);
         let mut response = problem.into_response();
         let headers = response.headers_mut();
         match &self {

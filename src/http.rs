@@ -48,6 +48,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::conversations::router(state))
         .merge(crate::tickets::router(state))
         .merge(crate::canned_responses::router(state))
+        .merge(crate::chat::router(state))
 }
 
 pub fn router(state: AppState) -> Router {

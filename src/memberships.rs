@@ -60,6 +60,22 @@ pub struct Membership {
 
 type Key = (Uuid, Uuid);
 
+/// Whose access may have changed: one membership, every membership of an account, or every
+/// membership of a workspace. Told to this replica's listeners (the chat hub closes the
+/// connections that lost access) after the cache forgot the entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MembershipChange {
+    pub user_id: Option<Uuid>,
+    pub workspace_id: Option<Uuid>,
+}
+
+impl MembershipChange {
+    pub fn concerns(&self, user_id: Uuid, workspace_id: Uuid) -> bool {
+        self.user_id.is_none_or(|u| u == user_id)
+            && self.workspace_id.is_none_or(|w| w == workspace_id)
+    }
+}
+
 #[derive(Clone)]
 pub struct MembershipCache {
     cache: moka::future::Cache<Key, Option<Arc<Membership>>>,
@@ -73,6 +89,7 @@ pub struct MembershipCache {
     redis: ConnectionManager,
     channel: Arc<str>,
     redis_timeout: Duration,
+    changes: tokio::sync::broadcast::Sender<MembershipChange>,
 }
 
 impl MembershipCache {
@@ -88,6 +105,7 @@ impl MembershipCache {
             redis,
             channel: format!("{namespace}:memberships").into(),
             redis_timeout,
+            changes: tokio::sync::broadcast::channel(1024).0,
         }
     }
 
@@ -121,8 +139,21 @@ impl MembershipCache {
 
     /// Forget one membership here and on every replica. The broadcast runs in a task of its
     /// own, so a caller dropped after its commit (a client that went away) cannot cancel it.
+    /// Changes on this replica and, through Redis, on the others, after the cache forgot them.
+    pub fn subscribe_changes(&self) -> tokio::sync::broadcast::Receiver<MembershipChange> {
+        self.changes.subscribe()
+    }
+
+    fn tell(&self, user_id: Option<Uuid>, workspace_id: Option<Uuid>) {
+        let _ = self.changes.send(MembershipChange {
+            user_id,
+            workspace_id,
+        });
+    }
+
     pub async fn changed(&self, user_id: Uuid, workspace_id: Uuid) {
         self.invalidate_one(user_id, workspace_id).await;
+        self.tell(Some(user_id), Some(workspace_id));
         self.broadcast(format!("m:{user_id}:{workspace_id}")).await;
     }
 
@@ -130,12 +161,14 @@ impl MembershipCache {
     /// revoked).
     pub async fn user_changed(&self, user_id: Uuid) {
         self.invalidate_user(user_id);
+        self.tell(Some(user_id), None);
         self.broadcast(format!("u:{user_id}")).await;
     }
 
     /// Forget every membership of a workspace here and on every replica.
     pub async fn workspace_changed(&self, workspace_id: Uuid) {
         self.invalidate_workspace(workspace_id);
+        self.tell(None, Some(workspace_id));
         self.broadcast(format!("w:{workspace_id}")).await;
     }
 
@@ -279,16 +312,19 @@ impl MembershipCache {
             (Some("m"), Some(user), Some(workspace)) => {
                 if let (Ok(user), Ok(workspace)) = (user.parse(), workspace.parse()) {
                     self.invalidate_one(user, workspace).await;
+                    self.tell(Some(user), Some(workspace));
                 }
             }
             (Some("u"), Some(user), None) => {
                 if let Ok(user) = user.parse() {
                     self.invalidate_user(user);
+                    self.tell(Some(user), None);
                 }
             }
             (Some("w"), Some(workspace), None) => {
                 if let Ok(workspace) = workspace.parse() {
                     self.invalidate_workspace(workspace);
+                    self.tell(None, Some(workspace));
                 }
             }
             _ => tracing::warn!(payload, "unknown membership invalidation message"),

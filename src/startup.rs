@@ -20,6 +20,7 @@ use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
 
 use crate::credentials::jwt::JwtKeys;
 use crate::credentials::password::PasswordHasher;
+use crate::hub::Hub;
 use crate::memberships::MembershipCache;
 use crate::rate_limit::RateLimiter;
 use crate::state::{AppState, Shared};
@@ -27,6 +28,8 @@ use crate::{http, migrate};
 
 /// How long in-flight requests may take to finish after a shutdown signal.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+/// How long hub connections get to send their Close message on shutdown.
+const HUB_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub struct Application {
     listener: TcpListener,
@@ -86,8 +89,24 @@ impl Application {
             self.state
                 .memberships
                 .clone()
-                .listen(self.redis_client, stop.clone()),
+                .listen(self.redis_client.clone(), stop.clone()),
         );
+        let hub = tokio::spawn(self.state.hub.clone().run(self.redis_client, stop.clone()));
+        let lifecycle = tokio::spawn(crate::chat::lifecycle::run(
+            self.state.clone(),
+            stop.clone(),
+        ));
+        // Hub connections are not requests the server drains: they are told to reconnect
+        // (to another replica) first, and given a moment to say so.
+        let closing = self.state.hub.clone();
+        let shutdown = async move {
+            shutdown.await;
+            closing.closing.cancel();
+            let deadline = tokio::time::Instant::now() + HUB_CLOSE_TIMEOUT;
+            while !closing.registry.is_empty() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
         let metrics = tokio::spawn(launch(
             self.metrics_listener,
             http::metrics_router(),
@@ -97,6 +116,8 @@ impl Application {
         let served = launch(self.listener, self.router, shutdown).await;
         stop.cancel();
         let _ = listener.await;
+        let _ = hub.await;
+        let _ = lifecycle.await;
         let _ = metrics.await;
         let _ = reaper.await;
         served
@@ -175,10 +196,11 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         ),
         email_tokens: EmailTokenKey::derive(&settings.email.token_secret),
         memberships: MembershipCache::new(
-            redis,
+            redis.clone(),
             &settings.redis.namespace,
             settings.redis.timeout(),
         ),
+        hub: Hub::new(redis, &settings.redis.namespace, settings.redis.timeout()),
         settings: Arc::new(settings),
     }))
 }

@@ -13,6 +13,7 @@ use supportdesk_core::email_tokens::EmailTokenKey;
 use crate::credentials::jwt::JwtKeys;
 use crate::credentials::password::PasswordHasher;
 use crate::extract::HasTrustedProxies;
+use crate::hub::Hub;
 use crate::memberships::MembershipCache;
 use crate::rate_limit::RateLimiter;
 
@@ -28,6 +29,8 @@ pub struct Shared {
     pub rate_limiter: RateLimiter,
     pub email_tokens: EmailTokenKey,
     pub memberships: MembershipCache,
+    /// The chat hub's connections, events and presence.
+    pub hub: Hub,
     pub settings: Arc<Settings>,
 }
 

@@ -55,9 +55,15 @@ impl Resource for Agent {
 }
 
 impl Default for Presence {
-    /// No chat-hub connection is known: the hub is not served yet, so nobody is online.
+    /// Until the hub says otherwise.
     fn default() -> Self {
         Self::Offline
+    }
+}
+
+impl Presence {
+    pub fn of(online: bool) -> Self {
+        if online { Self::Online } else { Self::Offline }
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use utoipa::{IntoParams, ToSchema};
 
 use crate::agents::lifecycle::{self, Change};
-use crate::agents::record::{self, Agent, StatusFilter};
+use crate::agents::record::{self, Agent, Presence, StatusFilter};
 use crate::authz::Role;
 use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
@@ -63,14 +63,20 @@ pub struct AgentList {
     )
 )]
 pub async fn list(
+    State(state): State<AppState>,
     AppQuery(query): AppQuery<ListQuery>,
     AppQuery(page): AppQuery<PageQuery>,
     mut tenant: Tenant,
 ) -> Result<AppJson<AgentList>> {
     let page = page.parse()?;
+    let workspace_id = tenant.actor.workspace_id;
     let (conn, schema) = tenant.parts();
-    let (agents, next_cursor) =
+    let (mut agents, next_cursor) =
         record::list(conn, schema, query.status.unwrap_or_default(), &page).await?;
+    let online = state.hub.online(workspace_id).await;
+    for agent in &mut agents {
+        agent.presence = Presence::of(online.contains(&agent.id));
+    }
     Ok(AppJson(AgentList {
         agents,
         next_cursor,
@@ -87,11 +93,17 @@ pub async fn list(
         TeamViewErrors,
     )
 )]
-pub async fn get(PathId { id, .. }: PathId<Agent>, mut tenant: Tenant) -> Result<AppJson<Agent>> {
+pub async fn get(
+    State(state): State<AppState>,
+    PathId { id, .. }: PathId<Agent>,
+    mut tenant: Tenant,
+) -> Result<AppJson<Agent>> {
+    let workspace_id = tenant.actor.workspace_id;
     let (conn, schema) = tenant.parts();
-    let agent = record::find(conn, schema, id)
+    let mut agent = record::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("agent"))?;
+    agent.presence = Presence::of(state.hub.online(workspace_id).await.contains(&agent.id));
     Ok(AppJson(agent))
 }
 

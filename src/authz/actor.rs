@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use crate::auth::extract::{bearer, decode, revoked_unless_current};
 use crate::authz::{Permission, Role, Rule, api_key};
-use crate::credentials::jwt::TokenKind;
+use crate::credentials::jwt::{Claims, TokenKind};
 use crate::error::Error;
 use crate::memberships::Membership;
 use crate::state::AppState;
@@ -152,6 +152,11 @@ async fn authenticate(state: &AppState, headers: &HeaderMap, rule: Rule) -> Resu
 
 /// A workspace token whose holder is, right now, an active member of a live workspace.
 async fn member(state: &AppState, token: &str) -> Result<Actor, Error> {
+    workspace_member(state, token).await.map(|(actor, _)| actor)
+}
+
+/// [`member`], with the token's claims (the chat hub keeps its expiry and version).
+pub async fn workspace_member(state: &AppState, token: &str) -> Result<(Actor, Claims), Error> {
     let claims = decode(state, token)?;
     let (TokenKind::Workspace, Some(workspace_id)) = (claims.kind, claims.tid) else {
         return Err(Error::forbidden(
@@ -159,9 +164,22 @@ async fn member(state: &AppState, token: &str) -> Result<Actor, Error> {
             "workspace data needs a workspace token: select a workspace first",
         ));
     };
+    let actor = current_member(state, claims.sub, workspace_id, claims.ver).await?;
+    Ok((actor, claims))
+}
+
+/// The checks every request with a workspace token passes, for a token already verified:
+/// the account is a member now, active, of a live workspace, and the token (of
+/// `token_version`) was not revoked since. The chat hub repeats them on every call.
+pub async fn current_member(
+    state: &AppState,
+    user_id: Uuid,
+    workspace_id: Uuid,
+    token_version: i32,
+) -> Result<Actor, Error> {
     let membership: Arc<Membership> = state
         .memberships
-        .get(&state.db, claims.sub, workspace_id)
+        .get(&state.db, user_id, workspace_id)
         .await?
         .ok_or_else(|| {
             Error::forbidden(
@@ -169,7 +187,7 @@ async fn member(state: &AppState, token: &str) -> Result<Actor, Error> {
                 "you are no longer a member of this workspace",
             )
         })?;
-    revoked_unless_current(claims.ver, membership.token_version)?;
+    revoked_unless_current(token_version, membership.token_version)?;
     check_workspace(membership.workspace_active, membership.schema_current)?;
     if !membership.active {
         return Err(Error::forbidden(

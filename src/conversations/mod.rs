@@ -3,6 +3,8 @@
 //! private notes). The list is ordered by last activity and read a page at a time from an
 //! index, so the inbox stays fast at any size.
 //!
+//! - `actions`: replying, noting, starting and changing a conversation, shared by the REST
+//!   routes and the chat hub, each announcing itself on the hub after its commit.
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
 //! - `requests`: what the routes accept, checked into what they act on.
@@ -11,9 +13,10 @@
 //! Contacts, assignees, priorities and text rules are shared with tickets and canned
 //! responses, and live in `crate::inbox`.
 
+pub mod actions;
 pub mod messages;
 pub mod record;
-mod requests;
+pub mod requests;
 mod routes;
 
 use utoipa_axum::router::OpenApiRouter;

@@ -88,8 +88,15 @@ impl TryFrom<MessageRequest> for NewMessage {
     type Error = Error;
 
     fn try_from(request: MessageRequest) -> Result<Self> {
-        let body = text::required(&request.body, BODY_MAX_CHARS)
-            .map_err(|e| Error::invalid_field("body", e))?;
+        Self::parse(&request.body)
+    }
+}
+
+impl NewMessage {
+    /// A message body as the REST routes and the hub's methods take it.
+    pub fn parse(body: &str) -> Result<Self> {
+        let body =
+            text::required(body, BODY_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
         Ok(Self { body })
     }
 }

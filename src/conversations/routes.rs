@@ -10,6 +10,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::authz::Actor;
+use crate::conversations::actions;
 use crate::conversations::messages::{self, Message, MessageKind};
 use crate::conversations::record::{self, Change, Conversation, ListFilter};
 use crate::conversations::requests::{
@@ -19,11 +20,10 @@ use crate::conversations::requests::{
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery, PathId};
-use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
-use crate::inbox::contacts;
+use crate::inbox::assignee::AssigneeFilter;
 use crate::pagination::PageQuery;
 use crate::state::AppState;
-use crate::tenancy::context::{Tenant, TenantTx};
+use crate::tenancy::context::Tenant;
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -78,26 +78,7 @@ pub async fn create(
     AppJson(request): AppJson<CreateConversation>,
 ) -> Result<(StatusCode, AppJson<Conversation>)> {
     let new = NewConversation::try_from(request)?;
-    let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
-    let (conn, schema) = tenant.parts();
-    let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
-    // Holds off a concurrent deactivation of the starter until this assignment is visible.
-    ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
-    let contact = contacts::upsert(&mut *conn, schema, &new.contact).await?;
-    let id = record::insert(
-        &mut *conn,
-        schema,
-        contact.id,
-        new.subject.as_deref(),
-        Some(agent_id),
-    )
-    .await?;
-    let first = MessageKind::Outgoing;
-    messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id)).await?;
-    let conversation = record::find(conn, schema, id)
-        .await?
-        .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
-    tenant.commit().await?;
+    let conversation = actions::start(&state, actor, new).await?;
     Ok((StatusCode::CREATED, AppJson(conversation)))
 }
 
@@ -206,13 +187,7 @@ async fn post(
     message: NewMessage,
     kind: MessageKind,
 ) -> Result<(StatusCode, AppJson<Message>)> {
-    let mut tenant = TenantTx::begin(state, actor.clone()).await?;
-    let (conn, schema) = tenant.parts();
-    let agent_id = acting_agent(&mut *conn, schema, &actor).await?;
-    let message = messages::add(conn, schema, id, kind, &message.body, Some(agent_id))
-        .await?
-        .ok_or(Error::NotFound("conversation"))?;
-    tenant.commit().await?;
+    let message = actions::post_message(state, actor, id, message, kind).await?;
     Ok((StatusCode::CREATED, AppJson(message)))
 }
 
@@ -282,14 +257,5 @@ async fn change(
     PathId { id, .. }: PathId<Conversation>,
     change: Change,
 ) -> Result<AppJson<Conversation>> {
-    let mut tenant = TenantTx::begin(state, actor).await?;
-    let (conn, schema) = tenant.parts();
-    if let Change::Assignee(Some(agent_id)) = change {
-        ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
-    }
-    let conversation = record::update(conn, schema, id, change)
-        .await?
-        .ok_or(Error::NotFound("conversation"))?;
-    tenant.commit().await?;
-    Ok(AppJson(conversation))
+    Ok(AppJson(actions::change(state, actor, id, change).await?))
 }

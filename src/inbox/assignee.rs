@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::error::{Error, Result};
+use crate::hub::events::Author;
 use crate::tenancy::context::Tenant;
 
 /// The acting member's agent id (authors and `assignee=me` are agents, not accounts).
@@ -21,6 +22,30 @@ pub async fn acting_agent(
         .fetch_optional(conn)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))
+}
+
+/// The acting member's agent id and how their messages are signed.
+pub async fn acting_author(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    actor: &Actor,
+) -> Result<(Uuid, Author)> {
+    let user_id = actor.member_id()?;
+    let row: Option<(Uuid, String, Option<String>)> = sqlx::query_as(schema.sql(
+        "SELECT id, display_name, avatar_url FROM {schema}.agent_profiles WHERE user_id = $1",
+    ))
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await?;
+    let (id, display_name, avatar_url) =
+        row.ok_or_else(|| Error::Internal(anyhow::anyhow!("member {user_id} has no profile")))?;
+    Ok((
+        id,
+        Author {
+            display_name,
+            avatar_url,
+        },
+    ))
 }
 
 /// Refuses (400 on `field`) an assignee that is not an active agent of the workspace.

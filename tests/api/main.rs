@@ -47,3 +47,8 @@ mod replica_consistency;
 mod pooler;
 mod roster;
 mod text_input;
+
+// The chat hub.
+mod helpers_hub;
+mod hub;
+mod hub_official_client;

@@ -1,0 +1,219 @@
+//! The hub methods agents call. Each re-checks the caller's membership exactly as a REST
+//! request does (active, same role, live workspace, token not revoked), then calls the same
+//! action as the REST route it mirrors, so permissions, validation, limits and tenant
+//! isolation are the REST route's own. Method names match case-insensitively, as ASP.NET's
+//! hubs do.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use uuid::Uuid;
+
+use crate::authz::{Actor, Permission, current_member};
+use crate::conversations::actions;
+use crate::conversations::messages::MessageKind;
+use crate::conversations::requests::NewMessage;
+use crate::error::Error;
+use crate::hub::events::Event;
+use crate::hub::registry::CloseReason;
+use crate::hub::tokens::Grant;
+use crate::state::AppState;
+
+/// Who is calling, on which connection.
+pub struct Caller {
+    pub grant: Grant,
+    pub connection: u64,
+}
+
+/// Why a call did not succeed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Answered to the caller, the connection stays.
+    Refused(String),
+    /// The caller may no longer use this connection: it closes.
+    Ended(CloseReason),
+}
+
+impl Failure {
+    /// What the Completion's `error` says: safe to show, never internals.
+    pub fn message(&self) -> String {
+        match self {
+            Self::Refused(message) => message.clone(),
+            Self::Ended(reason) => reason.error.clone().unwrap_or_default(),
+        }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Self::Refused(error.into_detail())
+    }
+}
+
+type Outcome = Result<Value, Failure>;
+
+pub async fn invoke(
+    state: &AppState,
+    caller: &Caller,
+    target: &str,
+    arguments: &[Box<RawValue>],
+) -> Outcome {
+    let method = target.to_ascii_lowercase();
+    let known = [
+        "sendmessage",
+        "sendnote",
+        "typing",
+        "joinconversation",
+        "leaveconversation",
+    ];
+    if !known.contains(&method.as_str()) {
+        return Err(Failure::Refused(format!("Unknown hub method '{target}'")));
+    }
+    let actor = member(state, caller).await?;
+    match method.as_str() {
+        "sendmessage" | "sendnote" => {
+            let (conversation_id, body): (Uuid, String) = arguments_of(target, arguments)?;
+            let kind = if method == "sendnote" {
+                MessageKind::Note
+            } else {
+                MessageKind::Outgoing
+            };
+            let message = NewMessage::parse(&body)?;
+            let message =
+                actions::post_message(state, actor, conversation_id, message, kind).await?;
+            Ok(serde_json::to_value(message).unwrap_or(Value::Null))
+        }
+        "typing" => {
+            let (conversation_id, is_typing): (Uuid, bool) = arguments_of(target, arguments)?;
+            let agent = caller.grant;
+            let workspace_id = actor.workspace_id;
+            found(actions::exists(state, actor.clone(), conversation_id).await?)?;
+            let (_, author) = actions::author(state, actor).await?;
+            state.hub.emit(Event::agent_typing(
+                workspace_id,
+                conversation_id,
+                is_typing,
+                (agent.user_id, agent.agent_id),
+                &author.display_name,
+            ));
+            Ok(Value::Null)
+        }
+        _ => {
+            let (conversation_id,): (Uuid,) = arguments_of(target, arguments)?;
+            let joining = method == "joinconversation";
+            if joining {
+                found(actions::exists(state, actor.clone(), conversation_id).await?)?;
+            }
+            state.hub.registry.join(
+                caller.grant.workspace_id,
+                caller.connection,
+                conversation_id,
+                joining,
+            );
+            Ok(Value::Null)
+        }
+    }
+}
+
+/// The caller as a REST request would be authorised now; a member who lost access ends the
+/// connection.
+async fn member(state: &AppState, caller: &Caller) -> Result<Actor, Failure> {
+    let grant = &caller.grant;
+    let actor = match current_member(
+        state,
+        grant.user_id,
+        grant.workspace_id,
+        grant.token_version,
+    )
+    .await
+    {
+        Ok(actor) => actor,
+        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
+            return Err(Failure::Ended(CloseReason::ended(&error.into_detail())));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    if actor.role() != grant.role {
+        return Err(Failure::Ended(CloseReason::ended(
+            "your role in this workspace changed; reconnect to continue",
+        )));
+    }
+    if !actor.may(Permission::HandleConversations) {
+        return Err(Failure::Refused("you may not handle conversations".into()));
+    }
+    Ok(actor)
+}
+
+fn found(exists: bool) -> Result<(), Failure> {
+    if exists {
+        Ok(())
+    } else {
+        Err(Error::NotFound("conversation").into())
+    }
+}
+
+/// The call's arguments as a tuple of their types.
+fn arguments_of<T: DeserializeOwned>(
+    target: &str,
+    arguments: &[Box<RawValue>],
+) -> Result<T, Failure> {
+    let joined = format!(
+        "[{}]",
+        arguments
+            .iter()
+            .map(|a| a.get())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    serde_json::from_str(&joined).map_err(|_| {
+        Failure::Refused(format!(
+            "'{target}' was called with the wrong arguments: {}",
+            usage(target)
+        ))
+    })
+}
+
+fn usage(target: &str) -> &'static str {
+    match target.to_ascii_lowercase().as_str() {
+        "sendmessage" | "sendnote" => "(conversationId, body)",
+        "typing" => "(conversationId, isTyping)",
+        _ => "(conversationId)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(values: &[&str]) -> Vec<Box<RawValue>> {
+        values
+            .iter()
+            .map(|v| RawValue::from_string((*v).to_owned()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn arguments_bind_by_position_and_type() {
+        let id = Uuid::new_v4();
+        let (got, body): (Uuid, String) =
+            arguments_of("SendMessage", &raw(&[&format!("\"{id}\""), "\"hi\""])).unwrap();
+        assert_eq!((got, body.as_str()), (id, "hi"));
+    }
+
+    #[test]
+    fn wrong_arguments_say_what_the_method_takes() {
+        for bad in [
+            raw(&["\"not-a-uuid\"", "\"hi\""]),
+            raw(&[&format!("\"{}\"", Uuid::nil())]),
+            raw(&[&format!("\"{}\"", Uuid::nil()), "\"hi\"", "3"]),
+        ] {
+            let Err(failure) = arguments_of::<(Uuid, String)>("SendMessage", &bad) else {
+                panic!("refused");
+            };
+            assert_eq!(
+                failure.message(),
+                "'SendMessage' was called with the wrong arguments: (conversationId, body)"
+            );
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! `POST /hubs/chat/negotiate` and the WebSocket request `GET /hubs/chat`.
+//!
+//! Negotiate takes the workspace token in `Authorization` (the official clients send the
+//! `headers` option there) and answers a single-use connection token; the WebSocket request
+//! redeems it from `?id=`. A client that skips negotiation sends `Authorization` on the
+//! WebSocket request itself. A token in the URL (`access_token`) is refused: the spec keeps
+//! credentials out of URLs, and the connection token is the only thing the URL may carry.
+
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Query, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::auth::extract::bearer;
+use crate::authz::{Actor, Permission, workspace_member};
+use crate::conversations::actions;
+use crate::error::responses::MemberErrors;
+use crate::error::{Error, Result};
+use crate::extract::AppJson;
+use crate::hub::tokens::{self, Grant, TokenError};
+use crate::state::AppState;
+
+use super::connection;
+
+/// Inbound messages (records) larger than this close the connection.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
+/// Connections one workspace may hold open on one replica: the dashboards of a large team
+/// (and their tabs) fit; a script opening sockets in a loop is stopped (429).
+pub const MAX_CONNECTIONS_PER_WORKSPACE: usize = 2_000;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NegotiateQuery {
+    /// The negotiate protocol version the client speaks: 1.
+    #[serde(rename = "negotiateVersion")]
+    negotiate_version: Option<u32>,
+    /// Refused: tokens are never sent in URLs.
+    #[param(ignore)]
+    access_token: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Negotiated {
+    #[schema(example = 1)]
+    negotiate_version: u32,
+    /// Identifies the connection in logs; not a credential.
+    connection_id: String,
+    /// Pass as `id` on the WebSocket request, within 60 s, once.
+    connection_token: String,
+    available_transports: [Transport; 1],
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Transport {
+    #[schema(example = "WebSockets")]
+    transport: &'static str,
+    #[schema(example = json!(["Text", "Binary"]))]
+    transfer_formats: [&'static str; 2],
+}
+
+fn refuse_token_in_url(access_token: Option<&String>) -> Result<()> {
+    if access_token.is_some() {
+        return Err(Error::Unauthorized(
+            "tokens are not accepted in URLs: send the workspace token in the Authorization header of POST /hubs/chat/negotiate",
+        ));
+    }
+    Ok(())
+}
+
+/// Start a chat hub connection: a single-use token for the WebSocket request.
+#[utoipa::path(
+    post, path = "/hubs/chat/negotiate", tag = "chat",
+    security(("bearer" = [])),
+    params(NegotiateQuery),
+    responses(
+        (status = 200, description = "A connection token for `GET /hubs/chat?id=`", body = Negotiated),
+        MemberErrors,
+    )
+)]
+pub async fn negotiate(
+    State(state): State<AppState>,
+    actor: Actor,
+    headers: HeaderMap,
+    Query(query): Query<NegotiateQuery>,
+) -> Result<AppJson<Negotiated>> {
+    refuse_token_in_url(query.access_token.as_ref())?;
+    if query.negotiate_version.unwrap_or(0) < 1 {
+        return Err(Error::bad_request(
+            "negotiate_version",
+            "this hub speaks negotiate version 1: add negotiateVersion=1",
+        ));
+    }
+    // The layer verified the token; its expiry and version bound the connection.
+    let (_, claims) = workspace_member(&state, bearer(&headers)?).await?;
+    let grant = grant(&state, actor, claims.exp, claims.ver).await?;
+    let connection_token = state.hub.tokens.issue(&grant).await;
+    Ok(AppJson(Negotiated {
+        negotiate_version: 1,
+        connection_id: URL_SAFE_NO_PAD.encode(rand::rng().random::<[u8; 16]>()),
+        connection_token,
+        available_transports: [Transport {
+            transport: "WebSockets",
+            transfer_formats: ["Text", "Binary"],
+        }],
+    }))
+}
+
+async fn grant(
+    state: &AppState,
+    actor: Actor,
+    expires_at: i64,
+    token_version: i32,
+) -> Result<Grant> {
+    if !actor.may(Permission::HandleConversations) {
+        return Err(Error::forbidden(
+            "owner_only",
+            "only members who handle conversations may connect",
+        ));
+    }
+    let user_id = actor.member_id()?;
+    let (workspace_id, role) = (actor.workspace_id, actor.role());
+    let (agent_id, _) = actions::author(state, actor).await?;
+    Ok(Grant {
+        workspace_id,
+        user_id,
+        agent_id,
+        expires_at,
+        token_version,
+        role,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct ConnectQuery {
+    id: Option<String>,
+    access_token: Option<String>,
+}
+
+/// `GET /hubs/chat?id=<connectionToken>`: the WebSocket.
+pub async fn connect(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<ConnectQuery>,
+    upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+) -> Result<Response> {
+    refuse_token_in_url(query.access_token.as_ref())?;
+    let upgrade = upgrade.map_err(|_| {
+        Error::bad_request(
+            "websocket_required",
+            "this endpoint is a WebSocket: POST /hubs/chat/negotiate, then connect with ?id=<connectionToken>",
+        )
+    })?;
+    let grant = match query.id.as_deref() {
+        Some(token) => redeem(&state, token).await?,
+        None => {
+            let (actor, claims) = workspace_member(&state, bearer(&headers)?).await?;
+            grant(&state, actor, claims.exp, claims.ver).await?
+        }
+    };
+    // Still a member now (the token may be a minute old): the same checks as every call.
+    crate::authz::current_member(
+        &state,
+        grant.user_id,
+        grant.workspace_id,
+        grant.token_version,
+    )
+    .await?;
+    if state.hub.registry.workspace_connections(grant.workspace_id) >= MAX_CONNECTIONS_PER_WORKSPACE
+    {
+        return Err(Error::TooManyRequests {
+            retry_after: std::time::Duration::from_secs(30),
+        });
+    }
+    Ok(upgrade
+        .max_message_size(MAX_MESSAGE_BYTES)
+        .max_frame_size(MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| connection::serve(state, grant, socket)))
+}
+
+async fn redeem(state: &AppState, token: &str) -> Result<Grant> {
+    // "connection token not found": unknown, expired, or not of the form negotiate gives.
+    const UNKNOWN: Error = Error::NotFound("connection token");
+    if !tokens::well_formed(token) {
+        return Err(UNKNOWN);
+    }
+    match state.hub.tokens.redeem(token).await {
+        Ok(Some(grant)) => Ok(grant),
+        Ok(None) => Err(UNKNOWN),
+        Err(TokenError::Reused) => Err(Error::conflict(
+            "connection_token_used",
+            "this connection token was already used; negotiate again",
+        )),
+        Err(TokenError::Unavailable(_)) => Err(Error::Unavailable(
+            "the chat hub cannot check connection tokens right now; try again shortly",
+        )),
+    }
+}

@@ -1,0 +1,114 @@
+//! What agents do to conversations, once: the REST routes and the chat hub's methods both
+//! call these, so both check, write and announce the same way. Each runs in a tenant
+//! transaction and raises its hub event only after the commit.
+
+use uuid::Uuid;
+
+use crate::authz::Actor;
+use crate::conversations::messages::{self, Message, MessageKind};
+use crate::conversations::record::{self, Change, Conversation};
+use crate::conversations::requests::{NewConversation, NewMessage};
+use crate::error::{Error, Result};
+use crate::hub::events::{Author, Event};
+use crate::inbox::assignee::{acting_author, ensure_assignable};
+use crate::inbox::contacts;
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+
+/// Adds the acting agent's reply (`Outgoing`) or private note (`Note`) to a conversation.
+pub async fn post_message(
+    state: &AppState,
+    actor: Actor,
+    conversation_id: Uuid,
+    message: NewMessage,
+    kind: MessageKind,
+) -> Result<Message> {
+    let workspace_id = actor.workspace_id;
+    let mut tenant = TenantTx::begin(state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    let (agent_id, author) = acting_author(&mut *conn, schema, &actor).await?;
+    let message = messages::add(
+        conn,
+        schema,
+        conversation_id,
+        kind,
+        &message.body,
+        Some(agent_id),
+    )
+    .await?
+    .ok_or(Error::NotFound("conversation"))?;
+    tenant.commit().await?;
+    state.hub.emit(Event::message_created(
+        workspace_id,
+        conversation_id,
+        &message,
+        Some(&author),
+    ));
+    Ok(message)
+}
+
+/// Starts a conversation with a contact: the agent's first message, assigned to them.
+pub async fn start(state: &AppState, actor: Actor, new: NewConversation) -> Result<Conversation> {
+    let workspace_id = actor.workspace_id;
+    let mut tenant = TenantTx::begin(state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    let (agent_id, _) = acting_author(&mut *conn, schema, &actor).await?;
+    // Holds off a concurrent deactivation of the starter until this assignment is visible.
+    ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
+    let contact = contacts::upsert(&mut *conn, schema, &new.contact).await?;
+    let id = record::insert(
+        &mut *conn,
+        schema,
+        contact.id,
+        new.subject.as_deref(),
+        Some(agent_id),
+    )
+    .await?;
+    let first = MessageKind::Outgoing;
+    messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id)).await?;
+    let conversation = record::find(conn, schema, id)
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
+    tenant.commit().await?;
+    state
+        .hub
+        .emit(Event::conversation_created(workspace_id, &conversation));
+    Ok(conversation)
+}
+
+/// Changes a conversation's assignee, status or priority.
+pub async fn change(
+    state: &AppState,
+    actor: Actor,
+    conversation_id: Uuid,
+    change: Change,
+) -> Result<Conversation> {
+    let workspace_id = actor.workspace_id;
+    let mut tenant = TenantTx::begin(state, actor).await?;
+    let (conn, schema) = tenant.parts();
+    if let Change::Assignee(Some(agent_id)) = change {
+        ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
+    }
+    let conversation = record::update(conn, schema, conversation_id, change)
+        .await?
+        .ok_or(Error::NotFound("conversation"))?;
+    tenant.commit().await?;
+    state
+        .hub
+        .emit(Event::conversation_updated(workspace_id, &conversation));
+    Ok(conversation)
+}
+
+/// Whether the conversation exists in the actor's workspace (the hub's joins and typing).
+pub async fn exists(state: &AppState, actor: Actor, conversation_id: Uuid) -> Result<bool> {
+    let mut tenant = crate::tenancy::context::Tenant::acquire(state, actor).await?;
+    let (conn, schema) = tenant.parts();
+    Ok(record::exists(conn, schema, conversation_id).await?)
+}
+
+/// The author shown for the acting agent's messages.
+pub async fn author(state: &AppState, actor: Actor) -> Result<(Uuid, Author)> {
+    let mut tenant = crate::tenancy::context::Tenant::acquire(state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    acting_author(conn, schema, &actor).await
+}

@@ -1,0 +1,325 @@
+//! The connections open on this replica, by workspace, and delivery to them.
+//!
+//! Delivery never waits for a client: each connection has a bounded queue, and one that is
+//! full (a client that does not read) is told to close instead of being buffered for without
+//! bound. The lock is held only to look entries up, never across an await.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::{mpsc, watch};
+use uuid::Uuid;
+
+use supportdesk_core::role::Role;
+
+use super::events::{Audience, Event};
+use super::protocol;
+
+/// Records queued for one connection before it counts as a slow consumer.
+pub const QUEUE: usize = 256;
+
+/// Why the server ends a connection, as its Close message says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CloseReason {
+    pub error: Option<String>,
+    pub allow_reconnect: bool,
+}
+
+impl CloseReason {
+    /// The connection may come back with a fresh token (expiry, shutdown, a slow consumer).
+    pub fn reconnect(error: Option<&str>) -> Self {
+        Self {
+            error: error.map(str::to_owned),
+            allow_reconnect: true,
+        }
+    }
+
+    /// The identity may no longer connect (deactivated, role changed, workspace deleted).
+    pub fn ended(error: &str) -> Self {
+        Self {
+            error: Some(error.to_owned()),
+            allow_reconnect: false,
+        }
+    }
+}
+
+/// Who holds a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AgentIdentity {
+    pub workspace_id: Uuid,
+    pub user_id: Uuid,
+    pub agent_id: Uuid,
+    /// The member's role when the connection opened: a change ends the connection.
+    pub role: Role,
+    /// The account's token version of the credential: a password reset ends the connection.
+    pub token_version: i32,
+}
+
+struct Entry {
+    agent: AgentIdentity,
+    joined: HashSet<Uuid>,
+    queue: mpsc::Sender<Arc<str>>,
+    close: watch::Sender<Option<CloseReason>>,
+}
+
+impl Entry {
+    fn hears(&self, event: &Event) -> bool {
+        if event.except_user == Some(self.agent.user_id) {
+            return false;
+        }
+        match event.audience {
+            Audience::Agents => true,
+            Audience::Joined(conversation) => self.joined.contains(&conversation),
+        }
+    }
+
+    fn send(&self, record: &Arc<str>) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.queue.try_send(record.clone()) {
+            metrics::counter!("hub_slow_consumers_dropped_total").increment(1);
+            self.close.send_if_modified(|reason| {
+                let first = reason.is_none();
+                if first {
+                    *reason = Some(CloseReason::reconnect(Some(
+                        "the connection fell behind; reconnect to catch up",
+                    )));
+                }
+                first
+            });
+        }
+    }
+}
+
+/// What a connection's own task reads: records to write, and a reason once it must close.
+pub struct Mailbox {
+    pub id: u64,
+    pub records: mpsc::Receiver<Arc<str>>,
+    pub close: watch::Receiver<Option<CloseReason>>,
+}
+
+#[derive(Default)]
+pub struct Registry {
+    next_id: AtomicU64,
+    workspaces: RwLock<HashMap<Uuid, HashMap<u64, Entry>>>,
+}
+
+impl Registry {
+    pub fn register(&self, agent: AgentIdentity) -> Mailbox {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (queue, records) = mpsc::channel(QUEUE);
+        let (close, close_rx) = watch::channel(None);
+        let entry = Entry {
+            agent,
+            joined: HashSet::new(),
+            queue,
+            close,
+        };
+        self.write()
+            .entry(agent.workspace_id)
+            .or_default()
+            .insert(id, entry);
+        Mailbox {
+            id,
+            records,
+            close: close_rx,
+        }
+    }
+
+    /// Removes a connection; true when it was the agent's last one on this replica.
+    pub fn unregister(&self, workspace_id: Uuid, id: u64) -> bool {
+        let mut workspaces = self.write();
+        let Some(connections) = workspaces.get_mut(&workspace_id) else {
+            return false;
+        };
+        let Some(gone) = connections.remove(&id) else {
+            return false;
+        };
+        let last = !connections
+            .values()
+            .any(|c| c.agent.agent_id == gone.agent.agent_id);
+        if connections.is_empty() {
+            workspaces.remove(&workspace_id);
+        }
+        last
+    }
+
+    pub fn join(&self, workspace_id: Uuid, id: u64, conversation_id: Uuid, joined: bool) {
+        if let Some(entry) = self
+            .write()
+            .get_mut(&workspace_id)
+            .and_then(|c| c.get_mut(&id))
+        {
+            if joined {
+                entry.joined.insert(conversation_id);
+            } else {
+                entry.joined.remove(&conversation_id);
+            }
+        }
+    }
+
+    /// Hands `event` to the connections of its workspace that hear it.
+    pub fn deliver(&self, event: &Event) {
+        let workspaces = self.read();
+        let Some(connections) = workspaces.get(&event.workspace_id) else {
+            return;
+        };
+        let mut record: Option<Arc<str>> = None;
+        for entry in connections.values().filter(|e| e.hears(event)) {
+            let record =
+                record.get_or_insert_with(|| protocol::event(&event.target, &event.payload).into());
+            entry.send(record);
+            metrics::counter!("hub_messages_out_total").increment(1);
+        }
+    }
+
+    /// Tells the matching connections to close with `reason`.
+    pub fn close_where(&self, matches: impl Fn(&AgentIdentity) -> bool, reason: &CloseReason) {
+        for connections in self.read().values() {
+            for entry in connections.values().filter(|e| matches(&e.agent)) {
+                entry.close.send_replace(Some(reason.clone()));
+            }
+        }
+    }
+
+    /// The identities with a connection here (for presence heartbeats and membership checks).
+    pub fn agents(&self) -> Vec<AgentIdentity> {
+        let mut agents: Vec<AgentIdentity> = self
+            .read()
+            .values()
+            .flat_map(|c| c.values().map(|e| e.agent))
+            .collect();
+        agents.sort_by_key(|a| (a.workspace_id, a.agent_id, a.user_id));
+        agents.dedup();
+        agents
+    }
+
+    /// Whether the agent has another connection than `id` on this replica.
+    pub fn is_connected_elsewhere(&self, agent: &AgentIdentity, id: u64) -> bool {
+        self.read().get(&agent.workspace_id).is_some_and(|c| {
+            c.iter()
+                .any(|(other, e)| *other != id && e.agent.agent_id == agent.agent_id)
+        })
+    }
+
+    /// The workspace's agents with a connection on this replica.
+    pub fn connected_agents(&self, workspace_id: Uuid) -> HashSet<Uuid> {
+        self.read()
+            .get(&workspace_id)
+            .map(|c| c.values().map(|e| e.agent.agent_id).collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether the agent has a connection on this replica.
+    pub fn is_connected(&self, workspace_id: Uuid, agent_id: Uuid) -> bool {
+        self.read()
+            .get(&workspace_id)
+            .is_some_and(|c| c.values().any(|e| e.agent.agent_id == agent_id))
+    }
+
+    /// Connections of the workspace open on this replica.
+    pub fn workspace_connections(&self, workspace_id: Uuid) -> usize {
+        self.read().get(&workspace_id).map_or(0, HashMap::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(&self) -> usize {
+        self.read().values().map(HashMap::len).sum()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<Uuid, HashMap<u64, Entry>>> {
+        // A panic while holding the lock cannot leave the maps half-updated (each update is
+        // one insert or remove), so a poisoned lock is still sound to use.
+        self.workspaces
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<Uuid, HashMap<u64, Entry>>> {
+        self.workspaces
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(workspace_id: Uuid) -> AgentIdentity {
+        AgentIdentity {
+            workspace_id,
+            user_id: Uuid::new_v4(),
+            agent_id: Uuid::new_v4(),
+            role: Role::Agent,
+            token_version: 0,
+        }
+    }
+
+    #[test]
+    fn an_event_reaches_its_workspace_only() {
+        let registry = Registry::default();
+        let (here, there) = (Uuid::new_v4(), Uuid::new_v4());
+        let mut mine = registry.register(agent(here));
+        let mut theirs = registry.register(agent(there));
+        registry.deliver(&Event::presence_changed(here, Uuid::nil(), true));
+        assert!(mine.records.try_recv().unwrap().contains("PresenceChanged"));
+        assert!(theirs.records.try_recv().is_err());
+    }
+
+    #[test]
+    fn typing_reaches_joined_connections_but_not_the_typist() {
+        let registry = Registry::default();
+        let workspace = Uuid::new_v4();
+        let conversation = Uuid::new_v4();
+        let typist = agent(workspace);
+        let mut own = registry.register(typist);
+        let mut joined = registry.register(agent(workspace));
+        let mut elsewhere = registry.register(agent(workspace));
+        registry.join(workspace, own.id, conversation, true);
+        registry.join(workspace, joined.id, conversation, true);
+        let typing = Event::agent_typing(
+            workspace,
+            conversation,
+            true,
+            (typist.user_id, typist.agent_id),
+            "Ada",
+        );
+        registry.deliver(&typing);
+        assert!(joined.records.try_recv().is_ok());
+        assert!(own.records.try_recv().is_err());
+        assert!(elsewhere.records.try_recv().is_err());
+
+        registry.join(workspace, joined.id, conversation, false);
+        registry.deliver(&typing);
+        assert!(joined.records.try_recv().is_err(), "left");
+    }
+
+    #[test]
+    fn a_full_queue_closes_the_connection_instead_of_growing() {
+        let registry = Registry::default();
+        let workspace = Uuid::new_v4();
+        let mailbox = registry.register(agent(workspace));
+        for _ in 0..=QUEUE {
+            registry.deliver(&Event::presence_changed(workspace, Uuid::nil(), true));
+        }
+        let reason = mailbox.close.borrow().clone().expect("told to close");
+        assert!(reason.allow_reconnect);
+        assert_eq!(mailbox.records.len(), QUEUE);
+    }
+
+    #[test]
+    fn the_last_connection_of_an_agent_is_reported() {
+        let registry = Registry::default();
+        let who = agent(Uuid::new_v4());
+        let first = registry.register(who);
+        let second = registry.register(who);
+        assert!(registry.is_connected(who.workspace_id, who.agent_id));
+        assert!(!registry.unregister(who.workspace_id, first.id));
+        assert!(registry.unregister(who.workspace_id, second.id));
+        assert!(!registry.is_connected(who.workspace_id, who.agent_id));
+        assert_eq!(registry.len(), 0);
+    }
+}

@@ -1,0 +1,489 @@
+//! The chat hub `/hubs/chat` spoken by hand: negotiate, connection tokens, the handshake and
+//! framing edges, the methods, events raised by REST writes and hub calls, workspace
+//! isolation, lifecycle closes, presence, and a second replica.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::{assert_problem, spawn_app, spawn_replica};
+use crate::helpers_conversations::id;
+use crate::helpers_hub::{HubClient, RS, hub_at, negotiate_at, socket_url};
+
+#[tokio::test]
+async fn negotiate_answers_a_connection_token_for_a_workspace_token_only() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-negotiate").await;
+
+    let response = app.negotiate(Some(&owner.workspace_token)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["negotiateVersion"], 1);
+    assert_eq!(body["connectionToken"].as_str().unwrap().len(), 43);
+    assert!(body["connectionId"].as_str().is_some());
+    assert_eq!(
+        body["availableTransports"],
+        json!([{"transport": "WebSockets", "transferFormats": ["Text", "Binary"]}])
+    );
+    assert!(body.get("useStatefulReconnect").is_none());
+
+    assert_problem(
+        app.negotiate(None).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+    assert_problem(
+        app.negotiate(Some(&owner.user_token)).await,
+        StatusCode::FORBIDDEN,
+        "wrong_token_type",
+    )
+    .await;
+    let in_url = negotiate_at(
+        &app.client,
+        &app.address,
+        Some(&owner.workspace_token),
+        &format!("negotiateVersion=1&access_token={}", owner.workspace_token),
+    )
+    .await;
+    let problem = assert_problem(in_url, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Authorization")
+    );
+    let old = negotiate_at(&app.client, &app.address, Some(&owner.workspace_token), "").await;
+    assert_problem(old, StatusCode::BAD_REQUEST, "negotiate_version").await;
+}
+
+#[tokio::test]
+async fn a_connection_token_opens_one_socket_once() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-tokens").await;
+    let token = app.connection_token(&owner.workspace_token).await;
+
+    let first = HubClient::connect(&socket_url(&app.address, &token)).await;
+    assert!(first.is_ok(), "the first upgrade is accepted");
+    let again = app.get(&format!("/hubs/chat?id={token}"), None).await;
+    // Not an upgrade request: refused before the token is even looked at.
+    assert_problem(again, StatusCode::BAD_REQUEST, "websocket_required").await;
+    let reused = HubClient::connect(&socket_url(&app.address, &token)).await;
+    assert_eq!(http_status(reused.err()), Some(409), "reused");
+    let unknown = "A".repeat(43);
+    let unknown = HubClient::connect(&socket_url(&app.address, &unknown)).await;
+    assert_eq!(http_status(unknown.err()), Some(404), "unknown");
+    let malformed = HubClient::connect(&socket_url(&app.address, "not+a+token")).await;
+    assert_eq!(http_status(malformed.err()), Some(404), "malformed");
+    let in_url = HubClient::connect(&format!(
+        "{}&access_token={}",
+        socket_url(
+            &app.address,
+            &app.connection_token(&owner.workspace_token).await
+        ),
+        owner.workspace_token
+    ))
+    .await;
+    assert_eq!(http_status(in_url.err()), Some(401), "token in the URL");
+}
+
+fn http_status(error: Option<tokio_tungstenite::tungstenite::Error>) -> Option<u16> {
+    match error? {
+        tokio_tungstenite::tungstenite::Error::Http(response) => Some(response.status().as_u16()),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn the_handshake_accepts_json_version_1_only() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-handshake").await;
+    for (request, error) in [
+        (
+            json!({"protocol": "messagepack", "version": 1}),
+            "Requested protocol 'messagepack' is not available.",
+        ),
+        (
+            json!({"protocol": "json", "version": 7}),
+            "The server does not support version 7 of the 'json' protocol.",
+        ),
+    ] {
+        let token = app.connection_token(&owner.workspace_token).await;
+        let mut hub = HubClient::connect(&socket_url(&app.address, &token))
+            .await
+            .unwrap();
+        hub.send_records(&[request]).await;
+        assert_eq!(hub.next().await, json!({ "error": error }));
+        assert_eq!(
+            hub.next_within(Duration::from_secs(5)).await,
+            None,
+            "closed"
+        );
+        assert!(hub.closed);
+    }
+}
+
+#[tokio::test]
+async fn records_are_split_per_frame_and_bad_ones_answered() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-framing").await;
+    let token = app.connection_token(&owner.workspace_token).await;
+    let mut hub = HubClient::connect(&socket_url(&app.address, &token))
+        .await
+        .unwrap();
+    // The handshake, a ping, a call without id and a call with one, in one frame.
+    hub.send_records(&[
+        json!({"protocol": "json", "version": 1}),
+        json!({"type": 6}),
+        json!({"type": 1, "target": "Nope", "arguments": []}),
+        json!({"type": 1, "invocationId": "1", "target": "Nope", "arguments": []}),
+    ])
+    .await;
+    assert_eq!(hub.next().await, json!({}));
+    assert_eq!(
+        hub.reply().await,
+        json!({"type": 3, "invocationId": "1", "error": "Unknown hub method 'Nope'"}),
+        "only the call with an id is answered"
+    );
+    hub.send_records(&[
+        json!({"type": 4, "invocationId": "2", "target": "Stream", "arguments": []}),
+    ])
+    .await;
+    let completion = hub.reply().await;
+    assert_eq!(completion["invocationId"], "2", "{completion}");
+    assert!(completion["error"].as_str().unwrap().contains("streaming"));
+    assert!(completion.get("result").is_none(), "an error, not both");
+    // Wrong arguments are the caller's error, in words.
+    let wrong = hub.invoke("3", "sendmessage", json!(["not-an-id"])).await;
+    assert_eq!(
+        wrong["error"],
+        "'sendmessage' was called with the wrong arguments: (conversationId, body)"
+    );
+
+    // A record without its separator ends the connection.
+    hub.send_text("{\"type\":6}").await;
+    let close = hub.close_message().await;
+    assert_eq!(close["allowReconnect"], false);
+    assert!(close["error"].as_str().unwrap().contains("separator"));
+}
+
+#[tokio::test]
+async fn an_oversize_message_ends_the_connection() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-oversize").await;
+    let mut hub = app.hub(&owner.workspace_token).await;
+    let body = "x".repeat(40 * 1024);
+    let record = json!({"type": 1, "target": "Typing", "arguments": [body, true]});
+    hub.try_send_text(&format!("{record}{RS}")).await;
+    // Whatever was on its way (the connection's own presence), then nothing.
+    hub.drain(Duration::from_secs(5)).await;
+    assert!(hub.closed, "the server dropped the connection");
+}
+
+#[tokio::test]
+async fn hub_methods_act_as_the_rest_routes_do() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-methods").await;
+    let other = app.owner_with_workspace("hub-methods-other").await;
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "carla@example.org", "Hello")
+        .await;
+    let theirs = app
+        .start_conversation(&other.workspace_token, "dan@example.org", "Hi")
+        .await;
+    let colleague = app.join(&owner, "agent").await;
+    let mut mine = app.hub(&owner.workspace_token).await;
+    let mut theirs_hub = app.hub(&colleague.token).await;
+
+    let reply = mine
+        .invoke("1", "SendMessage", json!([id(&conversation), "On it"]))
+        .await;
+    assert_eq!(reply["result"]["kind"], "outgoing", "{reply}");
+    assert_eq!(reply["result"]["body"], "On it");
+    assert!(reply.get("error").is_none());
+    let event = theirs_hub.event_named("MessageCreated").await;
+    assert_eq!(event["conversationId"], id(&conversation));
+    assert_eq!(event["message"]["id"], reply["result"]["id"]);
+    assert!(event["message"]["author"]["displayName"].is_string());
+
+    let note = mine
+        .invoke("2", "sendnote", json!([id(&conversation), "Internal"]))
+        .await;
+    assert_eq!(note["result"]["kind"], "note");
+    let stored = app
+        .get_ok(
+            &format!("/api/conversations/{}/messages", id(&conversation)),
+            &owner.workspace_token,
+        )
+        .await;
+    let kinds: Vec<&str> = stored["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["outgoing", "outgoing", "note"]);
+
+    // Validation and isolation, as REST: nothing stored.
+    let empty = mine
+        .invoke("3", "SendMessage", json!([id(&conversation), "  "]))
+        .await;
+    assert!(
+        empty["error"].as_str().unwrap().starts_with("body"),
+        "{empty}"
+    );
+    let elsewhere = mine
+        .invoke("4", "SendMessage", json!([id(&theirs), "Hijack"]))
+        .await;
+    assert_eq!(elsewhere["error"], "conversation not found");
+    let joined = mine
+        .invoke("5", "JoinConversation", json!([id(&theirs)]))
+        .await;
+    assert_eq!(joined["error"], "conversation not found");
+    let after = app
+        .get_ok(
+            &format!("/api/conversations/{}/messages", id(&theirs)),
+            &other.workspace_token,
+        )
+        .await;
+    assert_eq!(after["messages"].as_array().unwrap().len(), 1);
+
+    // Typing reaches the agents who joined the conversation, not the typist.
+    let joined = theirs_hub
+        .invoke("1", "JoinConversation", json!([id(&conversation)]))
+        .await;
+    assert_eq!(joined["result"], Value::Null);
+    let joined = mine
+        .invoke("6", "JoinConversation", json!([id(&conversation)]))
+        .await;
+    assert!(joined.get("error").is_none());
+    mine.drain(Duration::from_millis(300)).await;
+    let typing = mine
+        .invoke("7", "Typing", json!([id(&conversation), true]))
+        .await;
+    assert!(typing.get("error").is_none(), "{typing}");
+    let event = theirs_hub.event_named("Typing").await;
+    assert_eq!(
+        event,
+        json!({
+            "conversationId": id(&conversation),
+            "isTyping": true,
+            "by": "agent",
+            "agentId": app.agent_id_of(&owner.workspace_token, owner.user_id).await,
+            "displayName": event["displayName"],
+        })
+    );
+    mine.no_event_within(Duration::from_millis(500)).await;
+    theirs_hub
+        .invoke("2", "LeaveConversation", json!([id(&conversation)]))
+        .await;
+    theirs_hub.drain(Duration::from_millis(300)).await;
+    mine.invoke("8", "Typing", json!([id(&conversation), false]))
+        .await;
+    theirs_hub.no_event_within(Duration::from_millis(500)).await;
+}
+
+#[tokio::test]
+async fn rest_writes_raise_events_in_their_workspace_only() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-events").await;
+    let other = app.owner_with_workspace("hub-events-other").await;
+    let mut mine = app.hub(&owner.workspace_token).await;
+    let mut theirs = app.hub(&other.workspace_token).await;
+    // Each hears its own owner come online; nothing after that.
+    theirs.drain(Duration::from_millis(500)).await;
+
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "erin@example.org", "Welcome")
+        .await;
+    let created = mine.event_named("ConversationCreated").await;
+    assert_eq!(created["id"], conversation["id"]);
+    assert_eq!(created["contact"]["email"], "erin@example.org");
+
+    app.json_ok(
+        Method::POST,
+        &format!("/api/conversations/{}/messages", id(&conversation)),
+        &json!({"body": "Anything else?"}),
+        &owner.workspace_token,
+        StatusCode::CREATED,
+    )
+    .await;
+    let message = mine.event_named("MessageCreated").await;
+    assert_eq!(message["message"]["body"], "Anything else?");
+
+    app.json_ok(
+        Method::POST,
+        &format!("/api/conversations/{}/status", id(&conversation)),
+        &json!({"status": "resolved"}),
+        &owner.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    let updated = mine.event_named("ConversationUpdated").await;
+    assert_eq!(updated["status"], "resolved");
+
+    theirs.no_event_within(Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn deactivation_and_role_changes_close_live_connections_for_good() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-lifecycle").await;
+    let agent = app.join(&owner, "agent").await;
+    let promoted = app.join(&owner, "agent").await;
+    let mut agent_hub = app.hub(&agent.token).await;
+    let mut promoted_hub = app.hub(&promoted.token).await;
+
+    app.deactivate(&owner, agent.agent_id).await;
+    let close = agent_hub.close_message().await;
+    assert_eq!(close["allowReconnect"], false, "{close}");
+    assert!(
+        close["error"].as_str().unwrap().contains("deactivated"),
+        "{close}"
+    );
+    assert_eq!(agent_hub.next_within(Duration::from_secs(5)).await, None);
+    let again = app.negotiate(Some(&agent.token)).await;
+    assert_eq!(again.status(), StatusCode::FORBIDDEN);
+
+    app.json_ok(
+        Method::PUT,
+        &format!("/api/agents/{}/role", promoted.agent_id),
+        &json!({"role": "admin"}),
+        &owner.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    let close = promoted_hub.close_message().await;
+    assert_eq!(close["allowReconnect"], false, "{close}");
+}
+
+#[tokio::test]
+async fn presence_follows_connections_with_a_grace_period() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-presence").await;
+    let agent = app.join(&owner, "agent").await;
+    let mut watcher = app.hub(&owner.workspace_token).await;
+    assert_eq!(
+        presence_of(&app, &owner.workspace_token, agent.agent_id).await,
+        "offline"
+    );
+
+    let agent_hub = app.hub(&agent.token).await;
+    assert_eq!(presence_event(&mut watcher, agent.agent_id).await, "online");
+    assert_eq!(
+        presence_of(&app, &owner.workspace_token, agent.agent_id).await,
+        "online"
+    );
+
+    // A reconnect within the grace period changes nothing anyone sees.
+    drop(agent_hub);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let agent_hub = app.hub(&agent.token).await;
+    assert_eq!(
+        presence_of(&app, &owner.workspace_token, agent.agent_id).await,
+        "online"
+    );
+    drop(agent_hub);
+
+    // Announced once the 10 s grace is over.
+    assert_eq!(
+        presence_event(&mut watcher, agent.agent_id).await,
+        "offline"
+    );
+    assert_eq!(
+        presence_of(&app, &owner.workspace_token, agent.agent_id).await,
+        "offline"
+    );
+}
+
+/// The next `PresenceChanged` about `agent_id` (others, like the watcher's own, skipped),
+/// waiting up to 20 s.
+async fn presence_event(hub: &mut HubClient, agent_id: uuid::Uuid) -> String {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let record = hub
+            .next_within(left)
+            .await
+            .expect("a presence event in time");
+        if record["target"] == "PresenceChanged"
+            && record["arguments"][0]["agentId"] == agent_id.to_string()
+        {
+            return record["arguments"][0]["presence"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+        }
+    }
+}
+
+async fn presence_of(app: &crate::helpers::TestApp, token: &str, agent_id: uuid::Uuid) -> String {
+    let agents = app.agents(token).await;
+    agents
+        .iter()
+        .find(|a| a["id"] == agent_id.to_string())
+        .map(|a| a["presence"].as_str().unwrap().to_owned())
+        .expect("listed")
+}
+
+#[tokio::test]
+async fn an_event_committed_on_one_replica_reaches_clients_of_another() {
+    let app = spawn_app().await;
+    let replica = spawn_replica(&app).await;
+    let owner = app.owner_with_workspace("hub-replicas").await;
+    let mut there = hub_at(&app.client, &replica.address, &owner.workspace_token).await;
+    // The replica's subscription is up once it answers its own health check... give the
+    // backplane a moment to subscribe.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "fay@example.org", "From replica A")
+        .await;
+    let created = there.event_named("ConversationCreated").await;
+    assert_eq!(created["id"], conversation["id"]);
+}
+
+#[tokio::test]
+async fn without_redis_the_hub_still_serves_this_replica() {
+    let app = crate::helpers::spawn_app_with(&[("REDIS_URL", "redis://127.0.0.1:1")]).await;
+    let owner = app.owner_with_workspace("hub-no-redis").await;
+    let mut hub = app.hub(&owner.workspace_token).await;
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "gil@example.org", "Still here")
+        .await;
+    let created = hub.event_named("ConversationCreated").await;
+    assert_eq!(created["id"], conversation["id"]);
+    let reply = hub
+        .invoke("1", "SendMessage", json!([id(&conversation), "Yes"]))
+        .await;
+    assert_eq!(reply["result"]["body"], "Yes");
+}
+
+#[tokio::test]
+async fn shutdown_asks_clients_to_reconnect_and_deletion_closes_for_good() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-shutdown").await;
+    let replica = spawn_replica(&app).await;
+    let mut leaving = hub_at(&app.client, &replica.address, &owner.workspace_token).await;
+    drop(replica);
+    let close = leaving.close_message().await;
+    assert_eq!(close["allowReconnect"], true, "{close}");
+
+    let mut hub = app.hub(&owner.workspace_token).await;
+    let response = app
+        .send(
+            Method::DELETE,
+            "/api/workspace",
+            None,
+            Some(&owner.workspace_token),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    let close = hub.close_message().await;
+    assert_eq!(close["allowReconnect"], false, "{close}");
+    assert!(
+        close["error"].as_str().unwrap().contains("deleted"),
+        "{close}"
+    );
+}
