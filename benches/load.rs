@@ -60,7 +60,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{apply_one_new_migration, ms, percentile};
+use common::{apply_one_new_migration, insert_users, ms, percentile, post_json};
 use cpu::{CpuProbe, CpuSplit};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -696,24 +696,6 @@ struct Workspace {
     schema: TenantSchema,
 }
 
-async fn post_json(
-    client: &reqwest::Client,
-    url: String,
-    token: &str,
-    body: Value,
-) -> anyhow::Result<Value> {
-    let response = client
-        .post(&url)
-        .bearer_auth(token)
-        .json(&body)
-        .send()
-        .await?;
-    let status = response.status();
-    let text = response.text().await?;
-    ensure!(status.is_success(), "{url}: {status} {text}");
-    Ok(serde_json::from_str(&text)?)
-}
-
 /// Creates workspaces owned by `owners` over HTTP, `concurrency` at a time: each one's
 /// workspace and request duration (sorted separately).
 async fn provision(
@@ -780,28 +762,6 @@ async fn select_all(
         .await
         .into_iter()
         .collect()
-}
-
-/// Users straight into the control plane (registering through the API would spend an argon2
-/// hash each), all with the same password hash; (id, email) in order.
-async fn insert_users(
-    pool: &PgPool,
-    prefix: &str,
-    count: usize,
-    hash: &str,
-) -> anyhow::Result<Vec<(Uuid, String)>> {
-    Ok(sqlx::query_as(
-        "INSERT INTO public.users (id, email, full_name, password_hash, email_verified)
-         SELECT gen_random_uuid(), $1 || n || '@bench.test', 'Bench ' || $1 || n, $2, true
-           FROM generate_series(1, $3) n
-          ORDER BY n
-      RETURNING id, email",
-    )
-    .bind(prefix)
-    .bind(hash)
-    .bind(count as i64)
-    .fetch_all(pool)
-    .await?)
 }
 
 /// Transactions PostgreSQL has counted in this database so far.

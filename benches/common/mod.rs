@@ -5,10 +5,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use anyhow::ensure;
+use serde_json::Value;
 use sqlx::PgPool;
 use supportdesk_core::tenancy::migrations::{
     MigrateAllReport, Selection, TenantMigrations, migrate_all_with,
 };
+use uuid::Uuid;
 
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
@@ -44,4 +47,45 @@ pub async fn apply_one_new_migration(
     let elapsed = started.elapsed();
     anyhow::ensure!(report.failed.is_empty(), "{:?}", report.failed);
     Ok((elapsed, report))
+}
+
+/// POST `body` as JSON with `token`; the JSON answer of a 2xx.
+pub async fn post_json(
+    client: &reqwest::Client,
+    url: String,
+    token: &str,
+    body: Value,
+) -> anyhow::Result<Value> {
+    let response = client
+        .post(&url)
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await?;
+    let status = response.status();
+    let text = response.text().await?;
+    ensure!(status.is_success(), "{url}: {status} {text}");
+    Ok(serde_json::from_str(&text)?)
+}
+
+/// Users straight into the control plane (registering through the API would spend an argon2
+/// hash each), all with the same password hash; (id, email) in order.
+pub async fn insert_users(
+    pool: &PgPool,
+    prefix: &str,
+    count: usize,
+    hash: &str,
+) -> anyhow::Result<Vec<(Uuid, String)>> {
+    Ok(sqlx::query_as(
+        "INSERT INTO public.users (id, email, full_name, password_hash, email_verified)
+         SELECT gen_random_uuid(), $1 || n || '@bench.test', 'Bench ' || $1 || n, $2, true
+           FROM generate_series(1, $3) n
+          ORDER BY n
+      RETURNING id, email",
+    )
+    .bind(prefix)
+    .bind(hash)
+    .bind(count as i64)
+    .fetch_all(pool)
+    .await?)
 }

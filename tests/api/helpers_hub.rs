@@ -157,9 +157,20 @@ impl HubClient {
             if self.closed {
                 return None;
             }
-            let frame = tokio::time::timeout_at(deadline, self.ws.next())
-                .await
-                .ok()?;
+            // A client that says nothing for 30 s is dropped: ping while waiting, as the
+            // official clients do.
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            let until = deadline.min(now + Duration::from_secs(10));
+            let Ok(frame) = tokio::time::timeout_at(until, self.ws.next()).await else {
+                if until < deadline {
+                    let ping = format!("{{\"type\":6}}{RS}");
+                    self.closed |= self.ws.send(Message::Text(ping.into())).await.is_err();
+                }
+                continue;
+            };
             match frame {
                 Some(Ok(Message::Text(text))) => {
                     let text = text.as_str();

@@ -487,3 +487,77 @@ async fn shutdown_asks_clients_to_reconnect_and_deletion_closes_for_good() {
         "{close}"
     );
 }
+
+/// A replica killed without closing its sockets stops counting its agents within a minute of
+/// its last renewal, and a live replica announces them offline.
+#[tokio::test]
+async fn a_killed_replica_stops_counting_its_agents() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-killed").await;
+    let agent = app.join(&owner, "agent").await;
+    let mut watcher = app.hub(&owner.workspace_token).await;
+
+    let port = supportdesk_test_support::free_port();
+    let address = format!("http://127.0.0.1:{port}");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("ConnectionStrings__DefaultConnection", app.database_url())
+        .env("JWT_SECRET", crate::helpers::JWT_SECRET)
+        .env("APP_URL", "http://desk.test")
+        .env("METRICS_BIND", "127.0.0.1:0")
+        .env("REDIS_URL", supportdesk_test_support::redis_url())
+        .env("REDIS_NAMESPACE", &app.settings.redis.namespace)
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut replica = supportdesk_test_support::process::KillOnDrop(child);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !app
+        .client
+        .get(format!("{address}/healthz"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status() == StatusCode::OK)
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the replica never became healthy"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let _on_the_replica = hub_at(&app.client, &address, &agent.token).await;
+    assert_eq!(presence_event(&mut watcher, agent.agent_id).await, "online");
+    let killed_at = std::time::Instant::now();
+    replica.kill().unwrap();
+    replica.wait().unwrap();
+
+    // Its entry counts up to 60 s after its last renewal; the live replica's next sweep
+    // (every 20 s) announces the agent offline.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let record = watcher
+            .next_within(left)
+            .await
+            .expect("offline within 90 s");
+        if record["target"] == "PresenceChanged"
+            && record["arguments"][0]["agentId"] == agent.agent_id.to_string()
+        {
+            assert_eq!(record["arguments"][0]["presence"], "offline");
+            break;
+        }
+    }
+    assert!(
+        killed_at.elapsed() <= Duration::from_secs(85),
+        "{:?}",
+        killed_at.elapsed()
+    );
+    assert_eq!(
+        presence_of(&app, &owner.workspace_token, agent.agent_id).await,
+        "offline"
+    );
+}
