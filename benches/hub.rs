@@ -160,10 +160,14 @@ impl Conn {
                             let _ = answer.send(value);
                         }
                     } else if record.contains("\"target\":\"MessageCreated\"") {
-                        let value: Value = serde_json::from_str(record).unwrap_or_default();
-                        if let Some(id) = value["arguments"][0]["message"]["id"].as_str() {
-                            let _ = heard.send((id.to_owned(), at));
-                        }
+                        // The message id is the first "id" of the record's message: found
+                        // without parsing, so the generator stays light beside the server.
+                        let id = record
+                            .split_once("\"message\":{\"id\":\"")
+                            .and_then(|(_, rest)| rest.split_once('"'))
+                            .map(|(id, _)| id.to_owned())
+                            .unwrap_or_default();
+                        let _ = heard.send((id, at));
                     }
                 }
             }

@@ -6,6 +6,8 @@ use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
+use crate::conversations::record::Conversation;
+
 use crate::agents::record::{self, Agent};
 use crate::authz::Role;
 use crate::error::{Error, Result};
@@ -18,8 +20,15 @@ pub enum Change {
     SetRole(Role),
 }
 
-/// Applies `change` to agent `agent_id` of the tenant's workspace; the agent as it now is.
-pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Result<Agent> {
+/// What a team change did: the agent as it now is, and the conversations a deactivation
+/// sent back to the Unassigned tab (to announce once committed).
+pub struct Applied {
+    pub agent: Agent,
+    pub released: Vec<Conversation>,
+}
+
+/// Applies `change` to agent `agent_id` of the tenant's workspace.
+pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Result<Applied> {
     let workspace_id = tenant.actor.workspace_id;
     let (conn, schema) = tenant.parts();
     lock_team(conn, workspace_id).await?;
@@ -52,15 +61,17 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
     if changed {
         record::sync_member(conn, schema, agent.user_id).await?;
     }
+    let mut released = Vec::new();
     if changed && matches!(change, Change::Deactivate) {
-        release_assignments(conn, schema, agent_id).await?;
+        released = release_assignments(conn, schema, agent_id).await?;
     }
     if changed {
         ensure_an_owner_remains(conn, workspace_id).await?;
     }
-    record::find(conn, schema, agent_id)
+    let agent = record::find(conn, schema, agent_id)
         .await?
-        .ok_or_else(|| Error::Internal(anyhow::anyhow!("agent {agent_id} vanished mid-change")))
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("agent {agent_id} vanished mid-change")))?;
+    Ok(Applied { agent, released })
 }
 
 /// Serialises team changes within one workspace, so that two Owners demoting or
@@ -99,8 +110,9 @@ async fn release_assignments(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     agent_id: Uuid,
-) -> sqlx::Result<()> {
-    crate::conversations::record::release_assignee(&mut *conn, schema, agent_id).await?;
+) -> sqlx::Result<Vec<Conversation>> {
+    let released =
+        crate::conversations::record::release_assignee(&mut *conn, schema, agent_id).await?;
     crate::tickets::record::release_assignee(conn, schema, agent_id).await?;
-    Ok(())
+    Ok(released)
 }

@@ -26,6 +26,18 @@ pub const PING_INTERVAL: Duration = Duration::from_secs(15);
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The handshake must arrive this soon after the upgrade.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(15);
+/// A write the client does not take within this long (its socket full) ends the connection.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Sink = futures::stream::SplitSink<WebSocket, Message>;
+
+/// Writes one message; false when the client is gone or stopped reading.
+async fn send(sink: &mut Sink, message: Message) -> bool {
+    matches!(
+        tokio::time::timeout(SEND_TIMEOUT, sink.send(message)).await,
+        Ok(Ok(()))
+    )
+}
 /// Inbound records a connection may send: a burst of this many, refilled at
 /// [`RATE_PER_SECOND`]. Typing indicators and messages stay far below it.
 const RATE_BURST: f64 = 40.0;
@@ -87,7 +99,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
             }
             record = mailbox.records.recv() => {
                 let Some(record) = record else { break };
-                if sink.send(Message::Text(Utf8Bytes::from(&*record))).await.is_err() {
+                if !send(&mut sink, Message::Text(Utf8Bytes::from(&*record))).await {
                     end = Some(End::Silently);
                 }
                 next_ping = Instant::now() + PING_INTERVAL;
@@ -97,7 +109,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
                 end = Some(End::Close(told.unwrap_or_else(|| CloseReason::reconnect(None))));
             }
             () = sleep_until(next_ping) => {
-                if sink.send(Message::Text(protocol::ping().into())).await.is_err() {
+                if !send(&mut sink, Message::Text(protocol::ping().into())).await {
                     end = Some(End::Silently);
                 }
                 next_ping = Instant::now() + PING_INTERVAL;
@@ -115,13 +127,13 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
     }
     if let Some(End::Close(reason)) = end {
         let close = protocol::close(reason.error.as_deref(), reason.allow_reconnect);
-        let _ = sink.send(Message::Text(close.into())).await;
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
+        if send(&mut sink, Message::Text(close.into())).await {
+            let frame = CloseFrame {
                 code: close_code::NORMAL,
                 reason: Utf8Bytes::from_static(""),
-            })))
-            .await;
+            };
+            send(&mut sink, Message::Close(Some(frame))).await;
+        }
     }
     metrics::gauge!("hub_open_connections", "kind" => "agent").decrement(1.0);
     if hub.registry.unregister(agent.workspace_id, mailbox.id) {
@@ -132,7 +144,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
 /// Reads the handshake; `Some(records after it)` once answered `{}`, `None` when the
 /// connection ended (an error answered, or nothing came).
 async fn handshake(
-    sink: &mut futures::stream::SplitSink<WebSocket, Message>,
+    sink: &mut Sink,
     stream: &mut futures::stream::SplitStream<WebSocket>,
 ) -> Option<Vec<String>> {
     let first = tokio::time::timeout(HANDSHAKE_TIMEOUT, stream.next()).await;
@@ -161,13 +173,12 @@ async fn handshake(
         return None;
     }
     let rest: Vec<String> = records.map(str::to_owned).collect();
-    sink.send(Message::Text(protocol::handshake_ok().into()))
+    send(sink, Message::Text(protocol::handshake_ok().into()))
         .await
-        .ok()?;
-    Some(rest)
+        .then_some(rest)
 }
 
-async fn refuse(sink: &mut futures::stream::SplitSink<WebSocket, Message>, error: &str) {
+async fn refuse(sink: &mut Sink, error: &str) {
     let _ = sink
         .send(Message::Text(protocol::handshake_error(error).into()))
         .await;
@@ -193,7 +204,7 @@ async fn handle(
     caller: &Caller,
     record: &str,
     rate: &mut Bucket,
-    sink: &mut futures::stream::SplitSink<WebSocket, Message>,
+    sink: &mut Sink,
 ) -> Option<End> {
     metrics::counter!("hub_messages_in_total").increment(1);
     let message = match protocol::parse(record) {
@@ -229,7 +240,7 @@ async fn handle(
         }
     };
     if let Some(reply) = reply
-        && sink.send(Message::Text(reply.into())).await.is_err()
+        && !send(sink, Message::Text(reply.into())).await
     {
         return Some(End::Silently);
     }

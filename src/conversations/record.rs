@@ -209,18 +209,19 @@ pub async fn update(
     .await
 }
 
-/// Sends an agent's unresolved conversations back to the Unassigned tab (deactivation).
+/// Sends an agent's unresolved conversations back to the Unassigned tab (deactivation); the
+/// conversations as they now are.
 pub async fn release_assignee(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     agent_id: Uuid,
-) -> sqlx::Result<u64> {
-    Ok(sqlx::query(schema.sql(
-        "UPDATE {schema}.conversations SET assignee_id = NULL, updated_at = now()
-          WHERE assignee_id = $1 AND status <> 'resolved'",
-    ))
+) -> sqlx::Result<Vec<Conversation>> {
+    sqlx::query_as(schema.sql(&format!(
+        "WITH c AS (UPDATE {{schema}}.conversations SET assignee_id = NULL, updated_at = now()
+                     WHERE assignee_id = $1 AND status <> 'resolved' RETURNING *)
+         SELECT {COLUMNS} FROM c JOIN {{schema}}.contacts ct ON ct.id = c.contact_id"
+    )))
     .bind(agent_id)
-    .execute(conn)
-    .await?
-    .rows_affected())
+    .fetch_all(conn)
+    .await
 }

@@ -334,8 +334,16 @@ async fn deactivation_and_role_changes_close_live_connections_for_good() {
     let promoted = app.join(&owner, "agent").await;
     let mut agent_hub = app.hub(&agent.token).await;
     let mut promoted_hub = app.hub(&promoted.token).await;
+    let theirs = app
+        .start_conversation(&agent.token, "kim@example.org", "Assigned to the agent")
+        .await;
+    let mut watcher = app.hub(&owner.workspace_token).await;
 
     app.deactivate(&owner, agent.agent_id).await;
+    // The work the deactivation sent back to the team is announced.
+    let released = watcher.event_named("ConversationUpdated").await;
+    assert_eq!(released["id"], theirs["id"]);
+    assert_eq!(released["assigneeId"], Value::Null);
     let close = agent_hub.close_message().await;
     assert_eq!(close["allowReconnect"], false, "{close}");
     assert!(
@@ -560,4 +568,29 @@ async fn a_killed_replica_stops_counting_its_agents() {
         presence_of(&app, &owner.workspace_token, agent.agent_id).await,
         "offline"
     );
+}
+
+#[tokio::test]
+async fn the_hub_reports_its_connections_and_messages_on_metrics() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-metrics").await;
+    let mut hub = app.hub(&owner.workspace_token).await;
+    hub.invoke("1", "JoinConversation", json!([uuid::Uuid::nil()]))
+        .await;
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.metrics_address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for name in [
+        "hub_open_connections{kind=\"agent\"}",
+        "hub_messages_in_total",
+        "hub_messages_out_total",
+    ] {
+        assert!(metrics.contains(name), "{name} missing from:\n{metrics}");
+    }
 }
