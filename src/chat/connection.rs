@@ -62,7 +62,9 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
     let mut rate = Bucket::new();
     let expires_at = deadline_of(grant.expires_at);
     let mut last_heard = Instant::now();
-    let mut next_ping = Instant::now() + PING_INTERVAL;
+    // The first ping comes at a random point of the interval: after a deploy every client
+    // reconnects at once, and their pings would otherwise stay in step for good.
+    let mut next_ping = Instant::now() + PING_INTERVAL.mul_f64(rand::random::<f64>());
 
     let mut end: Option<End> = None;
     for record in rest {
