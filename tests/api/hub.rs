@@ -594,3 +594,70 @@ async fn the_hub_reports_its_connections_and_messages_on_metrics() {
         assert!(metrics.contains(name), "{name} missing from:\n{metrics}");
     }
 }
+
+/// Redis dies: each replica still serves its own connections, and nothing crashes or
+/// hangs; Redis comes back: events cross replicas again, without a restart.
+#[tokio::test]
+async fn the_backplane_degrades_to_local_delivery_and_recovers() {
+    let mut redis = supportdesk_test_support::redis_server::RedisServer::start();
+    let app = crate::helpers::spawn_app_with(&[("REDIS_URL", &redis.url())]).await;
+    let replica = crate::helpers::spawn_replica_with(&app, &[("REDIS_URL", &redis.url())]).await;
+    let owner = app.owner_with_workspace("hub-recovery").await;
+    let mut here = app.hub(&owner.workspace_token).await;
+    let mut there = hub_at(&app.client, &replica.address, &owner.workspace_token).await;
+    let reply = |body: &'static str, conversation: Value| {
+        let app = &app;
+        let token = owner.workspace_token.clone();
+        async move {
+            app.json_ok(
+                Method::POST,
+                &format!("/api/conversations/{}/messages", id(&conversation)),
+                &json!({ "body": body }),
+                &token,
+                StatusCode::CREATED,
+            )
+            .await
+        }
+    };
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "lee@example.org", "Hi")
+        .await;
+    assert_eq!(
+        there.event_named("ConversationCreated").await["id"],
+        conversation["id"],
+        "across replicas while Redis is up"
+    );
+
+    redis.kill();
+    let sent = reply("While Redis is down", conversation.clone()).await;
+    let heard = here.event_named("MessageCreated").await;
+    assert_eq!(
+        heard["message"]["id"], sent["id"],
+        "this replica's own connections"
+    );
+    there.no_event_within(Duration::from_secs(1)).await;
+    assert!(!there.closed, "the other replica's connection stays open");
+
+    redis.restart();
+    // Once the backplane has resubscribed, a new reply crosses again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let sent = reply("After Redis came back", conversation.clone()).await;
+        let mut crossed = false;
+        while let Some(record) = there.next_within(Duration::from_secs(1)).await {
+            if record["target"] == "MessageCreated"
+                && record["arguments"][0]["message"]["id"] == sent["id"]
+            {
+                crossed = true;
+                break;
+            }
+        }
+        if crossed {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "events cross replicas again within 30 s of Redis coming back"
+        );
+    }
+}
