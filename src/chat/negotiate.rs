@@ -31,9 +31,6 @@ use super::connection;
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 /// What a connection reads from its socket at a time (records are far smaller).
 const READ_BUFFER_BYTES: usize = 4 * 1024;
-/// Connections one workspace may hold open on one replica: the dashboards of a large team
-/// (and their tabs) fit; a script opening sockets in a loop is stopped (429).
-pub const MAX_CONNECTIONS_PER_WORKSPACE: usize = 2_000;
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -174,8 +171,8 @@ pub async fn connect(
         grant.token_version,
     )
     .await?;
-    if state.hub.registry.workspace_connections(grant.workspace_id) >= MAX_CONNECTIONS_PER_WORKSPACE
-    {
+    let limit = state.settings.application.hub_max_connections_per_workspace;
+    if state.hub.registry.workspace_connections(grant.workspace_id) >= limit {
         return Err(Error::TooManyRequests {
             retry_after: std::time::Duration::from_secs(30),
         });

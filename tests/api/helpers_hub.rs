@@ -87,11 +87,15 @@ pub async fn hub_at(client: &reqwest::Client, address: &str, token: &str) -> Hub
 impl HubClient {
     pub async fn connect(url: &str) -> Result<Self, tokio_tungstenite::tungstenite::Error> {
         let (ws, _) = connect_async(url).await?;
-        Ok(Self {
+        Ok(Self::from_stream(ws))
+    }
+
+    pub fn from_stream(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Self {
+        Self {
             ws,
             records: VecDeque::new(),
             closed: false,
-        })
+        }
     }
 
     pub async fn send_text(&mut self, text: &str) {

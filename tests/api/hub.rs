@@ -661,3 +661,68 @@ async fn the_backplane_degrades_to_local_delivery_and_recovers() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_workspace_cannot_open_connections_beyond_its_cap_nor_call_without_pause() {
+    let app = crate::helpers::spawn_app_with(&[("HUB_MAX_CONNECTIONS_PER_WORKSPACE", "2")]).await;
+    let owner = app.owner_with_workspace("hub-caps").await;
+    let other = app.owner_with_workspace("hub-caps-other").await;
+    let mut first = app.hub(&owner.workspace_token).await;
+    let _second = app.hub(&owner.workspace_token).await;
+    let token = app.connection_token(&owner.workspace_token).await;
+    let third = HubClient::connect(&socket_url(&app.address, &token)).await;
+    assert_eq!(http_status(third.err()), Some(429), "over the cap");
+    let _elsewhere = app.hub(&other.workspace_token).await;
+
+    // A burst of calls beyond the connection's allowance is refused, not run.
+    let burst: Vec<Value> = (0..60)
+        .map(|i| json!({"type": 1, "invocationId": i.to_string(), "target": "LeaveConversation", "arguments": [uuid::Uuid::nil()]}))
+        .collect();
+    first.send_records(&burst).await;
+    let mut refused = 0;
+    for _ in 0..60 {
+        let completion = first.reply().await;
+        if completion["error"] == "too many messages; slow down" {
+            refused += 1;
+        } else {
+            assert!(completion.get("error").is_none(), "{completion}");
+        }
+    }
+    assert!((15..=25).contains(&refused), "{refused} of 60 refused");
+}
+
+#[tokio::test]
+async fn a_client_that_skips_negotiation_authenticates_on_the_upgrade() {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-skip").await;
+    let url = format!("{}/hubs/chat", app.address.replacen("http://", "ws://", 1));
+    let mut request = url.as_str().into_client_request().unwrap();
+    request.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", owner.workspace_token).parse().unwrap(),
+    );
+    let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let mut hub = HubClient::from_stream(ws);
+    hub.send_records(&[json!({"protocol": "json", "version": 1})])
+        .await;
+    assert_eq!(hub.next().await, json!({}));
+    let joined = hub
+        .invoke("1", "LeaveConversation", json!([uuid::Uuid::nil()]))
+        .await;
+    assert!(joined.get("error").is_none(), "{joined}");
+
+    // Without a credential, or with a user token, the upgrade is refused.
+    let anonymous = tokio_tungstenite::connect_async(url.as_str()).await;
+    assert_eq!(http_status(anonymous.err()), Some(401));
+    let mut request = url.as_str().into_client_request().unwrap();
+    request.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", owner.user_token).parse().unwrap(),
+    );
+    assert_eq!(
+        http_status(tokio_tungstenite::connect_async(request).await.err()),
+        Some(403)
+    );
+}

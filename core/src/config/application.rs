@@ -57,6 +57,10 @@ pub struct ApplicationSettings {
     /// `WORKSPACE_CREATES_PER_HOUR`: workspaces one account may create per hour (default 10;
     /// `None` when set to 0, which turns the limit off for load tests).
     pub workspace_creates_per_hour: Option<u32>,
+    /// `HUB_MAX_CONNECTIONS_PER_WORKSPACE`: chat hub connections one workspace may hold open
+    /// on one replica (default 2 000): a large team's dashboards and their tabs fit; a script
+    /// opening sockets in a loop gets 429.
+    pub hub_max_connections_per_workspace: usize,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -69,6 +73,7 @@ pub(super) struct Raw {
     metrics_bind: Option<String>,
     max_workspaces_per_user: Option<String>,
     workspace_creates_per_hour: Option<String>,
+    hub_max_connections_per_workspace: Option<String>,
 }
 
 impl ApplicationSettings {
@@ -120,6 +125,11 @@ impl ApplicationSettings {
                 10,
             )? as u32),
         };
+        let hub_max_connections_per_workspace = parse_positive(
+            "HUB_MAX_CONNECTIONS_PER_WORKSPACE",
+            raw.hub_max_connections_per_workspace,
+            2_000,
+        )?;
         let metrics_bind = raw
             .metrics_bind
             .filter(|s| !s.trim().is_empty())
@@ -140,6 +150,7 @@ impl ApplicationSettings {
             metrics_bind,
             max_workspaces_per_user,
             workspace_creates_per_hour,
+            hub_max_connections_per_workspace,
         })
     }
 }
