@@ -53,7 +53,7 @@ async fn the_official_signalr_client_talks_to_the_hub_across_replicas() {
         "b": replica.address,
         "owner": {
             "token": owner.workspace_token,
-            "shortToken": short_workspace_token(owner.user_id, owner.workspace_id, 4),
+            "shortToken": short_workspace_token(owner.user_id, owner.workspace_id, 8),
             "agentId": app.agent_id_of(&owner.workspace_token, owner.user_id).await,
         },
         "agent": { "token": agent.token, "agentId": agent.agent_id },

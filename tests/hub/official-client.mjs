@@ -68,6 +68,23 @@ agent.connection.onclose((error) => {
   agentClosed = error ?? new Error("closed without an error");
 });
 
+// A connection whose token expires soon (first, while it is still good): the server closes
+// it with allowReconnect at expiry, and the client negotiates again with the token the app
+// renewed meanwhile (checked below).
+const shortHeaders = { Authorization: `Bearer ${cfg.owner.shortToken}` };
+const expiring = hub(cfg.a, shortHeaders);
+let reconnected = false;
+let reconnectingError;
+expiring.connection.onreconnecting((error) => {
+  reconnectingError = error;
+});
+expiring.connection.onreconnected(() => {
+  reconnected = true;
+});
+await expiring.connection.start();
+shortHeaders.Authorization = `Bearer ${cfg.owner.token}`;
+step("connected with a token about to expire");
+
 await owner.connection.start();
 await other.connection.start();
 assert.equal(owner.connection.state, signalR.HubConnectionState.Connected);
@@ -128,24 +145,11 @@ const updated = await eventOf(owner, "ConversationUpdated", (p) => p.id === star
 assert.equal(updated.status, "pending");
 step("ConversationCreated and ConversationUpdated from REST writes");
 
-// A connection whose token expires is closed with allowReconnect: the client negotiates
-// again, with the token the app renewed meanwhile.
-const shortHeaders = { Authorization: `Bearer ${cfg.owner.shortToken}` };
-const expiring = hub(cfg.a, shortHeaders);
-let reconnected = false;
-let reconnectingError;
-expiring.connection.onreconnecting((error) => {
-  reconnectingError = error;
-});
-expiring.connection.onreconnected(() => {
-  reconnected = true;
-});
-await expiring.connection.start();
-shortHeaders.Authorization = `Bearer ${cfg.owner.token}`;
 await until("a reconnect after the token expired", () => reconnected, 20000);
 assert.match(String(reconnectingError), /expired/);
 assert.equal(await expiring.connection.invoke("JoinConversation", cfg.conversationId), null);
 step("automatic reconnect after a server-initiated close (token expiry)");
+
 
 // Deactivation closes the agent's live connection on the other replica, for good.
 await rest("POST", `/api/agents/${cfg.agent.agentId}/deactivate`, cfg.owner.token, {});
