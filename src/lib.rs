@@ -25,6 +25,7 @@ pub mod memberships;
 pub mod migrate;
 pub mod openapi;
 pub mod pagination;
+pub mod pubsub;
 pub mod rate_limit;
 pub mod startup;
 pub mod state;

@@ -7,7 +7,7 @@
 //! replica.
 //!
 //! The cache is trusted only while this replica is known to hear that channel: the listener
-//! pings its subscription every second, and from the moment the subscription fails (Redis
+//! (`crate::pubsub`) pings its subscription every second, and from the moment the subscription fails (Redis
 //! down or unreachable, a half-open connection) until it is re-established, every lookup
 //! goes to PostgreSQL ("fail closed"). On every (re)subscription the whole cache is dropped,
 //! since messages may have been missed meanwhile. `TTL` remains as a last bound.
@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt;
 use redis::aio::ConnectionManager;
 use serde::Serialize;
 use sqlx::PgExecutor;
@@ -31,10 +30,10 @@ use uuid::Uuid;
 
 use supportdesk_core::role::Role;
 
+use crate::pubsub;
+
 /// The longest a membership change can go unnoticed by a replica that missed its message.
 pub const TTL: Duration = Duration::from_secs(15);
-/// How often the listener proves its subscription is alive.
-const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How long a failed broadcast is retried (after commit) before other replicas are left to
 /// the TTL.
 const BROADCAST_RETRY_FOR: Duration = Duration::from_secs(30);
@@ -243,67 +242,25 @@ impl MembershipCache {
     /// Applies other replicas' changes until `stop`; reconnects with backoff, and drops the
     /// whole cache on every (re)subscription since messages may have been missed meanwhile.
     pub async fn listen(self, client: redis::Client, stop: CancellationToken) {
-        let mut failures = 0u32;
-        while !stop.is_cancelled() {
-            let result = self.listen_once(&client, &stop).await;
-            self.subscribed.store(false, Ordering::SeqCst);
-            match result {
-                Ok(()) => return,
-                Err(err) => {
-                    failures += 1;
-                    let pause = (Duration::from_millis(200) * 2u32.pow(failures.min(5)))
-                        .min(Duration::from_secs(5));
-                    tracing::warn!(error = %err, "membership invalidation channel lost; resubscribing");
-                    tokio::select! {
-                        () = stop.cancelled() => return,
-                        () = tokio::time::sleep(pause) => {}
-                    }
-                }
-            }
-        }
-    }
-
-    async fn listen_once(
-        &self,
-        client: &redis::Client,
-        stop: &CancellationToken,
-    ) -> anyhow::Result<()> {
-        let connect = async {
-            let pubsub = client.get_async_pubsub().await?;
-            let (mut sink, messages) = pubsub.split();
-            sink.subscribe(&*self.channel).await?;
-            anyhow::Ok((sink, messages))
+        let channel = pubsub::Channel {
+            client: &client,
+            name: &self.channel,
+            timeout: self.redis_timeout,
+            purpose: "membership invalidation channel",
         };
-        let (mut sink, mut messages) = tokio::time::timeout(self.redis_timeout * 4, connect)
-            .await
-            .map_err(|_| anyhow::anyhow!("subscribing timed out"))??;
-        // Whatever was published while we were not listening is lost: start from nothing.
-        self.invalidate_all();
-        self.subscribed.store(true, Ordering::SeqCst);
-        tracing::info!("membership invalidation channel subscribed");
-        let mut heartbeat = tokio::time::interval(HEARTBEAT);
-        heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                () = stop.cancelled() => return Ok(()),
-                _ = heartbeat.tick() => {
-                    // A half-open connection delivers nothing and reports nothing: only an
-                    // answered ping proves the subscription still hears.
-                    match tokio::time::timeout(self.redis_timeout, sink.ping::<redis::Value>()).await {
-                        Ok(Ok(_)) => {}
-                        Ok(Err(err)) => anyhow::bail!("subscription ping failed: {err}"),
-                        Err(_) => anyhow::bail!("subscription ping timed out"),
-                    }
-                }
-                message = messages.next() => {
-                    let Some(message) = message else {
-                        anyhow::bail!("subscription ended");
-                    };
-                    let payload: String = message.get_payload()?;
-                    self.apply(&payload).await;
-                }
+        let on_state = |subscribed: bool| {
+            if subscribed {
+                // Whatever was published while we were not listening is lost: start from
+                // nothing.
+                self.invalidate_all();
             }
-        }
+            self.subscribed.store(subscribed, Ordering::SeqCst);
+        };
+        let this = &self;
+        pubsub::listen(channel, &stop, on_state, |payload| async move {
+            this.apply(&payload).await;
+        })
+        .await;
     }
 
     async fn apply(&self, payload: &str) {

@@ -48,7 +48,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
     let Some(rest) = handshake(&mut sink, &mut stream).await else {
         return;
     };
-    let agent = grant.agent();
+    let agent = grant.agent;
     let hub = state.hub.clone();
     let mut mailbox = hub.registry.register(agent);
     metrics::gauge!("hub_open_connections", "kind" => "agent").increment(1.0);
@@ -56,7 +56,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
         hub.agent_connected(&agent).await;
     }
     let caller = Caller {
-        grant,
+        agent,
         connection: mailbox.id,
     };
     let mut rate = Bucket::new();

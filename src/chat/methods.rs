@@ -15,13 +15,13 @@ use crate::conversations::messages::MessageKind;
 use crate::conversations::requests::NewMessage;
 use crate::error::Error;
 use crate::hub::events::Event;
+use crate::hub::registry::AgentIdentity;
 use crate::hub::registry::CloseReason;
-use crate::hub::tokens::Grant;
 use crate::state::AppState;
 
 /// Who is calling, on which connection.
 pub struct Caller {
-    pub grant: Grant,
+    pub agent: AgentIdentity,
     pub connection: u64,
 }
 
@@ -85,15 +85,15 @@ pub async fn invoke(
         }
         "typing" => {
             let (conversation_id, is_typing): (Uuid, bool) = arguments_of(target, arguments)?;
-            let agent = caller.grant;
             let workspace_id = actor.workspace_id;
-            found(actions::exists(state, actor.clone(), conversation_id).await?)?;
-            let (_, author) = actions::author(state, actor).await?;
+            let (agent_id, author) = actions::typist(state, actor, conversation_id)
+                .await?
+                .ok_or(Error::NotFound("conversation"))?;
             state.hub.emit(Event::agent_typing(
                 workspace_id,
                 conversation_id,
                 is_typing,
-                (agent.user_id, agent.agent_id),
+                (caller.agent.user_id, agent_id),
                 &author.display_name,
             ));
             Ok(Value::Null)
@@ -105,7 +105,7 @@ pub async fn invoke(
                 found(actions::exists(state, actor.clone(), conversation_id).await?)?;
             }
             state.hub.registry.join(
-                caller.grant.workspace_id,
+                caller.agent.workspace_id,
                 caller.connection,
                 conversation_id,
                 joining,
@@ -118,12 +118,12 @@ pub async fn invoke(
 /// The caller as a REST request would be authorised now; a member who lost access ends the
 /// connection.
 async fn member(state: &AppState, caller: &Caller) -> Result<Actor, Failure> {
-    let grant = &caller.grant;
+    let agent = &caller.agent;
     let actor = match current_member(
         state,
-        grant.user_id,
-        grant.workspace_id,
-        grant.token_version,
+        agent.user_id,
+        agent.workspace_id,
+        agent.token_version,
     )
     .await
     {
@@ -133,7 +133,7 @@ async fn member(state: &AppState, caller: &Caller) -> Result<Actor, Failure> {
         }
         Err(error) => return Err(error.into()),
     };
-    if actor.role() != grant.role {
+    if actor.role() != agent.role {
         return Err(Failure::Ended(CloseReason::ended(
             "your role in this workspace changed; reconnect to continue",
         )));

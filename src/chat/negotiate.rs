@@ -16,12 +16,13 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::extract::bearer;
+use crate::auth::extract::{bearer, decode};
 use crate::authz::{Actor, Permission, workspace_member};
 use crate::conversations::actions;
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, Result};
 use crate::extract::AppJson;
+use crate::hub::registry::AgentIdentity;
 use crate::hub::tokens::{self, Grant, TokenError};
 use crate::state::AppState;
 
@@ -96,8 +97,9 @@ pub async fn negotiate(
             "this hub speaks negotiate version 1: add negotiateVersion=1",
         ));
     }
-    // The layer verified the token; its expiry and version bound the connection.
-    let (_, claims) = workspace_member(&state, bearer(&headers)?).await?;
+    // The layer verified the token and the membership; its expiry and version bound the
+    // connection.
+    let claims = decode(&state, bearer(&headers)?)?;
     let grant = grant(&state, actor, claims.exp, claims.ver).await?;
     let connection_token = state.hub.tokens.issue(&grant).await;
     Ok(AppJson(Negotiated {
@@ -125,14 +127,16 @@ async fn grant(
     }
     let user_id = actor.member_id()?;
     let (workspace_id, role) = (actor.workspace_id, actor.role());
-    let (agent_id, _) = actions::author(state, actor).await?;
+    let agent_id = actions::agent_id(state, actor).await?;
     Ok(Grant {
-        workspace_id,
-        user_id,
-        agent_id,
+        agent: AgentIdentity {
+            workspace_id,
+            user_id,
+            agent_id,
+            role,
+            token_version,
+        },
         expires_at,
-        token_version,
-        role,
     })
 }
 
@@ -166,13 +170,18 @@ pub async fn connect(
     // Still a member now (the token may be a minute old): the same checks as every call.
     crate::authz::current_member(
         &state,
-        grant.user_id,
-        grant.workspace_id,
-        grant.token_version,
+        grant.agent.user_id,
+        grant.agent.workspace_id,
+        grant.agent.token_version,
     )
     .await?;
     let limit = state.settings.application.hub_max_connections_per_workspace;
-    if state.hub.registry.workspace_connections(grant.workspace_id) >= limit {
+    if state
+        .hub
+        .registry
+        .workspace_connections(grant.agent.workspace_id)
+        >= limit
+    {
         return Err(Error::TooManyRequests {
             retry_after: std::time::Duration::from_secs(30),
         });

@@ -10,7 +10,7 @@ use crate::conversations::record::{self, Change, Conversation};
 use crate::conversations::requests::{NewConversation, NewMessage};
 use crate::error::{Error, Result};
 use crate::hub::events::{Author, Event};
-use crate::inbox::assignee::{acting_author, ensure_assignable};
+use crate::inbox::assignee::{acting_agent, acting_author, ensure_assignable};
 use crate::inbox::contacts;
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
@@ -106,9 +106,24 @@ pub async fn exists(state: &AppState, actor: Actor, conversation_id: Uuid) -> Re
     Ok(record::exists(conn, schema, conversation_id).await?)
 }
 
-/// The author shown for the acting agent's messages.
-pub async fn author(state: &AppState, actor: Actor) -> Result<(Uuid, Author)> {
+/// How the acting agent is shown typing in a conversation; `None` when the workspace has no
+/// such conversation. One pooled connection for both reads.
+pub async fn typist(
+    state: &AppState,
+    actor: Actor,
+    conversation_id: Uuid,
+) -> Result<Option<(Uuid, Author)>> {
     let mut tenant = crate::tenancy::context::Tenant::acquire(state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
-    acting_author(conn, schema, &actor).await
+    if !record::exists(&mut *conn, schema, conversation_id).await? {
+        return Ok(None);
+    }
+    Ok(Some(acting_author(conn, schema, &actor).await?))
+}
+
+/// The acting member's agent id (the chat hub binds a connection to it).
+pub async fn agent_id(state: &AppState, actor: Actor) -> Result<Uuid> {
+    let mut tenant = crate::tenancy::context::Tenant::acquire(state, actor.clone()).await?;
+    let (conn, schema) = tenant.parts();
+    acting_agent(conn, schema, &actor).await
 }

@@ -12,7 +12,6 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
 use redis::aio::ConnectionManager;
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
@@ -20,9 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Hub;
 use super::events::Envelope;
-
-/// How often the subscription proves it still hears (a half-open connection reports nothing).
-const HEARTBEAT: Duration = Duration::from_secs(1);
+use crate::pubsub;
 
 /// Publishes what `outbox` yields until `stop`.
 pub async fn publish(
@@ -58,63 +55,26 @@ pub async fn publish(
 
 /// Delivers other replicas' events to this replica's connections until `stop`.
 pub async fn subscribe(hub: Hub, client: redis::Client, stop: CancellationToken) {
-    let mut failures = 0u32;
-    while !stop.is_cancelled() {
-        if let Err(err) = listen(&hub, &client, &stop).await {
-            failures += 1;
-            let pause = (Duration::from_millis(200) * 2u32.pow(failures.min(5)))
-                .min(Duration::from_secs(5));
-            tracing::warn!(error = %err, "hub backplane lost; resubscribing");
-            tokio::select! {
-                () = stop.cancelled() => return,
-                () = tokio::time::sleep(pause) => {}
-            }
-        } else {
-            return;
-        }
-    }
-}
-
-async fn listen(hub: &Hub, client: &redis::Client, stop: &CancellationToken) -> anyhow::Result<()> {
-    let timeout = hub.redis_timeout;
-    let connect = async {
-        let pubsub = client.get_async_pubsub().await?;
-        let (mut sink, messages) = pubsub.split();
-        sink.subscribe(&hub.channel).await?;
-        anyhow::Ok((sink, messages))
+    let channel = pubsub::Channel {
+        client: &client,
+        name: &hub.channel,
+        timeout: hub.redis_timeout,
+        purpose: "hub backplane",
     };
-    let (mut sink, mut messages) = tokio::time::timeout(timeout * 4, connect)
-        .await
-        .map_err(|_| anyhow::anyhow!("subscribing timed out"))??;
-    tracing::info!("hub backplane subscribed");
-    let mut heartbeat = tokio::time::interval(HEARTBEAT);
-    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return Ok(()),
-            _ = heartbeat.tick() => {
-                match tokio::time::timeout(timeout, sink.ping::<redis::Value>()).await {
-                    Ok(Ok(_)) => {}
-                    Ok(Err(err)) => anyhow::bail!("subscription ping failed: {err}"),
-                    Err(_) => anyhow::bail!("subscription ping timed out"),
-                }
+    pubsub::listen(
+        channel,
+        &stop,
+        |_| {},
+        async |payload: String| match serde_json::from_str::<Envelope>(&payload) {
+            Ok(envelope) if envelope.origin == hub.replica => {}
+            Ok(envelope) => {
+                let lag = OffsetDateTime::now_utc() - envelope.sent_at;
+                metrics::histogram!("hub_backplane_lag_seconds")
+                    .record(lag.as_seconds_f64().max(0.0));
+                hub.arrived(&envelope.event);
             }
-            message = messages.next() => {
-                let Some(message) = message else {
-                    anyhow::bail!("subscription ended");
-                };
-                let payload: String = message.get_payload()?;
-                match serde_json::from_str::<Envelope>(&payload) {
-                    Ok(envelope) if envelope.origin == hub.replica => {}
-                    Ok(envelope) => {
-                        let lag = OffsetDateTime::now_utc() - envelope.sent_at;
-                        metrics::histogram!("hub_backplane_lag_seconds")
-                            .record(lag.as_seconds_f64().max(0.0));
-                        hub.arrived(&envelope.event);
-                    }
-                    Err(err) => tracing::warn!(error = %err, "unreadable hub event ignored"),
-                }
-            }
-        }
-    }
+            Err(err) => tracing::warn!(error = %err, "unreadable hub event ignored"),
+        },
+    )
+    .await;
 }

@@ -176,7 +176,6 @@ impl Hub {
     /// replica that died is announced offline here.
     async fn heartbeat(&self) {
         let agents = self.registry.agents();
-        metrics::gauge!("hub_connections", "kind" => "agent").set(self.registry.len() as f64);
         self.presence.renew(&agents).await;
         let mut workspaces: Vec<Uuid> = agents.iter().map(|a| a.workspace_id).collect();
         workspaces.dedup();

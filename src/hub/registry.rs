@@ -45,7 +45,8 @@ impl CloseReason {
 }
 
 /// Who holds a connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AgentIdentity {
     pub workspace_id: Uuid,
     pub user_id: Uuid,

@@ -33,26 +33,10 @@ const USED: &str = "used";
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
-    pub workspace_id: uuid::Uuid,
-    pub user_id: uuid::Uuid,
-    pub agent_id: uuid::Uuid,
+    #[serde(flatten)]
+    pub agent: AgentIdentity,
     /// The workspace token's expiry (Unix seconds): the connection closes then.
     pub expires_at: i64,
-    /// The account's token version when the workspace token was issued.
-    pub token_version: i32,
-    pub role: supportdesk_core::role::Role,
-}
-
-impl Grant {
-    pub fn agent(&self) -> AgentIdentity {
-        AgentIdentity {
-            workspace_id: self.workspace_id,
-            user_id: self.user_id,
-            agent_id: self.agent_id,
-            role: self.role,
-            token_version: self.token_version,
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -176,12 +160,14 @@ mod tests {
             Err(TokenError::Reused)
         ));
         let grant = Grant {
-            workspace_id: uuid::Uuid::nil(),
-            user_id: uuid::Uuid::nil(),
-            agent_id: uuid::Uuid::nil(),
+            agent: AgentIdentity {
+                workspace_id: uuid::Uuid::nil(),
+                user_id: uuid::Uuid::nil(),
+                agent_id: uuid::Uuid::nil(),
+                role: supportdesk_core::role::Role::Agent,
+                token_version: 0,
+            },
             expires_at: 1,
-            token_version: 0,
-            role: supportdesk_core::role::Role::Agent,
         };
         let stored = serde_json::to_string(&grant).unwrap();
         assert!(matches!(grant_of(Some(stored)), Ok(Some(g)) if g.expires_at == 1));

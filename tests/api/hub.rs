@@ -507,14 +507,7 @@ async fn a_killed_replica_stops_counting_its_agents() {
 
     let port = supportdesk_test_support::free_port();
     let address = format!("http://127.0.0.1:{port}");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_supportdesk"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("ConnectionStrings__DefaultConnection", app.database_url())
-        .env("JWT_SECRET", crate::helpers::JWT_SECRET)
-        .env("APP_URL", "http://desk.test")
-        .env("METRICS_BIND", "127.0.0.1:0")
-        .env("REDIS_URL", supportdesk_test_support::redis_url())
+    let child = crate::process::supportdesk(app.database_url())
         .env("REDIS_NAMESPACE", &app.settings.redis.namespace)
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
         .stdout(std::process::Stdio::null())
@@ -522,20 +515,7 @@ async fn a_killed_replica_stops_counting_its_agents() {
         .spawn()
         .unwrap();
     let mut replica = supportdesk_test_support::process::KillOnDrop(child);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while !app
-        .client
-        .get(format!("{address}/healthz"))
-        .send()
-        .await
-        .is_ok_and(|r| r.status() == StatusCode::OK)
-    {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the replica never became healthy"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    crate::process::wait_healthy(&address).await;
 
     let _on_the_replica = hub_at(&app.client, &address, &agent.token).await;
     assert_eq!(presence_event(&mut watcher, agent.agent_id).await, "online");

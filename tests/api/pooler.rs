@@ -92,16 +92,22 @@ async fn owners(app: &TestApp, prefix: &str) -> Vec<Owner> {
     owners
 }
 
-/// `GET /api/agents` through `api`: exactly `owner`, alone in their workspace.
-async fn assert_reads_own_team(api: &RunningApi, owner: &Owner) {
+/// `GET path` through `api` with `owner`'s workspace token: the status and the JSON body.
+async fn get(api: &RunningApi, path: &str, owner: &Owner) -> (StatusCode, Value) {
     let response = supportdesk_test_support::http_client()
-        .get(format!("{}/api/agents", api.address))
+        .get(format!("{}{path}", api.address))
         .bearer_auth(&owner.workspace_token)
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let body: Value = response.json().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or_default())
+}
+
+/// `GET /api/agents` through `api`: exactly `owner`, alone in their workspace.
+async fn assert_reads_own_team(api: &RunningApi, owner: &Owner) {
+    let (status, body) = get(api, "/api/agents", owner).await;
+    assert_eq!(status, StatusCode::OK);
     let agents = body["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 1, "{body}");
     assert_eq!(agents[0]["userId"], owner.user_id.to_string(), "{body}");
@@ -155,33 +161,19 @@ async fn behind_pgbouncer_in_transaction_mode_reads_and_writes_stay_in_their_wor
     // statement its API connection prepared on whichever server connection it had then.
     let reads = (0..90).map(|i| {
         let owner = &owners[i % owners.len()];
-        let client = client.clone();
         async move {
             if i % 2 == 0 {
                 assert_reads_own_team(api, owner).await;
                 return;
             }
-            let response = client
-                .get(format!("{}/api/conversations?assignee=all", api.address))
-                .bearer_auth(&owner.workspace_token)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), StatusCode::OK);
-            let body: Value = response.json().await.unwrap();
+            let (status, body) = get(api, "/api/conversations?assignee=all", owner).await;
+            assert_eq!(status, StatusCode::OK);
             let conversations = body["conversations"].as_array().unwrap();
             assert_eq!(conversations.len(), 8, "{body}");
             for conversation in conversations {
                 let id = conversation["id"].as_str().unwrap();
-                let messages: Value = client
-                    .get(format!("{}/api/conversations/{id}/messages", api.address))
-                    .bearer_auth(&owner.workspace_token)
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                let path = format!("/api/conversations/{id}/messages");
+                let (_, messages) = get(api, &path, owner).await;
                 assert_eq!(
                     messages["messages"][0]["body"],
                     format!("for workspace {}", owner.workspace_id),
@@ -192,26 +184,12 @@ async fn behind_pgbouncer_in_transaction_mode_reads_and_writes_stay_in_their_wor
     });
     join_all(reads).await;
 
-    // A statement refused by PostgreSQL (another workspace's id is not found, a bad one is a
-    // 400) leaves no broken prepared state behind for the next client of that connection.
-    let other = &owners[1];
-    let theirs: Value = client
-        .get(format!("{}/api/conversations?assignee=all", api.address))
-        .bearer_auth(&other.workspace_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    // Another workspace's id is not found, and leaves no broken prepared state behind for the
+    // next client of that connection.
+    let (_, theirs) = get(api, "/api/conversations?assignee=all", &owners[1]).await;
     let their_id = theirs["conversations"][0]["id"].as_str().unwrap();
-    let response = client
-        .get(format!("{}/api/conversations/{their_id}", api.address))
-        .bearer_auth(&owners[0].workspace_token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let (status, _) = get(api, &format!("/api/conversations/{their_id}"), &owners[0]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     for owner in &owners {
         assert_reads_own_team(api, owner).await;
     }

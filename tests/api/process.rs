@@ -36,7 +36,9 @@ async fn empty_database() -> TestDatabase {
     TestDatabase::empty().await
 }
 
-fn supportdesk(database_url: &str) -> Command {
+/// The binary with what every API process of the tests needs, over `database_url` and a
+/// Redis namespace of its own.
+pub fn supportdesk(database_url: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_supportdesk"));
     command
         .env_clear()
@@ -54,7 +56,7 @@ fn supportdesk(database_url: &str) -> Command {
     command
 }
 
-async fn wait_healthy(base: &str) {
+pub async fn wait_healthy(base: &str) {
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {

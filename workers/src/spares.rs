@@ -52,37 +52,32 @@ pub async fn run_with(
         if listener.is_none() {
             listener = crate::wake::listen(&db, REFILL_CHANNEL).await;
         }
-        if let Some(wait) = settling(ready, target, last_claim.map(|at| at.elapsed())) {
-            match crate::wake::pause(&mut listener, wait, &stop).await {
-                Woken::Stopped => break,
-                Woken::Notified => {
-                    ready = ready.map(|n| n - 1);
-                    last_claim = Some(Instant::now());
+        let settle = settling(ready, target, last_claim.map(|at| at.elapsed()));
+        let wait = match settle {
+            Some(wait) => wait,
+            None => {
+                let pass = tokio::select! {
+                    () = stop.cancelled() => break,
+                    pass = spares::refill(&db, &migrations, target, BATCH) => pass,
+                };
+                match pass {
+                    Ok(pass) => {
+                        failures = 0;
+                        ready = Some(pass.ready);
+                        report(&pass);
+                        if pass.made == BATCH || pass.dropped == BATCH {
+                            continue;
+                        }
+                        POLL
+                    }
+                    Err(err) => {
+                        failures += 1;
+                        let backoff = backoff(failures);
+                        tracing::warn!(error = %format!("{err:#}"), retry_in_ms = backoff.as_millis() as u64,
+                            "refilling spare schemas failed; retrying");
+                        backoff
+                    }
                 }
-                Woken::Timer => {}
-            }
-            continue;
-        }
-        let pass = tokio::select! {
-            () = stop.cancelled() => break,
-            pass = spares::refill(&db, &migrations, target, BATCH) => pass,
-        };
-        let wait = match pass {
-            Ok(pass) => {
-                failures = 0;
-                ready = Some(pass.ready);
-                report(&pass);
-                if pass.made == BATCH || pass.dropped == BATCH {
-                    continue;
-                }
-                POLL
-            }
-            Err(err) => {
-                failures += 1;
-                let backoff = backoff(failures);
-                tracing::warn!(error = %format!("{err:#}"), retry_in_ms = backoff.as_millis() as u64,
-                    "refilling spare schemas failed; retrying");
-                backoff
             }
         };
         match crate::wake::pause(&mut listener, wait, &stop).await {
