@@ -231,6 +231,25 @@ impl HubClient {
         }
     }
 
+    /// Every record until the socket closes or `wait` ends, sending nothing meanwhile (not
+    /// even pings).
+    pub async fn listen_silently(&mut self, wait: Duration) -> Vec<(Duration, Value)> {
+        let started = tokio::time::Instant::now();
+        let deadline = started + wait;
+        let mut heard = Vec::new();
+        while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(deadline, self.ws.next()).await {
+            if let Message::Text(text) = frame {
+                for record in text.as_str().trim_end_matches(RS).split(RS) {
+                    heard.push((
+                        started.elapsed(),
+                        serde_json::from_str(record).expect("JSON"),
+                    ));
+                }
+            }
+        }
+        heard
+    }
+
     /// Reads and forgets whatever arrives within `wait` (a connection's own presence, say).
     pub async fn drain(&mut self, wait: Duration) {
         let deadline = tokio::time::Instant::now() + wait;

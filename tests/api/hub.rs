@@ -718,3 +718,30 @@ async fn a_client_that_skips_negotiation_authenticates_on_the_upgrade() {
         Some(403)
     );
 }
+
+#[tokio::test]
+async fn the_server_pings_every_15_s_and_drops_a_client_silent_for_30_s() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-keepalive").await;
+    let mut hub = app.hub(&owner.workspace_token).await;
+    let heard = hub.listen_silently(Duration::from_secs(40)).await;
+    let pings: Vec<Duration> = heard
+        .iter()
+        .filter(|(_, r)| r["type"] == 6)
+        .map(|(at, _)| *at)
+        .collect();
+    assert!(
+        !pings.is_empty() && pings[0] <= Duration::from_millis(15_500),
+        "a ping within 15 s: {heard:?}"
+    );
+    let (closed_at, close) = heard
+        .iter()
+        .find(|(_, r)| r["type"] == 7)
+        .expect("a Close for the silent client");
+    assert!(
+        (Duration::from_secs(29)..=Duration::from_secs(32)).contains(closed_at),
+        "{closed_at:?}"
+    );
+    assert_eq!(close["allowReconnect"], true);
+    assert!(close["error"].as_str().unwrap().contains("30 s"), "{close}");
+}
