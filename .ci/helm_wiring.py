@@ -188,4 +188,24 @@ paths = [p["path"] for p in ingress["spec"]["rules"][0]["http"]["paths"]]
 assert "/hubs/chat" in paths and "/" in paths
 assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "3600"
 assert ("Ingress", "sd-supportdesk-api") in prod
+
+# The chat widget: its own Deployment and Service, probes on /healthz, PORT 3000, the API's
+# address at run time; with its Ingress on, the API allows its origin (WIDGET_URL).
+widget = default[("Deployment", "sd-supportdesk-widget")]
+wc = container(widget)
+assert port(widget, "http") == 3000
+for probe in ("readinessProbe", "livenessProbe"):
+    assert wc[probe]["httpGet"]["path"] == "/healthz", probe
+widget_env = {e["name"]: e.get("value") for e in wc["env"]}
+assert widget_env["PORT"] == "3000"
+assert {"NEXT_PUBLIC_API_URL", "NEXT_PUBLIC_SIGNALR_URL"} <= set(widget_env), widget_env
+assert widget_env["NEXT_PUBLIC_SIGNALR_URL"].endswith("/hubs/chat"), widget_env
+assert "JWT_SECRET" not in widget_env and not secret_refs(widget), "the widget holds no secret"
+check_security(widget)
+assert ("Service", "sd-supportdesk-widget") in default
+assert ("Ingress", "sd-supportdesk-widget") not in default
+assert "WIDGET_URL" not in default[("ConfigMap", "sd-supportdesk-config")]["data"]
+widget_ingress = full[("Ingress", "sd-supportdesk-widget")]
+host = widget_ingress["spec"]["rules"][0]["host"]
+assert full[("ConfigMap", "sd-supportdesk-config")]["data"]["WIDGET_URL"] == f"https://{host}"
 print("wiring: ok")

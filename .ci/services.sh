@@ -130,6 +130,30 @@ ensure_node_packages() {
   fi
 }
 
+# Debian's Chromium for the browser tests (Playwright drives it; its own browser download is
+# not used).
+ensure_chromium() {
+  if [ -n "${CHROMIUM:-}" ] && [ -x "$CHROMIUM" ]; then
+    return 0
+  fi
+  command -v chromium >/dev/null || apt_install chromium
+  export CHROMIUM
+  CHROMIUM=$(command -v chromium)
+}
+
+# A web app's production build, rebuilt when its sources, lock file or build config are
+# newer than the last build: ensure_web_build <dir>
+ensure_web_build() {
+  local dir=$1
+  ensure_node_packages "$dir"
+  local stamp="$dir/.next/BUILD_ID"
+  if [ ! -f "$stamp" ] || [ -n "$(find "$dir/src" "$dir/public" "$dir/package-lock.json" "$dir"/next.config.* "$dir"/scripts \
+      -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+    echo "building $dir (npm run build)" >&2
+    (cd "$dir" && npm run build --silent >/dev/null)
+  fi
+}
+
 ensure_rust() {
   command -v cargo >/dev/null && return 0
   echo "cargo is not installed: install the Rust toolchain (https://rustup.rs) and retry" >&2

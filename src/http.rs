@@ -21,7 +21,7 @@ use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 use utoipa::OpenApi;
-use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 use utoipa_axum::routes;
 
 use crate::error::Problem;
@@ -49,6 +49,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::tickets::router(state))
         .merge(crate::canned_responses::router(state))
         .merge(crate::chat::router(state))
+        .merge(crate::widget::router(state))
 }
 
 pub fn router(state: AppState) -> Router {
@@ -172,6 +173,18 @@ fn status_label(status: StatusCode) -> SharedString {
 
 async fn not_found() -> Response {
     Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource").into_response()
+}
+
+/// `routes` answering other methods 405 themselves, for routes behind a CORS layer. The
+/// router-wide 405 (`method_not_allowed_fallback`, set last) replaces the fallbacks left at
+/// their default, and the replacement sits outside any layer: a CORS preflight (`OPTIONS`)
+/// would get that 405 instead of the layer's answer.
+pub fn cross_origin<S>(routes: UtoipaMethodRouter<S>) -> UtoipaMethodRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    let (schemas, paths, router) = routes;
+    (schemas, paths, router.fallback(method_not_allowed))
 }
 
 async fn method_not_allowed() -> Response {

@@ -31,5 +31,6 @@ pub mod startup;
 pub mod state;
 pub mod tenancy;
 pub mod tickets;
+pub mod widget;
 pub mod workspace_settings;
 pub mod workspaces;

@@ -36,6 +36,7 @@ use utoipa::{Modify, OpenApi};
         (name = "conversations", description = "The inbox: conversations with contacts, replies, private notes, assignment"),
         (name = "tickets", description = "Tickets, their status, assignment and comments"),
         (name = "canned-responses", description = "Saved replies: everyone uses them, Owners write them"),
+        (name = "widget", description = "The chat widget's visitor API: sessions from a site key, the visitor's conversation"),
     )
 )]
 pub struct ApiDoc;
@@ -52,6 +53,15 @@ impl Modify for BearerAuth {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .bearer_format("JWT or API key")
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "visitor",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("visitor JWT from POST /widget/v1/sessions")
                     .build(),
             ),
         );

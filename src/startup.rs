@@ -20,6 +20,7 @@ use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
 
 use crate::credentials::jwt::JwtKeys;
 use crate::credentials::password::PasswordHasher;
+use crate::credentials::widget_identity::IdentityKey;
 use crate::hub::Hub;
 use crate::memberships::MembershipCache;
 use crate::rate_limit::RateLimiter;
@@ -175,19 +176,19 @@ async fn migrate_tenants_on_startup(settings: &Settings) -> anyhow::Result<()> {
 
 pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     let redis = connect_redis(&settings)?;
+    let jwt_secret = settings
+        .application
+        .jwt_secret
+        .as_ref()
+        .context("JWT_SECRET is required by the API")?;
     Ok(AppState::new(Shared {
         db: db::pool(&settings.database, settings.database.max_connections),
         reads: ReadPool::new(
             &settings.database,
             settings.database.max_connections as usize,
         )?,
-        jwt: JwtKeys::new(
-            settings
-                .application
-                .jwt_secret
-                .as_ref()
-                .context("JWT_SECRET is required by the API")?,
-        ),
+        jwt: JwtKeys::new(jwt_secret),
+        widget_identity: IdentityKey::derive(jwt_secret),
         passwords: PasswordHasher::new(settings.application.password_hash_concurrency)?,
         rate_limiter: RateLimiter::new(
             redis.clone(),

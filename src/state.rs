@@ -12,6 +12,7 @@ use supportdesk_core::email_tokens::EmailTokenKey;
 
 use crate::credentials::jwt::JwtKeys;
 use crate::credentials::password::PasswordHasher;
+use crate::credentials::widget_identity::IdentityKey;
 use crate::extract::HasTrustedProxies;
 use crate::hub::Hub;
 use crate::memberships::MembershipCache;
@@ -28,6 +29,8 @@ pub struct Shared {
     pub passwords: PasswordHasher,
     pub rate_limiter: RateLimiter,
     pub email_tokens: EmailTokenKey,
+    /// Derives the chat widget's identity secrets.
+    pub widget_identity: IdentityKey,
     pub memberships: MembershipCache,
     /// The chat hub's connections, events and presence.
     pub hub: Hub,

@@ -39,6 +39,10 @@ pub fn decode(state: &AppState, token: &str) -> Result<Claims, Error> {
     state.jwt.decode(token).map_err(|e| match e {
         TokenError::Expired => Error::Unauthorized("the token has expired"),
         TokenError::Invalid => Error::Unauthorized("the token is invalid"),
+        TokenError::WrongAudience => Error::forbidden(
+            "wrong_token_type",
+            "a widget visitor token is accepted on /widget/v1 and the chat hub only",
+        ),
     })
 }
 

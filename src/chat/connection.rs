@@ -48,15 +48,17 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
     let Some(rest) = handshake(&mut sink, &mut stream).await else {
         return;
     };
-    let agent = grant.agent;
+    let who = grant.who;
     let hub = state.hub.clone();
-    let mut mailbox = hub.registry.register(agent);
-    metrics::gauge!("hub_open_connections", "kind" => "agent").increment(1.0);
-    if !hub.registry.is_connected_elsewhere(&agent, mailbox.id) {
-        hub.agent_connected(&agent).await;
+    let mut mailbox = hub.registry.register(who);
+    metrics::gauge!("hub_open_connections", "kind" => who.kind()).increment(1.0);
+    if let Some(agent) = who.agent()
+        && !hub.registry.is_connected_elsewhere(agent, mailbox.id)
+    {
+        hub.agent_connected(agent).await;
     }
     let caller = Caller {
-        agent,
+        who,
         connection: mailbox.id,
     };
     let mut rate = Bucket::new();
@@ -120,7 +122,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
                 end = Some(End::Close(CloseReason::reconnect(Some("no message from the client for 30 s"))));
             }
             () = sleep_until(expires_at) => {
-                end = Some(End::Close(CloseReason::reconnect(Some("the workspace token expired; reconnect with a new one"))));
+                end = Some(End::Close(CloseReason::reconnect(Some("the token expired; reconnect with a new one"))));
             }
             () = hub.closing.cancelled() => {
                 end = Some(End::Close(CloseReason::reconnect(Some("the server is restarting"))));
@@ -137,9 +139,11 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
             send(&mut sink, Message::Close(Some(frame))).await;
         }
     }
-    metrics::gauge!("hub_open_connections", "kind" => "agent").decrement(1.0);
-    if hub.registry.unregister(agent.workspace_id, mailbox.id) {
-        hub.agent_disconnected(agent).await;
+    metrics::gauge!("hub_open_connections", "kind" => who.kind()).decrement(1.0);
+    if hub.registry.unregister(who.workspace_id(), mailbox.id)
+        && let Some(agent) = who.agent()
+    {
+        hub.agent_disconnected(*agent).await;
     }
 }
 

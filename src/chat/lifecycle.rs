@@ -4,7 +4,8 @@
 //! Every membership change reaches every replica's membership cache (through Redis, or on
 //! the replica that made it when Redis is down); the cache tells this loop, which checks the
 //! affected connections here exactly as a REST request would and closes those that fail with
-//! `allowReconnect: false`, so the official client stops instead of reconnecting.
+//! `allowReconnect: false`, so the official client stops instead of reconnecting. A deleted
+//! workspace's widget visitors are closed the same way.
 
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
@@ -27,6 +28,9 @@ pub async fn run(state: AppState, stop: CancellationToken) {
                     change.concerns(agent.user_id, agent.workspace_id)
                 })
                 .await;
+                if let (None, Some(workspace_id)) = (change.user_id, change.workspace_id) {
+                    close_visitors_if_gone(&state, workspace_id).await;
+                }
             }
             // Missed some: check everyone connected here.
             Err(RecvError::Lagged(_)) => recheck(&state, |_| true).await,
@@ -49,6 +53,17 @@ async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
                 &reason,
             );
         }
+    }
+}
+
+/// A deleted workspace's widget visitors go too (a change to a whole workspace is how its
+/// deletion is told).
+async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
+    if let Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) =
+        crate::widget::visitor::workspace_schema(state, workspace_id).await
+    {
+        let reason = CloseReason::ended(&error.into_detail());
+        state.hub.registry.close_workspace(workspace_id, &reason);
     }
 }
 

@@ -1,8 +1,8 @@
-//! The hub methods agents call. Each re-checks the caller's membership exactly as a REST
-//! request does (active, same role, live workspace, token not revoked), then calls the same
-//! action as the REST route it mirrors, so permissions, validation, limits and tenant
-//! isolation are the REST route's own. Method names match case-insensitively, as ASP.NET's
-//! hubs do.
+//! The hub methods agents and widget visitors call. Each re-checks the caller exactly as a
+//! REST request does (an agent's membership: active, same role, live workspace, token not
+//! revoked; a visitor's workspace: live), then calls the same action as the REST route it
+//! mirrors, so permissions, validation, limits and tenant isolation are the REST route's own.
+//! Method names match case-insensitively, as ASP.NET's hubs do.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -15,13 +15,13 @@ use crate::conversations::messages::MessageKind;
 use crate::conversations::requests::NewMessage;
 use crate::error::Error;
 use crate::hub::events::Event;
-use crate::hub::registry::AgentIdentity;
-use crate::hub::registry::CloseReason;
+use crate::hub::registry::{AgentIdentity, CloseReason, Participant, VisitorIdentity};
 use crate::state::AppState;
+use crate::widget;
 
 /// Who is calling, on which connection.
 pub struct Caller {
-    pub agent: AgentIdentity,
+    pub who: Participant,
     pub connection: u64,
 }
 
@@ -58,6 +58,51 @@ pub async fn invoke(
     target: &str,
     arguments: &[Box<RawValue>],
 ) -> Outcome {
+    match &caller.who {
+        Participant::Agent(agent) => {
+            invoke_as_agent(state, agent, caller.connection, target, arguments).await
+        }
+        Participant::Visitor(visitor) => invoke_as_visitor(state, visitor, target, arguments).await,
+    }
+}
+
+/// A visitor's methods: `SendMessage(body)` and `Typing(isTyping)`, on their own
+/// conversation only.
+async fn invoke_as_visitor(
+    state: &AppState,
+    who: &VisitorIdentity,
+    target: &str,
+    arguments: &[Box<RawValue>],
+) -> Outcome {
+    let method = target.to_ascii_lowercase();
+    if !["sendmessage", "typing"].contains(&method.as_str()) {
+        return Err(Failure::Refused(format!("Unknown hub method '{target}'")));
+    }
+    let visitor = match widget::visitor::Visitor::of_connection(state, who).await {
+        Ok(visitor) => visitor,
+        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
+            return Err(Failure::Ended(CloseReason::ended(&error.into_detail())));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    if method == "sendmessage" {
+        let (body,): (String,) = arguments_of(target, "(body)", arguments)?;
+        let posted = widget::actions::post(state, &visitor, &body).await?;
+        Ok(serde_json::to_value(posted).unwrap_or(Value::Null))
+    } else {
+        let (is_typing,): (bool,) = arguments_of(target, "(isTyping)", arguments)?;
+        widget::actions::typing(state, &visitor, is_typing).await?;
+        Ok(Value::Null)
+    }
+}
+
+async fn invoke_as_agent(
+    state: &AppState,
+    agent: &AgentIdentity,
+    connection: u64,
+    target: &str,
+    arguments: &[Box<RawValue>],
+) -> Outcome {
     let method = target.to_ascii_lowercase();
     let known = [
         "sendmessage",
@@ -69,10 +114,15 @@ pub async fn invoke(
     if !known.contains(&method.as_str()) {
         return Err(Failure::Refused(format!("Unknown hub method '{target}'")));
     }
-    let actor = member(state, caller).await?;
+    let actor = member(state, agent).await?;
+    let usage = match method.as_str() {
+        "sendmessage" | "sendnote" => "(conversationId, body)",
+        "typing" => "(conversationId, isTyping)",
+        _ => "(conversationId)",
+    };
     match method.as_str() {
         "sendmessage" | "sendnote" => {
-            let (conversation_id, body): (Uuid, String) = arguments_of(target, arguments)?;
+            let (conversation_id, body): (Uuid, String) = arguments_of(target, usage, arguments)?;
             let kind = if method == "sendnote" {
                 MessageKind::Note
             } else {
@@ -84,32 +134,33 @@ pub async fn invoke(
             Ok(serde_json::to_value(message).unwrap_or(Value::Null))
         }
         "typing" => {
-            let (conversation_id, is_typing): (Uuid, bool) = arguments_of(target, arguments)?;
+            let (conversation_id, is_typing): (Uuid, bool) =
+                arguments_of(target, usage, arguments)?;
             let workspace_id = actor.workspace_id;
-            let (agent_id, author) = actions::typist(state, actor, conversation_id)
+            let typist = actions::typist(state, actor, conversation_id)
                 .await?
                 .ok_or(Error::NotFound("conversation"))?;
-            state.hub.emit(Event::agent_typing(
+            let event = Event::agent_typing(
                 workspace_id,
                 conversation_id,
                 is_typing,
-                (caller.agent.user_id, agent_id),
-                &author.display_name,
-            ));
+                (agent.user_id, typist.agent_id),
+                &typist.author.display_name,
+            );
+            state.hub.emit(event.clone().for_visitor(typist.contact_id));
+            state.hub.emit(event);
             Ok(Value::Null)
         }
         _ => {
-            let (conversation_id,): (Uuid,) = arguments_of(target, arguments)?;
+            let (conversation_id,): (Uuid,) = arguments_of(target, usage, arguments)?;
             let joining = method == "joinconversation";
             if joining {
                 found(actions::exists(state, actor.clone(), conversation_id).await?)?;
             }
-            state.hub.registry.join(
-                caller.agent.workspace_id,
-                caller.connection,
-                conversation_id,
-                joining,
-            );
+            state
+                .hub
+                .registry
+                .join(agent.workspace_id, connection, conversation_id, joining);
             Ok(Value::Null)
         }
     }
@@ -117,8 +168,7 @@ pub async fn invoke(
 
 /// The caller as a REST request would be authorised now; a member who lost access ends the
 /// connection.
-async fn member(state: &AppState, caller: &Caller) -> Result<Actor, Failure> {
-    let agent = &caller.agent;
+async fn member(state: &AppState, agent: &AgentIdentity) -> Result<Actor, Failure> {
     let actor = match current_member(
         state,
         agent.user_id,
@@ -155,6 +205,7 @@ fn found(exists: bool) -> Result<(), Failure> {
 /// The call's arguments as a tuple of their types.
 fn arguments_of<T: DeserializeOwned>(
     target: &str,
+    usage: &str,
     arguments: &[Box<RawValue>],
 ) -> Result<T, Failure> {
     let joined = format!(
@@ -167,18 +218,9 @@ fn arguments_of<T: DeserializeOwned>(
     );
     serde_json::from_str(&joined).map_err(|_| {
         Failure::Refused(format!(
-            "'{target}' was called with the wrong arguments: {}",
-            usage(target)
+            "'{target}' was called with the wrong arguments: {usage}"
         ))
     })
-}
-
-fn usage(target: &str) -> &'static str {
-    match target.to_ascii_lowercase().as_str() {
-        "sendmessage" | "sendnote" => "(conversationId, body)",
-        "typing" => "(conversationId, isTyping)",
-        _ => "(conversationId)",
-    }
 }
 
 #[cfg(test)]
@@ -195,8 +237,12 @@ mod tests {
     #[test]
     fn arguments_bind_by_position_and_type() {
         let id = Uuid::new_v4();
-        let (got, body): (Uuid, String) =
-            arguments_of("SendMessage", &raw(&[&format!("\"{id}\""), "\"hi\""])).unwrap();
+        let (got, body): (Uuid, String) = arguments_of(
+            "SendMessage",
+            "(conversationId, body)",
+            &raw(&[&format!("\"{id}\""), "\"hi\""]),
+        )
+        .unwrap();
         assert_eq!((got, body.as_str()), (id, "hi"));
     }
 
@@ -207,7 +253,9 @@ mod tests {
             raw(&[&format!("\"{}\"", Uuid::nil())]),
             raw(&[&format!("\"{}\"", Uuid::nil()), "\"hi\"", "3"]),
         ] {
-            let Err(failure) = arguments_of::<(Uuid, String)>("SendMessage", &bad) else {
+            let Err(failure) =
+                arguments_of::<(Uuid, String)>("SendMessage", "(conversationId, body)", &bad)
+            else {
                 panic!("refused");
             };
             assert_eq!(

@@ -1,7 +1,8 @@
 //! `POST /hubs/chat/negotiate` and the WebSocket request `GET /hubs/chat`.
 //!
-//! Negotiate takes the workspace token in `Authorization` (the official clients send the
-//! `headers` option there) and answers a single-use connection token; the WebSocket request
+//! Negotiate takes the workspace token of an agent, or the visitor token of a widget visitor,
+//! in `Authorization` (the official clients send the `headers` option there) and answers a
+//! single-use connection token; the WebSocket request
 //! redeems it from `?id=`. A client that skips negotiation sends `Authorization` on the
 //! WebSocket request itself. A token in the URL (`access_token`) is refused: the spec keeps
 //! credentials out of URLs, and the connection token is the only thing the URL may carry.
@@ -16,15 +17,16 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::auth::extract::{bearer, decode};
-use crate::authz::{Actor, Permission, workspace_member};
+use crate::auth::extract::bearer;
+use crate::authz::{Actor, Permission, api_key, workspace_member};
 use crate::conversations::actions;
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, Result};
 use crate::extract::AppJson;
-use crate::hub::registry::AgentIdentity;
+use crate::hub::registry::{AgentIdentity, Participant};
 use crate::hub::tokens::{self, Grant, TokenError};
 use crate::state::AppState;
+use crate::widget::visitor::Visitor;
 
 use super::connection;
 
@@ -68,7 +70,7 @@ pub struct Transport {
 fn refuse_token_in_url(access_token: Option<&String>) -> Result<()> {
     if access_token.is_some() {
         return Err(Error::Unauthorized(
-            "tokens are not accepted in URLs: send the workspace token in the Authorization header of POST /hubs/chat/negotiate",
+            "tokens are not accepted in URLs: send the token in the Authorization header of POST /hubs/chat/negotiate",
         ));
     }
     Ok(())
@@ -86,7 +88,6 @@ fn refuse_token_in_url(access_token: Option<&String>) -> Result<()> {
 )]
 pub async fn negotiate(
     State(state): State<AppState>,
-    actor: Actor,
     headers: HeaderMap,
     Query(query): Query<NegotiateQuery>,
 ) -> Result<AppJson<Negotiated>> {
@@ -97,10 +98,7 @@ pub async fn negotiate(
             "this hub speaks negotiate version 1: add negotiateVersion=1",
         ));
     }
-    // The layer verified the token and the membership; its expiry and version bound the
-    // connection.
-    let claims = decode(&state, bearer(&headers)?)?;
-    let grant = grant(&state, actor, claims.exp, claims.ver).await?;
+    let grant = identify(&state, &headers).await?;
     let connection_token = state.hub.tokens.issue(&grant).await;
     Ok(AppJson(Negotiated {
         negotiate_version: 1,
@@ -111,6 +109,27 @@ pub async fn negotiate(
             transfer_formats: ["Text", "Binary"],
         }],
     }))
+}
+
+/// Who connects, from `Authorization`: a widget visitor, or a member who handles
+/// conversations. The credential's expiry bounds the connection.
+async fn identify(state: &AppState, headers: &HeaderMap) -> Result<Grant> {
+    let credential = bearer(headers)?;
+    if api_key::looks_like_key(credential) {
+        return Err(Error::forbidden(
+            "api_key_not_allowed",
+            "the chat hub takes a workspace token or a widget visitor token, not an API key",
+        ));
+    }
+    if state.jwt.decode_visitor(credential).is_ok() {
+        let visitor = Visitor::authenticate(state, credential).await?;
+        return Ok(Grant {
+            who: Participant::Visitor(visitor.identity()),
+            expires_at: visitor.expires_at,
+        });
+    }
+    let (actor, claims) = workspace_member(state, credential).await?;
+    grant(state, actor, claims.exp, claims.ver).await
 }
 
 async fn grant(
@@ -129,13 +148,13 @@ async fn grant(
     let (workspace_id, role) = (actor.workspace_id, actor.role());
     let agent_id = actions::agent_id(state, actor).await?;
     Ok(Grant {
-        agent: AgentIdentity {
+        who: Participant::Agent(AgentIdentity {
             workspace_id,
             user_id,
             agent_id,
             role,
             token_version,
-        },
+        }),
         expires_at,
     })
 }
@@ -162,26 +181,25 @@ pub async fn connect(
     })?;
     let grant = match query.id.as_deref() {
         Some(token) => redeem(&state, token).await?,
-        None => {
-            let (actor, claims) = workspace_member(&state, bearer(&headers)?).await?;
-            grant(&state, actor, claims.exp, claims.ver).await?
-        }
+        None => identify(&state, &headers).await?,
     };
-    // Still a member now (the token may be a minute old): the same checks as every call.
-    crate::authz::current_member(
-        &state,
-        grant.agent.user_id,
-        grant.agent.workspace_id,
-        grant.agent.token_version,
-    )
-    .await?;
+    // Still allowed now (the token may be a minute old): the same checks as every call.
+    match &grant.who {
+        Participant::Agent(agent) => {
+            crate::authz::current_member(
+                &state,
+                agent.user_id,
+                agent.workspace_id,
+                agent.token_version,
+            )
+            .await?;
+        }
+        Participant::Visitor(visitor) => {
+            Visitor::of_connection(&state, visitor).await?;
+        }
+    }
     let limit = state.settings.application.hub_max_connections_per_workspace;
-    if state
-        .hub
-        .registry
-        .workspace_connections(grant.agent.workspace_id)
-        >= limit
-    {
+    if state.hub.registry.workspace_connections(&grant.who) >= limit {
         return Err(Error::TooManyRequests {
             retry_after: std::time::Duration::from_secs(30),
         });

@@ -27,7 +27,7 @@ pub async fn post_message(
     let mut tenant = TenantTx::begin(state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
     let (agent_id, author) = acting_author(&mut *conn, schema, &actor).await?;
-    let message = messages::add(
+    let added = messages::add(
         conn,
         schema,
         conversation_id,
@@ -38,13 +38,13 @@ pub async fn post_message(
     .await?
     .ok_or(Error::NotFound("conversation"))?;
     tenant.commit().await?;
-    state.hub.emit(Event::message_created(
-        workspace_id,
-        conversation_id,
-        &message,
-        Some(&author),
-    ));
-    Ok(message)
+    let event =
+        Event::message_created(workspace_id, conversation_id, &added.message, Some(&author));
+    if kind != MessageKind::Note {
+        state.hub.emit(event.clone().for_visitor(added.contact_id));
+    }
+    state.hub.emit(event);
+    Ok(added.message)
 }
 
 /// Starts a conversation with a contact: the agent's first message, assigned to them.
@@ -96,6 +96,14 @@ pub async fn change(
     state
         .hub
         .emit(Event::conversation_updated(workspace_id, &conversation));
+    if let Change::Status(_) = change {
+        state.hub.emit(Event::visitor_conversation_updated(
+            workspace_id,
+            conversation.contact.id,
+            conversation.id,
+            &conversation.status,
+        ));
+    }
     Ok(conversation)
 }
 
@@ -106,19 +114,32 @@ pub async fn exists(state: &AppState, actor: Actor, conversation_id: Uuid) -> Re
     Ok(record::exists(conn, schema, conversation_id).await?)
 }
 
+/// Who types where: the acting agent as shown, and the conversation's contact (whose widget
+/// hears it).
+pub struct Typist {
+    pub agent_id: Uuid,
+    pub author: Author,
+    pub contact_id: Uuid,
+}
+
 /// How the acting agent is shown typing in a conversation; `None` when the workspace has no
 /// such conversation. One pooled connection for both reads.
 pub async fn typist(
     state: &AppState,
     actor: Actor,
     conversation_id: Uuid,
-) -> Result<Option<(Uuid, Author)>> {
+) -> Result<Option<Typist>> {
     let mut tenant = crate::tenancy::context::Tenant::acquire(state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
-    if !record::exists(&mut *conn, schema, conversation_id).await? {
+    let Some(contact_id) = record::contact_of(&mut *conn, schema, conversation_id).await? else {
         return Ok(None);
-    }
-    Ok(Some(acting_author(conn, schema, &actor).await?))
+    };
+    let (agent_id, author) = acting_author(conn, schema, &actor).await?;
+    Ok(Some(Typist {
+        agent_id,
+        author,
+        contact_id,
+    }))
 }
 
 /// The acting member's agent id (the chat hub binds a connection to it).

@@ -34,6 +34,14 @@ pub struct Message {
     pub created_at: OffsetDateTime,
 }
 
+/// A message just added, with the conversation's contact (whose widget hears replies).
+#[derive(Debug, sqlx::FromRow)]
+pub struct Added {
+    #[sqlx(flatten)]
+    pub message: Message,
+    pub contact_id: Uuid,
+}
+
 /// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`
 /// when there is no such conversation. `author` is the agent, `None` for incoming messages.
 pub async fn add(
@@ -43,14 +51,15 @@ pub async fn add(
     kind: MessageKind,
     body: &str,
     author: Option<Uuid>,
-) -> sqlx::Result<Option<Message>> {
+) -> sqlx::Result<Option<Added>> {
     sqlx::query_as(schema.sql(
         "WITH c AS (UPDATE {schema}.conversations
                        SET last_message_at = greatest(last_message_at, now()), updated_at = now()
-                     WHERE id = $1 RETURNING id)
+                     WHERE id = $1 RETURNING id, contact_id)
          INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
          SELECT c.id, $2, $3, $4 FROM c
-         RETURNING id, kind, body, author_agent_id, created_at",
+         RETURNING id, kind, body, author_agent_id, created_at,
+                   (SELECT contact_id FROM c) AS contact_id",
     ))
     .bind(conversation_id)
     .bind(kind)

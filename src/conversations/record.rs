@@ -174,6 +174,18 @@ pub async fn insert(
     .await
 }
 
+/// The conversation's contact; `None` when there is no such conversation.
+pub async fn contact_of(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar(schema.sql("SELECT contact_id FROM {schema}.conversations WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}
+
 /// One field of a conversation to change.
 #[derive(Debug, Clone, Copy)]
 pub enum Change {

@@ -1,5 +1,9 @@
 //! JSON Web Tokens: HS256 only, issuer and audience checked, and a `kind` claim so a user
 //! token can never pass where a workspace token is required, nor the reverse.
+//!
+//! Widget visitors get tokens of their own audience (`supportdesk-widget`): the decoder every
+//! `/api` and `/auth` route uses accepts only the API's audience, so no route written for
+//! people can take a visitor's token by mistake; only [`JwtKeys::decode_visitor`] does.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +21,7 @@ use supportdesk_core::role::Role;
 pub const TOKEN_LIFETIME: Duration = Duration::from_secs(3600);
 const ISSUER: &str = "supportdesk";
 const AUDIENCE: &str = "supportdesk-api";
+const VISITOR_AUDIENCE: &str = "supportdesk-widget";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -25,6 +30,8 @@ pub enum TokenKind {
     User,
     /// Scoped to one workspace (tenant) with a role.
     Workspace,
+    /// A chat widget visitor: one workspace, one contact; `/widget/v1` and the hub only.
+    Visitor,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -47,6 +54,26 @@ pub struct Claims {
     pub ver: i32,
 }
 
+/// A visitor token's claims.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VisitorClaims {
+    pub iss: String,
+    pub aud: String,
+    /// The contact the visitor is.
+    pub sub: Uuid,
+    /// The workspace (tenant). Defaults only so that another kind of ours still reaches the
+    /// audience check (and is told it is the wrong kind); `kind` is checked after it.
+    #[serde(default)]
+    pub tid: Uuid,
+    /// The visitor id the browser keeps.
+    #[serde(default)]
+    pub vid: Uuid,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: Uuid,
+    pub kind: TokenKind,
+}
+
 pub struct IssuedToken {
     pub token: String,
     pub expires_at: OffsetDateTime,
@@ -58,6 +85,10 @@ pub enum TokenError {
     Expired,
     #[error("the token is invalid")]
     Invalid,
+    /// Ours, but issued for the other audience (a visitor token on an API route, or the
+    /// reverse).
+    #[error("the token is not accepted here")]
+    WrongAudience,
 }
 
 #[derive(Clone)]
@@ -67,6 +98,7 @@ struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    visitor_validation: Validation,
 }
 
 impl JwtKeys {
@@ -77,10 +109,13 @@ impl JwtKeys {
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
         validation.leeway = 0;
+        let mut visitor_validation = validation.clone();
+        visitor_validation.set_audience(&[VISITOR_AUDIENCE]);
         Self(Arc::new(Keys {
             encoding: EncodingKey::from_secret(secret.expose()),
             decoding: DecodingKey::from_secret(secret.expose()),
             validation,
+            visitor_validation,
         }))
     }
 
@@ -102,6 +137,47 @@ impl JwtKeys {
             Some(role),
             version,
         )
+    }
+
+    /// A widget visitor's token: contact `contact_id` of workspace `workspace_id`.
+    pub fn issue_visitor(
+        &self,
+        workspace_id: Uuid,
+        contact_id: Uuid,
+        visitor_id: Uuid,
+    ) -> anyhow::Result<IssuedToken> {
+        let now = OffsetDateTime::now_utc().replace_nanosecond(0)?;
+        let expires_at = now + TOKEN_LIFETIME;
+        let claims = VisitorClaims {
+            iss: ISSUER.into(),
+            aud: VISITOR_AUDIENCE.into(),
+            sub: contact_id,
+            tid: workspace_id,
+            vid: visitor_id,
+            iat: now.unix_timestamp(),
+            exp: expires_at.unix_timestamp(),
+            jti: Uuid::new_v4(),
+            kind: TokenKind::Visitor,
+        };
+        let token =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)?;
+        Ok(IssuedToken { token, expires_at })
+    }
+
+    /// Verifies a visitor token as [`Self::decode`] does an API token.
+    pub fn decode_visitor(&self, token: &str) -> Result<VisitorClaims, TokenError> {
+        let claims = jsonwebtoken::decode::<VisitorClaims>(
+            token,
+            &self.0.decoding,
+            &self.0.visitor_validation,
+        )
+        .map_err(|e| self.audience_error(e, token, &self.0.validation))?
+        .claims;
+        if claims.kind == TokenKind::Visitor {
+            Ok(claims)
+        } else {
+            Err(TokenError::Invalid)
+        }
     }
 
     fn issue(
@@ -135,19 +211,43 @@ impl JwtKeys {
     /// coherent for their kind.
     pub fn decode(&self, token: &str) -> Result<Claims, TokenError> {
         let claims = jsonwebtoken::decode::<Claims>(token, &self.0.decoding, &self.0.validation)
-            .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => TokenError::Expired,
-                _ => TokenError::Invalid,
-            })?
+            .map_err(|e| self.audience_error(e, token, &self.0.visitor_validation))?
             .claims;
         let coherent = match claims.kind {
             TokenKind::User => claims.tid.is_none() && claims.role.is_none(),
             TokenKind::Workspace => claims.tid.is_some() && claims.role.is_some(),
+            TokenKind::Visitor => false,
         };
         if coherent {
             Ok(claims)
         } else {
             Err(TokenError::Invalid)
+        }
+    }
+}
+
+impl JwtKeys {
+    /// A token of the other audience (`other`), valid there, is ours used in the wrong
+    /// place; any other audience is simply invalid.
+    fn audience_error(
+        &self,
+        error: jsonwebtoken::errors::Error,
+        token: &str,
+        other: &Validation,
+    ) -> TokenError {
+        use jsonwebtoken::errors::ErrorKind;
+        match error.kind() {
+            ErrorKind::ExpiredSignature => TokenError::Expired,
+            ErrorKind::InvalidAudience => {
+                match jsonwebtoken::decode::<serde_json::Value>(token, &self.0.decoding, other) {
+                    Ok(_) => TokenError::WrongAudience,
+                    Err(e) if matches!(e.kind(), ErrorKind::ExpiredSignature) => {
+                        TokenError::Expired
+                    }
+                    Err(_) => TokenError::Invalid,
+                }
+            }
+            _ => TokenError::Invalid,
         }
     }
 }
@@ -185,6 +285,45 @@ mod tests {
         assert_eq!(claims.kind, TokenKind::Workspace);
         assert_eq!(claims.tid, Some(ws));
         assert_eq!(claims.role, Some(Role::Agent));
+    }
+
+    #[test]
+    fn visitor_and_api_tokens_never_pass_for_each_other() {
+        let keys = keys(SECRET);
+        let (ws, contact, visitor) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let issued = keys.issue_visitor(ws, contact, visitor).unwrap();
+        let claims = keys.decode_visitor(&issued.token).unwrap();
+        assert_eq!((claims.tid, claims.sub, claims.vid), (ws, contact, visitor));
+        assert_eq!(claims.exp - claims.iat, 3600);
+        assert_eq!(
+            keys.decode(&issued.token).unwrap_err(),
+            TokenError::WrongAudience
+        );
+        let workspace = keys.issue_workspace(contact, ws, Role::Owner, 0).unwrap();
+        assert_eq!(
+            keys.decode_visitor(&workspace.token).unwrap_err(),
+            TokenError::WrongAudience
+        );
+        let mut foreign: serde_json::Value =
+            jsonwebtoken::decode(&issued.token, &keys.0.decoding, &keys.0.visitor_validation)
+                .unwrap()
+                .claims;
+        foreign["aud"] = "another-api".into();
+        let foreign =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS256), &foreign, &keys.0.encoding)
+                .unwrap();
+        assert_eq!(keys.decode(&foreign).unwrap_err(), TokenError::Invalid);
+        assert_eq!(
+            keys.decode_visitor(&foreign).unwrap_err(),
+            TokenError::Invalid
+        );
+        let other = JwtKeys::new(
+            &SigningSecret::parse("another-adequately-long-secret-0123456789".into()).unwrap(),
+        );
+        assert_eq!(
+            other.decode_visitor(&issued.token).unwrap_err(),
+            TokenError::Invalid
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub enum Audience {
     Agents,
     /// Agent connections that joined the conversation (`JoinConversation`).
     Joined(Uuid),
+    /// The widget connections of one visitor (the contact id): never agents.
+    Visitor(Uuid),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -34,7 +36,7 @@ pub struct Event {
 }
 
 /// Who wrote a message, as shown next to it.
-#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Author {
     pub display_name: String,
@@ -62,8 +64,16 @@ struct TypingPayload<'a> {
     conversation_id: Uuid,
     is_typing: bool,
     by: &'static str,
-    agent_id: Uuid,
+    agent_id: Option<Uuid>,
     display_name: &'a str,
+}
+
+/// What a visitor learns of a conversation's change: its status, nothing of the inbox.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VisitorConversationPayload<T> {
+    id: Uuid,
+    status: T,
 }
 
 #[derive(Serialize)]
@@ -92,6 +102,56 @@ impl Event {
             target: target.to_owned(),
             payload: raw(payload),
         }
+    }
+
+    /// The same event for one visitor's widget instead (only what a visitor may see: the
+    /// caller never passes a note here).
+    #[must_use]
+    pub fn for_visitor(mut self, contact_id: Uuid) -> Self {
+        self.audience = Audience::Visitor(contact_id);
+        self.except_user = None;
+        self
+    }
+
+    /// A conversation's status changed, as its visitor's widget hears it.
+    pub fn visitor_conversation_updated(
+        workspace_id: Uuid,
+        contact_id: Uuid,
+        conversation_id: Uuid,
+        status: &impl Serialize,
+    ) -> Self {
+        let payload = VisitorConversationPayload {
+            id: conversation_id,
+            status,
+        };
+        Self::new(
+            workspace_id,
+            Audience::Visitor(contact_id),
+            "ConversationUpdated",
+            &payload,
+        )
+    }
+
+    /// A visitor started or stopped typing: to the agents who joined the conversation.
+    pub fn visitor_typing(
+        workspace_id: Uuid,
+        conversation_id: Uuid,
+        is_typing: bool,
+        display_name: &str,
+    ) -> Self {
+        let payload = TypingPayload {
+            conversation_id,
+            is_typing,
+            by: "visitor",
+            agent_id: None,
+            display_name,
+        };
+        Self::new(
+            workspace_id,
+            Audience::Joined(conversation_id),
+            "Typing",
+            &payload,
+        )
     }
 
     /// A message or note (the Message record) was added to a conversation.
@@ -141,7 +201,7 @@ impl Event {
             conversation_id,
             is_typing,
             by: "agent",
-            agent_id,
+            agent_id: Some(agent_id),
             display_name,
         };
         let mut event = Self::new(

@@ -57,22 +57,74 @@ pub struct AgentIdentity {
     pub token_version: i32,
 }
 
+/// A chat widget visitor's connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VisitorIdentity {
+    pub workspace_id: Uuid,
+    /// The contact the visitor is: events for `Audience::Visitor(contact_id)` reach them.
+    pub contact_id: Uuid,
+    pub visitor_id: Uuid,
+}
+
+/// Who holds a connection: an agent (workspace token) or a widget visitor (visitor token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Participant {
+    Agent(AgentIdentity),
+    Visitor(VisitorIdentity),
+}
+
+impl Participant {
+    pub fn workspace_id(&self) -> Uuid {
+        match self {
+            Self::Agent(agent) => agent.workspace_id,
+            Self::Visitor(visitor) => visitor.workspace_id,
+        }
+    }
+
+    pub fn agent(&self) -> Option<&AgentIdentity> {
+        match self {
+            Self::Agent(agent) => Some(agent),
+            Self::Visitor(_) => None,
+        }
+    }
+
+    /// The label of the connection metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Agent(_) => "agent",
+            Self::Visitor(_) => "visitor",
+        }
+    }
+}
+
 struct Entry {
-    agent: AgentIdentity,
+    who: Participant,
     joined: HashSet<Uuid>,
     queue: mpsc::Sender<Arc<str>>,
     close: watch::Sender<Option<CloseReason>>,
 }
 
 impl Entry {
+    /// Agents hear agent audiences, a visitor only events addressed to their own contact.
     fn hears(&self, event: &Event) -> bool {
-        if event.except_user == Some(self.agent.user_id) {
-            return false;
+        match (&self.who, event.audience) {
+            (Participant::Agent(agent), Audience::Agents) => {
+                event.except_user != Some(agent.user_id)
+            }
+            (Participant::Agent(agent), Audience::Joined(conversation)) => {
+                event.except_user != Some(agent.user_id) && self.joined.contains(&conversation)
+            }
+            (Participant::Visitor(visitor), Audience::Visitor(contact)) => {
+                visitor.contact_id == contact
+            }
+            _ => false,
         }
-        match event.audience {
-            Audience::Agents => true,
-            Audience::Joined(conversation) => self.joined.contains(&conversation),
-        }
+    }
+
+    fn agent(&self) -> Option<&AgentIdentity> {
+        self.who.agent()
     }
 
     fn send(&self, record: &Arc<str>) {
@@ -105,18 +157,18 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn register(&self, agent: AgentIdentity) -> Mailbox {
+    pub fn register(&self, who: Participant) -> Mailbox {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (queue, records) = mpsc::channel(QUEUE);
         let (close, close_rx) = watch::channel(None);
         let entry = Entry {
-            agent,
+            who,
             joined: HashSet::new(),
             queue,
             close,
         };
         self.write()
-            .entry(agent.workspace_id)
+            .entry(who.workspace_id())
             .or_default()
             .insert(id, entry);
         Mailbox {
@@ -126,7 +178,7 @@ impl Registry {
         }
     }
 
-    /// Removes a connection; true when it was the agent's last one on this replica.
+    /// Removes a connection; true when it was an agent's last one on this replica.
     pub fn unregister(&self, workspace_id: Uuid, id: u64) -> bool {
         let mut workspaces = self.write();
         let Some(connections) = workspaces.get_mut(&workspace_id) else {
@@ -135,9 +187,11 @@ impl Registry {
         let Some(gone) = connections.remove(&id) else {
             return false;
         };
-        let last = !connections
-            .values()
-            .any(|c| c.agent.agent_id == gone.agent.agent_id);
+        let last = gone.agent().is_some_and(|gone| {
+            !connections
+                .values()
+                .any(|c| c.agent().is_some_and(|a| a.agent_id == gone.agent_id))
+        });
         if connections.is_empty() {
             workspaces.remove(&workspace_id);
         }
@@ -173,10 +227,22 @@ impl Registry {
         }
     }
 
-    /// Tells the matching connections to close with `reason`.
+    /// Tells the matching agent connections to close with `reason`.
     pub fn close_where(&self, matches: impl Fn(&AgentIdentity) -> bool, reason: &CloseReason) {
         for connections in self.read().values() {
-            for entry in connections.values().filter(|e| matches(&e.agent)) {
+            for entry in connections
+                .values()
+                .filter(|e| e.agent().is_some_and(&matches))
+            {
+                entry.close.send_replace(Some(reason.clone()));
+            }
+        }
+    }
+
+    /// Tells every connection of the workspace, agents' and visitors', to close.
+    pub fn close_workspace(&self, workspace_id: Uuid, reason: &CloseReason) {
+        if let Some(connections) = self.read().get(&workspace_id) {
+            for entry in connections.values() {
                 entry.close.send_replace(Some(reason.clone()));
             }
         }
@@ -187,7 +253,7 @@ impl Registry {
         let mut agents: Vec<AgentIdentity> = self
             .read()
             .values()
-            .flat_map(|c| c.values().map(|e| e.agent))
+            .flat_map(|c| c.values().filter_map(|e| e.agent().copied()))
             .collect();
         agents.sort_by_key(|a| (a.workspace_id, a.agent_id, a.user_id));
         agents.dedup();
@@ -197,8 +263,9 @@ impl Registry {
     /// Whether the agent has another connection than `id` on this replica.
     pub fn is_connected_elsewhere(&self, agent: &AgentIdentity, id: u64) -> bool {
         self.read().get(&agent.workspace_id).is_some_and(|c| {
-            c.iter()
-                .any(|(other, e)| *other != id && e.agent.agent_id == agent.agent_id)
+            c.iter().any(|(other, e)| {
+                *other != id && e.agent().is_some_and(|a| a.agent_id == agent.agent_id)
+            })
         })
     }
 
@@ -206,20 +273,29 @@ impl Registry {
     pub fn connected_agents(&self, workspace_id: Uuid) -> HashSet<Uuid> {
         self.read()
             .get(&workspace_id)
-            .map(|c| c.values().map(|e| e.agent.agent_id).collect())
+            .map(|c| {
+                c.values()
+                    .filter_map(|e| Some(e.agent()?.agent_id))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
     /// Whether the agent has a connection on this replica.
     pub fn is_connected(&self, workspace_id: Uuid, agent_id: Uuid) -> bool {
-        self.read()
-            .get(&workspace_id)
-            .is_some_and(|c| c.values().any(|e| e.agent.agent_id == agent_id))
+        self.read().get(&workspace_id).is_some_and(|c| {
+            c.values()
+                .any(|e| e.agent().is_some_and(|a| a.agent_id == agent_id))
+        })
     }
 
-    /// Connections of the workspace open on this replica.
-    pub fn workspace_connections(&self, workspace_id: Uuid) -> usize {
-        self.read().get(&workspace_id).map_or(0, HashMap::len)
+    /// Connections of the workspace open on this replica, of the kind `like` holds: agents
+    /// and visitors are counted apart, so visitors cannot crowd the team out.
+    pub fn workspace_connections(&self, like: &Participant) -> usize {
+        let same_kind = |e: &&Entry| e.agent().is_some() == like.agent().is_some();
+        self.read()
+            .get(&like.workspace_id())
+            .map_or(0, |c| c.values().filter(same_kind).count())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -249,7 +325,11 @@ impl Registry {
 mod tests {
     use super::*;
 
-    fn agent(workspace_id: Uuid) -> AgentIdentity {
+    fn agent(workspace_id: Uuid) -> Participant {
+        Participant::Agent(identity(workspace_id))
+    }
+
+    fn identity(workspace_id: Uuid) -> AgentIdentity {
         AgentIdentity {
             workspace_id,
             user_id: Uuid::new_v4(),
@@ -275,8 +355,8 @@ mod tests {
         let registry = Registry::default();
         let workspace = Uuid::new_v4();
         let conversation = Uuid::new_v4();
-        let typist = agent(workspace);
-        let mut own = registry.register(typist);
+        let typist = identity(workspace);
+        let mut own = registry.register(Participant::Agent(typist));
         let mut joined = registry.register(agent(workspace));
         let mut elsewhere = registry.register(agent(workspace));
         registry.join(workspace, own.id, conversation, true);
@@ -314,13 +394,64 @@ mod tests {
     #[test]
     fn the_last_connection_of_an_agent_is_reported() {
         let registry = Registry::default();
-        let who = agent(Uuid::new_v4());
-        let first = registry.register(who);
-        let second = registry.register(who);
+        let who = identity(Uuid::new_v4());
+        let first = registry.register(Participant::Agent(who));
+        let second = registry.register(Participant::Agent(who));
         assert!(registry.is_connected(who.workspace_id, who.agent_id));
         assert!(!registry.unregister(who.workspace_id, first.id));
         assert!(registry.unregister(who.workspace_id, second.id));
         assert!(!registry.is_connected(who.workspace_id, who.agent_id));
         assert_eq!(registry.len(), 0);
+    }
+
+    #[test]
+    fn a_visitor_hears_only_events_addressed_to_them() {
+        let registry = Registry::default();
+        let workspace = Uuid::new_v4();
+        let visitor = |contact_id| {
+            Participant::Visitor(VisitorIdentity {
+                workspace_id: workspace,
+                contact_id,
+                visitor_id: Uuid::new_v4(),
+            })
+        };
+        let (mine, theirs) = (Uuid::new_v4(), Uuid::new_v4());
+        let mut me = registry.register(visitor(mine));
+        let mut other = registry.register(visitor(theirs));
+        let mut team = registry.register(agent(workspace));
+        let conversation = Uuid::new_v4();
+        registry.join(workspace, me.id, conversation, true);
+
+        registry.deliver(&Event::presence_changed(workspace, Uuid::nil(), true));
+        let typing = Event::visitor_typing(workspace, conversation, true, "Carla");
+        registry.deliver(&typing);
+        assert!(
+            me.records.try_recv().is_err(),
+            "agent audiences skip visitors"
+        );
+        assert!(team.records.try_recv().is_ok());
+
+        let reply = Event::presence_changed(workspace, Uuid::nil(), true).for_visitor(mine);
+        registry.deliver(&reply);
+        assert!(me.records.try_recv().is_ok());
+        assert!(other.records.try_recv().is_err());
+        assert!(
+            team.records.try_recv().is_err(),
+            "a visitor's event is not the team's"
+        );
+
+        assert_eq!(registry.workspace_connections(&visitor(mine)), 2);
+        assert_eq!(registry.workspace_connections(&agent(workspace)), 1);
+        assert!(
+            !registry.unregister(workspace, me.id),
+            "no presence for visitors"
+        );
+        assert!(
+            registry
+                .agents()
+                .iter()
+                .all(|a| a.workspace_id == workspace)
+        );
+        assert_eq!(registry.agents().len(), 1);
     }
 }

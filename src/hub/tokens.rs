@@ -21,7 +21,7 @@ use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::registry::AgentIdentity;
+use super::registry::Participant;
 
 /// How long a negotiated token may wait for its WebSocket.
 pub const LIFETIME: Duration = Duration::from_secs(60);
@@ -34,8 +34,8 @@ const USED: &str = "used";
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
     #[serde(flatten)]
-    pub agent: AgentIdentity,
-    /// The workspace token's expiry (Unix seconds): the connection closes then.
+    pub who: Participant,
+    /// The credential's expiry (Unix seconds): the connection closes then.
     pub expires_at: i64,
 }
 
@@ -159,17 +159,29 @@ mod tests {
             grant_of(Some(USED.into())),
             Err(TokenError::Reused)
         ));
-        let grant = Grant {
-            agent: AgentIdentity {
+        let agent = Grant {
+            who: Participant::Agent(crate::hub::registry::AgentIdentity {
                 workspace_id: uuid::Uuid::nil(),
                 user_id: uuid::Uuid::nil(),
                 agent_id: uuid::Uuid::nil(),
                 role: supportdesk_core::role::Role::Agent,
                 token_version: 0,
-            },
+            }),
             expires_at: 1,
         };
-        let stored = serde_json::to_string(&grant).unwrap();
-        assert!(matches!(grant_of(Some(stored)), Ok(Some(g)) if g.expires_at == 1));
+        let visitor = Grant {
+            who: Participant::Visitor(crate::hub::registry::VisitorIdentity {
+                workspace_id: uuid::Uuid::nil(),
+                contact_id: uuid::Uuid::max(),
+                visitor_id: uuid::Uuid::nil(),
+            }),
+            expires_at: 2,
+        };
+        for grant in [agent, visitor] {
+            let stored = serde_json::to_string(&grant).unwrap();
+            assert!(
+                matches!(grant_of(Some(stored)), Ok(Some(g)) if g.who == grant.who && g.expires_at == grant.expires_at)
+            );
+        }
     }
 }

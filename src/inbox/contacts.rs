@@ -1,5 +1,6 @@
 //! Contacts: the people writing in, one per email address in a workspace. A conversation or a
-//! ticket names its contact by email; the first mention creates the contact.
+//! ticket names its contact by email; the first mention creates the contact. Chat widget
+//! visitors are contacts too, before they give an email (`crate::widget::contacts`).
 
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
@@ -17,7 +18,8 @@ pub struct Contact {
     pub id: Uuid,
     /// Null until someone tells us.
     pub name: Option<String>,
-    pub email: String,
+    /// Null for a chat widget visitor who has not given one.
+    pub email: Option<String>,
 }
 
 /// A contact as a request names it.

@@ -52,3 +52,11 @@ mod text_input;
 mod helpers_hub;
 mod hub;
 mod hub_official_client;
+
+// The chat widget.
+mod helpers_widget;
+mod widget_browser;
+mod widget_hub;
+mod widget_sessions;
+mod widget_settings;
+mod widget_visitors;

@@ -228,6 +228,38 @@ fn routes() -> Vec<Route> {
             OWNER_ONLY,
             NO_KEYS,
         ),
+        route(
+            Method::GET,
+            "/api/settings/widget",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/settings/widget",
+            empty,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/settings/widget/site-key/regenerate",
+            empty,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/settings/widget/identity-secret/regenerate",
+            empty,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
         // Conversations, tickets and canned responses: every member; never an API key.
         route(
             Method::GET,

@@ -61,6 +61,10 @@ pub struct ApplicationSettings {
     /// on one replica (default 2 000): a large team's dashboards and their tabs fit; a script
     /// opening sockets in a loop gets 429.
     pub hub_max_connections_per_workspace: usize,
+    /// `WIDGET_URL`, without a trailing slash: the chat widget app's address. Its origin may
+    /// call the visitor routes (`/widget/v1/*`) and the hub's negotiate from browsers.
+    /// `http://localhost:3001` in Development; unset elsewhere means no browser may.
+    pub widget_url: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -74,6 +78,7 @@ pub(super) struct Raw {
     max_workspaces_per_user: Option<String>,
     workspace_creates_per_hour: Option<String>,
     hub_max_connections_per_workspace: Option<String>,
+    widget_url: Option<String>,
 }
 
 impl ApplicationSettings {
@@ -105,6 +110,18 @@ impl ApplicationSettings {
             return Err(invalid("APP_URL", "must start with http:// or https://"));
         }
         let app_url = app_url.trim_end_matches('/').to_owned();
+
+        let widget_url = match raw.widget_url.filter(|url| !url.trim().is_empty()) {
+            Some(url) => Some(url),
+            None if development => Some("http://localhost:3001".into()),
+            None => None,
+        };
+        if let Some(url) = &widget_url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(invalid("WIDGET_URL", "must start with http:// or https://"));
+        }
+        let widget_url = widget_url.map(|url| url.trim_end_matches('/').to_owned());
 
         let trusted_proxies = TrustedProxies::parse(raw.trusted_proxies.as_deref().unwrap_or(""))
             .map_err(|e| invalid("TRUSTED_PROXIES", e))?;
@@ -151,6 +168,7 @@ impl ApplicationSettings {
             max_workspaces_per_user,
             workspace_creates_per_hour,
             hub_max_connections_per_workspace,
+            widget_url,
         })
     }
 }

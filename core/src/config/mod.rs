@@ -316,6 +316,26 @@ mod tests {
     }
 
     #[test]
+    fn widget_url_defaults_in_development_only_and_must_be_http() {
+        assert_eq!(load(&base()).unwrap().application.widget_url, None);
+        let mut pairs = base();
+        pairs.push(("ASPNETCORE_ENVIRONMENT", "Development"));
+        assert_eq!(
+            load(&pairs).unwrap().application.widget_url.as_deref(),
+            Some("http://localhost:3001")
+        );
+        let mut pairs = base();
+        pairs.push(("WIDGET_URL", "https://chat.example.com/"));
+        assert_eq!(
+            load(&pairs).unwrap().application.widget_url.as_deref(),
+            Some("https://chat.example.com")
+        );
+        let mut pairs = base();
+        pairs.push(("WIDGET_URL", "chat.example.com"));
+        assert!(load(&pairs).is_err());
+    }
+
+    #[test]
     fn trusted_proxies_accept_addresses_and_cidrs() {
         let proxies = TrustedProxies::parse("10.0.0.0/8, 192.168.1.1,::1").unwrap();
         assert!(proxies.contains("10.1.2.3".parse().unwrap()));

@@ -55,6 +55,7 @@ pub fn test_env(database_url: &str, overrides: &[(&str, &str)]) -> HashMap<Strin
         ("METRICS_BIND", "127.0.0.1:0".to_owned()),
         ("ASPNETCORE_ENVIRONMENT", "Development".to_owned()),
         ("APP_URL", "http://desk.test".to_owned()),
+        ("WIDGET_URL", "http://widget.test".to_owned()),
         ("REDIS_URL", redis_url()),
         (
             "REDIS_NAMESPACE",

@@ -1,0 +1,141 @@
+//! The visitor's routes (visitor token): their conversation, a message, their contact details.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::email_address::EmailAddress;
+use crate::error::{Error, FieldChecks, Result};
+use crate::extract::AppJson;
+use crate::state::AppState;
+
+use super::actions::{self, Posted, VisitorConversation};
+use super::contacts;
+use super::visitor::{Visitor, VisitorTx};
+
+#[derive(Serialize, ToSchema)]
+pub struct ConversationView {
+    /// Null until the visitor writes (or after the last one was resolved).
+    conversation: Option<VisitorConversation>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewVisitorMessage {
+    #[schema(example = "Hi, my order has not arrived.")]
+    body: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContactDetails {
+    #[schema(example = "carla@example.org")]
+    email: Option<String>,
+    #[schema(example = "Carla Diaz")]
+    name: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct VisitorContact {
+    name: Option<String>,
+    email: Option<String>,
+}
+
+/// The visitor's open conversation with its messages (never notes).
+#[utoipa::path(
+    get, path = "/widget/v1/conversation", tag = "widget",
+    security(("visitor" = [])),
+    responses(
+        (status = 200, description = "The open conversation, or null", body = ConversationView),
+        (status = 401, description = "Missing, invalid or expired visitor token",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn conversation(
+    State(state): State<AppState>,
+    visitor: Visitor,
+) -> Result<AppJson<ConversationView>> {
+    Ok(AppJson(ConversationView {
+        conversation: actions::conversation(&state, &visitor).await?,
+    }))
+}
+
+/// Send a message (the hub's `SendMessage` is the live way); opens a conversation when none
+/// is open.
+#[utoipa::path(
+    post, path = "/widget/v1/messages", tag = "widget",
+    security(("visitor" = [])),
+    request_body = NewVisitorMessage,
+    responses(
+        (status = 201, description = "The visitor's message", body = Posted),
+        (status = 401, description = "Missing, invalid or expired visitor token",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many messages or conversations from this visitor; see Retry-After",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn send(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    AppJson(request): AppJson<NewVisitorMessage>,
+) -> Result<(StatusCode, AppJson<Posted>)> {
+    let posted = actions::post(&state, &visitor, &request.body).await?;
+    Ok((StatusCode::CREATED, AppJson(posted)))
+}
+
+/// Tell us how to reach you: an email (and name) for replies by email.
+#[utoipa::path(
+    post, path = "/widget/v1/contact", tag = "widget",
+    security(("visitor" = [])),
+    request_body = ContactDetails,
+    responses(
+        (status = 200, description = "The visitor's details as stored", body = VisitorContact),
+        (status = 401, description = "Missing, invalid or expired visitor token",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The email belongs to another contact (`email_in_use`)",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn contact(
+    State(state): State<AppState>,
+    visitor: Visitor,
+    AppJson(request): AppJson<ContactDetails>,
+) -> Result<AppJson<VisitorContact>> {
+    let mut checks = FieldChecks::default();
+    let email = match request.email.filter(|e| !e.trim().is_empty()) {
+        Some(email) => checks.check("email", EmailAddress::parse(&email)),
+        None => None,
+    };
+    let name = checks.check("name", contacts::name(request.name)).flatten();
+    if !checks.is_empty() {
+        return Err(checks.failed());
+    }
+    if email.is_none() && name.is_none() {
+        return Err(Error::bad_request(
+            "nothing_to_update",
+            "send an email, a name, or both",
+        ));
+    }
+    let mut tx = VisitorTx::begin(&state, &visitor.schema).await?;
+    let (conn, schema) = tx.parts();
+    let updated = contacts::update(
+        conn,
+        schema,
+        visitor.contact_id,
+        email.as_ref(),
+        name.as_deref(),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(AppJson(VisitorContact {
+        name: updated.name,
+        email: updated.email,
+    }))
+}

@@ -1,0 +1,254 @@
+//! The visitor's routes: messages reach the inbox unassigned, replies come back, notes never
+//! do; one visitor never reads another's conversation; limits and bad input change nothing.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::{assert_problem, spawn_app};
+use crate::helpers_widget::SITE;
+
+#[tokio::test]
+async fn a_visitor_writes_into_the_inbox_and_reads_replies_but_never_notes() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-inbox").await;
+    let agent = app.owner_agent(&owner).await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let visitor = app.visitor(&site_key, None).await;
+
+    assert_eq!(app.visitor_conversation(&visitor).await, Value::Null);
+    let conversation = app.visitor_said(&visitor, "  Where is my order?  ").await;
+    assert_eq!(
+        app.visitor_said(&visitor, "It was due Monday.").await,
+        conversation,
+        "the open conversation goes on"
+    );
+
+    let unassigned = app
+        .get_ok("/api/conversations?assignee=unassigned", &agent.token)
+        .await;
+    let listed = &unassigned["conversations"][0];
+    assert_eq!(listed["id"], conversation.to_string(), "{unassigned}");
+    assert_eq!(listed["assigneeId"], Value::Null);
+    assert_eq!(listed["status"], "open");
+    assert_eq!(listed["contact"]["email"], Value::Null);
+
+    let path = format!("/api/conversations/{conversation}");
+    app.json_ok(
+        Method::POST,
+        &format!("{path}/messages"),
+        &json!({"body": "On its way!"}),
+        &agent.token,
+        StatusCode::CREATED,
+    )
+    .await;
+    app.json_ok(
+        Method::POST,
+        &format!("{path}/notes"),
+        &json!({"body": "internal: courier late"}),
+        &agent.token,
+        StatusCode::CREATED,
+    )
+    .await;
+    let thread = app.visitor_conversation(&visitor).await;
+    assert_eq!(thread["id"], conversation.to_string());
+    assert_eq!(thread["status"], "open");
+    let messages = thread["messages"].as_array().unwrap();
+    let bodies: Vec<&str> = messages
+        .iter()
+        .map(|m| m["body"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        bodies,
+        ["Where is my order?", "It was due Monday.", "On its way!"]
+    );
+    assert_eq!(messages[0]["kind"], "incoming");
+    assert_eq!(messages[0]["author"], Value::Null);
+    assert_eq!(messages[2]["kind"], "outgoing");
+    assert_eq!(messages[2]["authorAgentId"], agent.agent_id.to_string());
+    assert!(
+        messages[2]["author"]["displayName"]
+            .as_str()
+            .is_some_and(|n| !n.is_empty())
+    );
+    assert!(
+        !thread.to_string().contains("internal"),
+        "never a note: {thread}"
+    );
+
+    // Another visitor of the same workspace sees nothing of it.
+    let stranger = app.visitor(&site_key, None).await;
+    assert_eq!(app.visitor_conversation(&stranger).await, Value::Null);
+    let theirs = app.visitor_said(&stranger, "Hello?").await;
+    assert_ne!(theirs, conversation);
+    assert_eq!(
+        app.visitor_conversation(&stranger).await["messages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // Resolved, it is no longer the visitor's open conversation; the next message opens one.
+    app.json_ok(
+        Method::POST,
+        &format!("{path}/status"),
+        &json!({"status": "resolved"}),
+        &agent.token,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(app.visitor_conversation(&visitor).await, Value::Null);
+    let next = app.visitor_said(&visitor, "One more thing").await;
+    assert_ne!(next, conversation);
+}
+
+#[tokio::test]
+async fn bad_messages_are_refused_and_store_nothing() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-bad-input").await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let visitor = app.visitor(&site_key, None).await;
+
+    for body in ["", "   ", &"x".repeat(10_001)] {
+        let response = app.visitor_says(&visitor, body).await;
+        assert_problem(response, StatusCode::BAD_REQUEST, "validation_failed").await;
+    }
+    for body in [
+        json!({}),
+        json!({"body": 5}),
+        json!({"body": "hi", "conversationId": "x"}),
+    ] {
+        let response = app
+            .send(
+                Method::POST,
+                "/widget/v1/messages",
+                Some(&body),
+                Some(&visitor.token),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{body}");
+    }
+    let response = app
+        .client
+        .post(app.url("/widget/v1/messages"))
+        .bearer_auth(&visitor.token)
+        .header("content-type", "application/json")
+        .body("{\"body\": \"unterminated")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(response, StatusCode::BAD_REQUEST, "malformed_json").await;
+    assert_eq!(
+        app.visitor_conversation(&visitor).await,
+        Value::Null,
+        "nothing stored"
+    );
+    app.visitor_said(&visitor, &"y".repeat(10_000)).await;
+}
+
+#[tokio::test]
+async fn messages_and_conversations_are_limited_per_visitor() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-limits").await;
+    let agent = app.owner_agent(&owner).await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+
+    // Six conversations in twelve hours; the seventh waits.
+    let opener = app.visitor(&site_key, None).await;
+    for i in 0..6 {
+        let conversation = app.visitor_said(&opener, &format!("question {i}")).await;
+        let path = format!("/api/conversations/{conversation}/status");
+        app.json_ok(
+            Method::POST,
+            &path,
+            &json!({"status": "resolved"}),
+            &agent.token,
+            StatusCode::OK,
+        )
+        .await;
+    }
+    let response = app.visitor_says(&opener, "question 7").await;
+    assert!(response.headers().contains_key("retry-after"));
+    assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+    assert_eq!(
+        app.visitor_conversation(&opener).await,
+        Value::Null,
+        "nothing opened"
+    );
+
+    // Twenty messages a minute.
+    let chatty = app.visitor(&site_key, None).await;
+    for i in 0..20 {
+        app.visitor_said(&chatty, &format!("message {i}")).await;
+    }
+    let response = app.visitor_says(&chatty, "message 21").await;
+    let retry_after: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry_after));
+    assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+    let thread = app.visitor_conversation(&chatty).await;
+    assert_eq!(thread["messages"].as_array().unwrap().len(), 20);
+    // Another visitor is not held up by it.
+    let other = app.visitor(&site_key, None).await;
+    app.visitor_said(&other, "hello").await;
+}
+
+#[tokio::test]
+async fn a_visitor_leaves_an_email_for_replies() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-contact").await;
+    let agent = app.owner_agent(&owner).await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let visitor = app.visitor(&site_key, None).await;
+    let conversation = app.visitor_said(&visitor, "Call me back").await;
+
+    let body = json!({"email": " Finn@Example.org ", "name": " Finn "});
+    let saved = app
+        .json_ok(
+            Method::POST,
+            "/widget/v1/contact",
+            &body,
+            &visitor.token,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(saved, json!({"email": "finn@example.org", "name": "Finn"}));
+    let record = app
+        .get_ok(&format!("/api/conversations/{conversation}"), &agent.token)
+        .await;
+    assert_eq!(record["contact"]["email"], "finn@example.org");
+    assert_eq!(record["contact"]["name"], "Finn");
+
+    for bad in [
+        json!({"email": "not-an-email"}),
+        json!({"name": "x".repeat(201)}),
+        json!({}),
+        json!({"phone": "1"}),
+    ] {
+        let response = app
+            .send(
+                Method::POST,
+                "/widget/v1/contact",
+                Some(&bad),
+                Some(&visitor.token),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
+    }
+    // An address another contact has is not taken over.
+    app.start_conversation(&agent.token, "gina@example.org", "Hello Gina")
+        .await;
+    let other = app.visitor(&site_key, None).await;
+    let response = app
+        .send(
+            Method::POST,
+            "/widget/v1/contact",
+            Some(&json!({"email": "gina@example.org"})),
+            Some(&other.token),
+        )
+        .await;
+    assert_problem(response, StatusCode::CONFLICT, "email_in_use").await;
+}

@@ -1,0 +1,210 @@
+"use client";
+
+// The chat window inside the loader's iframe: branding and greeting, presence ("Agents online"
+// or "We reply by email" with an email form), the conversation as a live log, agent typing,
+// connection status, and the message box. Behaviour lives in useChat; this file only renders.
+
+import { useEffect, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
+import { lookOf } from "./branding";
+import { typingText, type ConnectionStatus } from "./state";
+import type { Message } from "./types";
+import { useChat, type Chat } from "./useChat";
+
+const MAX_BODY = 10_000;
+
+const CONNECTION_TEXT: Record<ConnectionStatus, string> = {
+  connecting: "Connecting…",
+  connected: "Connected",
+  reconnecting: "Reconnecting…",
+  disconnected: "Disconnected",
+};
+
+export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) {
+  const chat = useChat({ apiUrl, hubUrl });
+  const { state, close } = chat;
+  const scroller = useRef<HTMLDivElement>(null);
+  const count = state.messages.length;
+
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key === "Escape") close();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [close]);
+
+  // Keep the newest message in view (scrollTop, not scrollIntoView, which may scroll the
+  // customer's page around the iframe too).
+  useEffect(() => {
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [count]);
+
+  if (!state.session) {
+    return (
+      <main className="chat">
+        <p className="starting">{state.error ? null : "Starting chat…"}</p>
+        {state.error && (
+          <p role="alert" className="error">
+            {state.error}
+          </p>
+        )}
+      </main>
+    );
+  }
+
+  const look = lookOf(state.session);
+  const online = state.session.agentsOnline;
+  const typing = typingText(state.typing);
+  const brand = { "--brand": look.color, "--brand-text": look.textColor } as CSSProperties;
+
+  return (
+    <main className="chat" style={brand}>
+      <header className="header">
+        {look.logoUrl && (
+          // eslint-disable-next-line @next/next/no-img-element -- any host's logo; no optimizer
+          <img className="logo" src={look.logoUrl} alt="" width={32} height={32} />
+        )}
+        <div className="heading">
+          <h1>{look.title}</h1>
+          <p className="presence">
+            <span className={online ? "dot online" : "dot"} aria-hidden="true" />
+            {online ? "Agents online" : "We reply by email"}
+          </p>
+        </div>
+        <p role="status" className="connection" data-state={state.connection}>
+          {CONNECTION_TEXT[state.connection]}
+        </p>
+        <button type="button" className="minimize" aria-label="Minimize chat" onClick={chat.close}>
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+            <path fill="currentColor" d="M19 13H5v-2h14v2z" />
+          </svg>
+        </button>
+      </header>
+
+      <div className="body" ref={scroller}>
+        <p className="greeting" data-testid="greeting">
+          {look.greeting}
+        </p>
+        {!online && <ContactForm chat={chat} />}
+        <MessageLog messages={state.messages} />
+        {state.conversation?.status === "resolved" && (
+          <p className="note">This conversation is resolved. Write again any time to start a new one.</p>
+        )}
+      </div>
+
+      <p className="typing" aria-live="polite">
+        {typing}
+      </p>
+      {state.error && (
+        <p role="alert" className="error">
+          {state.error}
+        </p>
+      )}
+      <Composer chat={chat} />
+    </main>
+  );
+}
+
+function MessageLog({ messages }: { messages: Message[] }) {
+  return (
+    <div role="log" aria-live="polite" aria-label="Messages" className="log">
+      <ol>
+        {messages.map((m) => (
+          <li key={m.id} className={`message ${m.kind}`} data-message-id={m.id}>
+            <span className="author">{m.kind === "incoming" ? "You" : (m.author?.displayName ?? "Support")}</span>
+            <p className="text">{m.body}</p>
+            <time dateTime={m.createdAt}>
+              {new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+            </time>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function Composer({ chat }: { chat: Chat }) {
+  const [draft, setDraft] = useState("");
+  const [sending, setSending] = useState(false);
+
+  async function submit(event?: FormEvent) {
+    event?.preventDefault();
+    const body = draft.trim();
+    if (!body || sending) return;
+    setSending(true);
+    const sent = await chat.send(body);
+    setSending(false);
+    if (sent) setDraft("");
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    // Enter sends; Shift+Enter is a new line; Enter while composing (IME) is not a send.
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void submit();
+    }
+  }
+
+  return (
+    <form className="composer" onSubmit={submit}>
+      <label htmlFor="message" className="visually-hidden">
+        Message
+      </label>
+      <textarea
+        id="message"
+        name="message"
+        rows={2}
+        maxLength={MAX_BODY}
+        placeholder="Write a message…"
+        value={draft}
+        onChange={(e) => {
+          setDraft(e.target.value);
+          if (e.target.value) chat.typing();
+        }}
+        onKeyDown={onKeyDown}
+      />
+      <button type="submit" disabled={sending || !draft.trim()}>
+        Send
+      </button>
+    </form>
+  );
+}
+
+function ContactForm({ chat }: { chat: Chat }) {
+  const saved = chat.state.contact;
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const [saving, setSaving] = useState(false);
+
+  if (saved?.email) {
+    return <p className="contact-saved">Thanks! We will reply to {saved.email}.</p>;
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    await chat.saveContact({ email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}) });
+    setSaving(false);
+  }
+
+  return (
+    <form className="contact" onSubmit={submit}>
+      <p>No one is online right now. Leave your email and we will reply there.</p>
+      <label htmlFor="contact-email">Email</label>
+      <input
+        id="contact-email"
+        type="email"
+        autoComplete="email"
+        required
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+      />
+      <label htmlFor="contact-name">Name</label>
+      <input id="contact-name" type="text" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+      <button type="submit" disabled={saving}>
+        Submit
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import type { WidgetSession } from "@/loader/protocol";
+import { initialState, mergeMessages, reducer, TYPING_TTL_MS, typingText, type ChatState } from "./state";
+import type { Conversation, Message } from "./types";
+
+const session = (token = "t1"): WidgetSession => ({
+  token,
+  visitorId: "v1",
+  expiresAt: "2030-01-01T01:00:00Z",
+  workspace: { name: "Acme", branding: { name: null, color: null, logoUrl: null, widgetGreeting: null } },
+  agentsOnline: true,
+});
+
+const msg = (id: string, at: string, kind: Message["kind"] = "incoming", agent: string | null = null): Message => ({
+  id,
+  kind,
+  body: `body ${id}`,
+  authorAgentId: agent,
+  author: agent ? { displayName: `Agent ${agent}`, avatarUrl: null } : null,
+  createdAt: at,
+});
+
+const conversation = (id: string, createdAt: string, messages: Message[]): Conversation => ({
+  id,
+  number: 7,
+  status: "open",
+  createdAt,
+  messages,
+});
+
+const started = (): ChatState => reducer(initialState, { type: "session", reason: "new", session: session() });
+
+describe("messages", () => {
+  it("merges by id and orders by createdAt, then id", () => {
+    const a = msg("a", "2030-01-01T00:00:02Z");
+    const b = msg("b", "2030-01-01T00:00:01Z");
+    const c = msg("c", "2030-01-01T00:00:01Z");
+    expect(mergeMessages([a, c], [b, a]).map((m) => m.id)).toEqual(["b", "c", "a"]);
+  });
+
+  it("dedupes the echo of the visitor's own message", () => {
+    let s = started();
+    const m = msg("m1", "2030-01-01T00:00:01Z");
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: m } });
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: m } });
+    expect(s.messages).toEqual([m]);
+    expect(s.conversation).toMatchObject({ id: "c1", status: "open" });
+  });
+
+  it("folds a snapshot and events in any order", () => {
+    const m1 = msg("m1", "2030-01-01T00:00:01Z");
+    const m2 = msg("m2", "2030-01-01T00:00:02Z", "outgoing", "ag");
+    let s = started();
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: m2 } });
+    s = reducer(s, { type: "conversationLoaded", conversation: conversation("c1", "2030-01-01T00:00:00Z", [m1]) });
+    expect(s.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+    expect(s.conversation?.number).toBe(7);
+  });
+
+  it("keeps what the hub said when the snapshot has no conversation yet", () => {
+    let s = started();
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: msg("m1", "2030-01-01T00:00:01Z") } });
+    s = reducer(s, { type: "conversationLoaded", conversation: null });
+    expect(s.conversation?.id).toBe("c1");
+    expect(s.messages).toHaveLength(1);
+  });
+
+  it("moves to a new conversation, and ignores late events of the old one", () => {
+    let s = started();
+    s = reducer(s, { type: "conversationLoaded", conversation: conversation("old", "2030-01-01T00:00:00Z", [msg("m1", "2030-01-01T00:00:01Z")]) });
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "new", message: msg("m2", "2030-01-02T00:00:00Z") } });
+    expect(s.conversation?.id).toBe("new");
+    expect(s.messages.map((m) => m.id)).toEqual(["m2"]);
+    const late = reducer(s, { type: "messageCreated", event: { conversationId: "old", message: msg("m0", "2030-01-01T00:00:05Z") } });
+    expect(late).toBe(s);
+    const stale = reducer(s, { type: "conversationLoaded", conversation: conversation("old", "2030-01-01T00:00:00Z", []) });
+    expect(stale).toBe(s);
+  });
+
+  it("updates the status of its own conversation only", () => {
+    let s = started();
+    s = reducer(s, { type: "conversationLoaded", conversation: conversation("c1", "2030-01-01T00:00:00Z", []) });
+    expect(reducer(s, { type: "conversationUpdated", event: { id: "c2", status: "resolved" } })).toBe(s);
+    s = reducer(s, { type: "conversationUpdated", event: { id: "c1", status: "resolved" } });
+    expect(s.conversation?.status).toBe("resolved");
+  });
+});
+
+describe("sessions", () => {
+  it("a renewal keeps the conversation; a new session starts over", () => {
+    let s = started();
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: msg("m1", "2030-01-01T00:00:01Z") } });
+    s = reducer(s, { type: "error", message: "Too many requests" });
+    const renewed = reducer(s, { type: "session", reason: "renew", session: session("t2") });
+    expect(renewed.session?.token).toBe("t2");
+    expect(renewed.generation).toBe(s.generation);
+    expect(renewed.messages).toHaveLength(1);
+    expect(renewed.error).toBeNull();
+    const other = reducer(s, { type: "session", reason: "new", session: session("t3") });
+    expect(other.generation).toBe(s.generation + 1);
+    expect(other.messages).toEqual([]);
+    expect(other.conversation).toBeNull();
+  });
+
+  it("a renewal without a session yet is a start", () => {
+    const s = reducer(initialState, { type: "session", reason: "renew", session: session() });
+    expect(s.generation).toBe(1);
+  });
+});
+
+describe("typing", () => {
+  const typing = (isTyping: boolean, agentId = "a1", displayName = "Ana") => ({
+    conversationId: "c1",
+    isTyping,
+    by: "agent" as const,
+    agentId,
+    displayName,
+  });
+
+  it("shows agents typing until they stop, reply, or go quiet", () => {
+    let s = started();
+    s = reducer(s, { type: "typing", event: typing(true), now: 1000 });
+    s = reducer(s, { type: "typing", event: typing(true), now: 2000 });
+    expect(typingText(s.typing)).toBe("Ana is typing…");
+    s = reducer(s, { type: "typing", event: typing(true, "a2", "Ben"), now: 2000 });
+    expect(typingText(s.typing)).toBe("Ana and Ben are typing…");
+    s = reducer(s, { type: "typing", event: typing(false, "a2"), now: 2500 });
+    expect(typingText(s.typing)).toBe("Ana is typing…");
+
+    const replied = reducer(s, {
+      type: "messageCreated",
+      event: { conversationId: "c1", message: msg("r", "2030-01-01T00:00:01Z", "outgoing", "a1") },
+    });
+    expect(typingText(replied.typing)).toBeNull();
+
+    expect(reducer(s, { type: "typingExpired", now: 2000 + TYPING_TTL_MS - 1 })).toBe(s);
+    expect(reducer(s, { type: "typingExpired", now: 2000 + TYPING_TTL_MS }).typing).toEqual([]);
+  });
+
+  it("ignores the visitor's own typing echo", () => {
+    const s = started();
+    const event = { conversationId: "c1", isTyping: true, by: "visitor" as const, agentId: null, displayName: null };
+    expect(reducer(s, { type: "typing", event, now: 1 })).toBe(s);
+  });
+
+  it("names three or more agents collectively", () => {
+    const t = (agentId: string, displayName: string) => ({ agentId, displayName, at: 0 });
+    expect(typingText([t("1", "A"), t("2", "B"), t("3", "C")])).toBe("Several agents are typing…");
+    expect(typingText([])).toBeNull();
+  });
+});

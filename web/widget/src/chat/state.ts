@@ -1,0 +1,144 @@
+// The chat page's state lives here, in one place, and every change is a pure fold: REST
+// snapshots and hub events arrive in any order and more than once (MessageCreated also echoes
+// the visitor's own sends), so messages are merged by id and ordered by createdAt.
+
+import type { SessionReason, WidgetSession } from "@/loader/protocol";
+import type { Contact, Conversation, ConversationUpdated, Message, MessageCreated, TypingEvent } from "./types";
+
+export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "disconnected";
+
+export type ConversationInfo = Omit<Conversation, "messages" | "number"> & { number: number | null };
+
+export interface TypingAgent {
+  agentId: string;
+  displayName: string;
+  /** When the last `isTyping: true` arrived (ms). */
+  at: number;
+}
+
+export interface ChatState {
+  session: WidgetSession | null;
+  /** Bumped when another visitor or identity starts, so what belongs to a session restarts. */
+  generation: number;
+  conversation: ConversationInfo | null;
+  messages: Message[];
+  typing: TypingAgent[];
+  connection: ConnectionStatus;
+  /** Text shown to the visitor (an API `detail` or a hub error message). */
+  error: string | null;
+  contact: Contact | null;
+}
+
+export type ChatAction =
+  | { type: "session"; reason: SessionReason; session: WidgetSession }
+  | { type: "conversationLoaded"; conversation: Conversation | null }
+  | { type: "messageCreated"; event: MessageCreated }
+  | { type: "conversationUpdated"; event: ConversationUpdated }
+  | { type: "typing"; event: TypingEvent; now: number }
+  | { type: "typingExpired"; now: number }
+  | { type: "connection"; status: ConnectionStatus }
+  | { type: "error"; message: string | null }
+  | { type: "contactSaved"; contact: Contact };
+
+/** An agent who stops without saying so stops "typing" after this long. */
+export const TYPING_TTL_MS = 8000;
+
+export const initialState: ChatState = {
+  session: null,
+  generation: 0,
+  conversation: null,
+  messages: [],
+  typing: [],
+  connection: "connecting",
+  error: null,
+  contact: null,
+};
+
+function byTime(a: Message, b: Message): number {
+  return Date.parse(a.createdAt) - Date.parse(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** Union by id (the newer copy wins), ordered by createdAt then id. */
+export function mergeMessages(current: Message[], incoming: Message[]): Message[] {
+  const byId = new Map(current.map((m) => [m.id, m]));
+  for (const m of incoming) byId.set(m.id, m);
+  return [...byId.values()].sort(byTime);
+}
+
+function info(c: Conversation): ConversationInfo {
+  return { id: c.id, number: c.number, status: c.status, createdAt: c.createdAt };
+}
+
+function withoutTyping(typing: TypingAgent[], agentId: string | null): TypingAgent[] {
+  return agentId && typing.some((t) => t.agentId === agentId) ? typing.filter((t) => t.agentId !== agentId) : typing;
+}
+
+function loaded(state: ChatState, c: Conversation | null): ChatState {
+  // No open conversation on the server: keep one the hub told us about meanwhile.
+  if (!c) return state;
+  const current = state.conversation;
+  if (current && current.id !== c.id && Date.parse(current.createdAt) > Date.parse(c.createdAt)) return state;
+  if (!current || current.id !== c.id) {
+    return { ...state, conversation: info(c), messages: mergeMessages([], c.messages) };
+  }
+  return { ...state, conversation: { ...info(c) }, messages: mergeMessages(state.messages, c.messages) };
+}
+
+function created(state: ChatState, { conversationId, message }: MessageCreated): ChatState {
+  const current = state.conversation;
+  const typing = message.kind === "outgoing" ? withoutTyping(state.typing, message.authorAgentId) : state.typing;
+  if (current?.id === conversationId) {
+    return { ...state, messages: mergeMessages(state.messages, [message]), typing };
+  }
+  // A late event of an older conversation.
+  if (current && Date.parse(message.createdAt) < Date.parse(current.createdAt)) return state;
+  // The first message, or a new conversation after the last one was resolved.
+  return {
+    ...state,
+    conversation: { id: conversationId, number: null, status: "open", createdAt: message.createdAt },
+    messages: [message],
+    typing,
+  };
+}
+
+export function reducer(state: ChatState, action: ChatAction): ChatState {
+  switch (action.type) {
+    case "session":
+      if (action.reason === "renew" && state.session) return { ...state, session: action.session, error: null };
+      return { ...initialState, session: action.session, generation: state.generation + 1 };
+    case "conversationLoaded":
+      return loaded(state, action.conversation);
+    case "messageCreated":
+      return created(state, action.event);
+    case "conversationUpdated":
+      return state.conversation?.id === action.event.id
+        ? { ...state, conversation: { ...state.conversation, status: action.event.status } }
+        : state;
+    case "typing": {
+      const { by, agentId, isTyping, displayName } = action.event;
+      if (by !== "agent" || !agentId) return state;
+      const others = withoutTyping(state.typing, agentId);
+      if (!isTyping) return { ...state, typing: others };
+      return { ...state, typing: [...others, { agentId, displayName: displayName || "An agent", at: action.now }] };
+    }
+    case "typingExpired": {
+      const typing = state.typing.filter((t) => action.now - t.at < TYPING_TTL_MS);
+      return typing.length === state.typing.length ? state : { ...state, typing };
+    }
+    case "connection":
+      return state.connection === action.status ? state : { ...state, connection: action.status };
+    case "error":
+      return state.error === action.message ? state : { ...state, error: action.message };
+    case "contactSaved":
+      return { ...state, contact: action.contact };
+  }
+}
+
+/** "Ana is typing…", "Ana and Ben are typing…", or null. */
+export function typingText(typing: TypingAgent[]): string | null {
+  const names = [...new Set(typing.map((t) => t.displayName))];
+  if (names.length === 0) return null;
+  if (names.length === 1) return `${names[0]} is typing…`;
+  if (names.length === 2) return `${names[0]} and ${names[1]} are typing…`;
+  return "Several agents are typing…";
+}

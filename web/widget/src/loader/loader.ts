@@ -1,0 +1,258 @@
+// The script customers embed on their pages:
+//   <script src="https://WIDGET_HOST/widget.js" data-site-key="swk_..." async></script>
+// It adds a launcher button and, on first open, an iframe with the chat page (/chat on the
+// widget's own origin). It creates the visitor session itself because the API checks the
+// browser's Origin against the workspace's allowed origins: the request must come from the
+// customer's page. The token then goes to the iframe by postMessage, addressed to the widget's
+// exact origin. The visitor id lives in the widget origin's storage (the iframe's); only when
+// the browser denies the iframe its storage (third-party storage blocked) does the loader keep
+// it in the page's own localStorage, under one namespaced key. One global only (`SupportDesk`). It draws in a shadow root with CSSOM styles, so
+// the page's CSS does not leak in and a strict style-src CSP does not block it.
+
+import { NETWORK_DETAIL, problemOf } from "../lib/problem";
+import {
+  envelope,
+  fromExpected,
+  parseFromWidget,
+  parseIdentity,
+  type FromLoader,
+  type Identity,
+  type SessionReason,
+} from "./protocol";
+
+// Wrapped around this file by the widget server at request time (render.ts), from its own
+// NEXT_PUBLIC_API_URL: one build serves any install, and nothing secret is ever in here.
+declare const __SUPPORTDESK__: { apiUrl: string };
+
+interface Api {
+  identify(identity: Identity): void;
+  open(): void;
+  close(): void;
+}
+/** Calls queued by a page before this script ran: `window.SupportDesk = {q: [["identify", {...}]]}`. */
+type Stub = { q?: unknown; loaded?: boolean };
+
+const Z = "2147483000";
+const DEFAULT_COLOR = "#1f6feb";
+const CHAT_ICON = "M20 2H4a2 2 0 0 0-2 2v18l4-4h14a2 2 0 0 0 2-2V4a2 2 0 0 0-2-2z";
+const CLOSE_ICON =
+  "M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z";
+
+function css(el: HTMLElement | SVGElement, styles: Record<string, string>) {
+  Object.assign(el.style, styles);
+}
+
+function pageStorage<T>(act: (storage: Storage) => T): T | null {
+  try {
+    return act(localStorage);
+  } catch {
+    return null; // storage blocked here too: a new visitor per page load
+  }
+}
+
+function start() {
+  const w = window as unknown as { SupportDesk?: Stub & Partial<Api> };
+  const stub = w.SupportDesk;
+  if (stub?.loaded) return; // the script is on the page twice
+
+  const script = (document.currentScript ??
+    document.querySelector("script[data-site-key][src*='/widget.js']")) as HTMLScriptElement | null;
+  const siteKey = script?.dataset.siteKey;
+  if (!script || !siteKey) {
+    console.error("SupportDesk: the widget's <script> tag needs a data-site-key attribute");
+    return;
+  }
+  const widgetOrigin = new URL(script.src, location.href).origin;
+  const sessionsUrl = `${__SUPPORTDESK__.apiUrl}/widget/v1/sessions`;
+  // A phone, or a window as narrow as one. screen.width too: a page without a viewport meta tag
+  // lays out 980 px wide even on a phone.
+  const isPhone = () => Math.min(innerWidth, screen.width) <= 480;
+
+  let frame: HTMLIFrameElement | null = null;
+  let isOpen = false;
+  let visitorId: string | null = null;
+  let identity: Identity | null = null;
+  let handshakeDone = false;
+  /** The iframe cannot store the visitor id: keep it in this page's storage. */
+  let keepHere = false;
+  const pageKey = `supportdesk.visitor:${siteKey}`;
+  let requests = 0;
+  let newPending = false;
+
+  const host = document.createElement("div");
+  host.setAttribute("data-supportdesk", "");
+  css(host, { all: "initial" });
+  const root = host.attachShadow({ mode: "open" });
+
+  const button = document.createElement("button");
+  button.type = "button";
+  // No `all: initial` here: the browser's own focus ring must stay. The host's reset already
+  // stops inherited page styles, and the shadow root stops page selectors.
+  css(button, {
+    position: "fixed",
+    margin: "0",
+    padding: "0",
+    border: "0",
+    right: "20px",
+    bottom: "20px",
+    width: "56px",
+    height: "56px",
+    borderRadius: "50%",
+    background: DEFAULT_COLOR,
+    color: "#fff",
+    cursor: "pointer",
+    display: "flex",
+    alignItems: "center",
+    justifyContent: "center",
+    boxShadow: "0 4px 16px rgba(0,0,0,.25)",
+    zIndex: Z,
+  });
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "26");
+  svg.setAttribute("height", "26");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const icon = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  icon.setAttribute("fill", "currentColor");
+  svg.append(icon);
+  button.append(svg);
+  button.addEventListener("click", () => setOpen(!isOpen));
+  root.append(button);
+
+  function layout() {
+    const full = isPhone();
+    button.setAttribute("aria-expanded", String(isOpen));
+    button.setAttribute("aria-label", isOpen ? "Close chat" : "Open chat");
+    icon.setAttribute("d", isOpen ? CLOSE_ICON : CHAT_ICON);
+    // On a phone the open chat covers the screen; its own "Minimize chat" button closes it.
+    button.style.display = isOpen && full ? "none" : "flex";
+    if (!frame) return;
+    css(frame, {
+      display: isOpen ? "block" : "none",
+      top: full ? "0" : "auto",
+      left: full ? "0" : "auto",
+      right: full ? "0" : "20px",
+      bottom: full ? "0" : "88px",
+      width: full ? "100%" : "380px",
+      height: full ? "100%" : "600px",
+      maxWidth: full ? "none" : "calc(100vw - 40px)",
+      maxHeight: full ? "none" : "calc(100vh - 108px)",
+      borderRadius: full ? "0" : "12px",
+    });
+  }
+
+  function createFrame(): HTMLIFrameElement {
+    const f = document.createElement("iframe");
+    f.id = "supportdesk-chat";
+    f.title = "Chat";
+    f.src = `${widgetOrigin}/chat`;
+    css(f, {
+      position: "fixed",
+      border: "0",
+      background: "#fff",
+      colorScheme: "normal",
+      boxShadow: "0 8px 32px rgba(0,0,0,.25)",
+      zIndex: Z,
+    });
+    button.setAttribute("aria-controls", f.id);
+    root.append(f);
+    return f;
+  }
+
+  function setOpen(open: boolean) {
+    isOpen = open;
+    if (open && !frame) frame = createFrame();
+    layout();
+    if (open) frame?.focus();
+  }
+
+  function post(message: FromLoader) {
+    frame?.contentWindow?.postMessage(envelope(message), widgetOrigin);
+  }
+
+  /** Creates a session for the current visitor and identity, and hands it to the iframe. */
+  async function createSession(asked: SessionReason) {
+    // A renewal asked while a new (identified) session is on its way must still start over.
+    if (asked === "new") newPending = true;
+    const mine = ++requests;
+    let message: FromLoader;
+    try {
+      const response = await fetch(sessionsUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        credentials: "omit",
+        body: JSON.stringify({ siteKey, visitorId: visitorId ?? undefined, identity: identity ?? undefined }),
+      });
+      const reason: SessionReason = newPending ? "new" : asked;
+      if (response.ok) {
+        const session = await response.json();
+        if (mine !== requests) return;
+        if (typeof session?.visitorId === "string") {
+          visitorId = session.visitorId;
+          if (keepHere) pageStorage((s) => s.setItem(pageKey, session.visitorId));
+        }
+        const color = session?.workspace?.branding?.color;
+        if (typeof color === "string" && /^#[0-9a-f]{6}$/i.test(color)) button.style.background = color;
+        message = { type: "session", reason, session };
+      } else {
+        message = { type: "session-error", reason, ...(await problemOf(response)) };
+      }
+    } catch {
+      message = { type: "session-error", reason: newPending ? "new" : asked, status: 0, detail: NETWORK_DETAIL, retryAfter: null };
+    }
+    if (mine !== requests) return; // a later request (e.g. identify) supersedes this one
+    newPending = false;
+    post(message);
+  }
+
+  addEventListener("message", (event) => {
+    if (!frame || !fromExpected(event, frame.contentWindow, widgetOrigin)) return;
+    const m = parseFromWidget(event.data);
+    if (m?.type === "ready") {
+      post({ type: "hello", siteKey });
+    } else if (m?.type === "visitor") {
+      keepHere = !m.stored;
+      visitorId = m.visitorId ?? (keepHere ? pageStorage((s) => s.getItem(pageKey)) : null) ?? visitorId;
+      handshakeDone = true;
+      void createSession("new");
+    } else if (m?.type === "renew") {
+      if (handshakeDone) void createSession("renew");
+    } else if (m?.type === "close") {
+      setOpen(false);
+      button.focus();
+    }
+  });
+  addEventListener("resize", layout);
+
+  const api: Api & Stub = {
+    loaded: true,
+    identify(value: Identity) {
+      const parsed = parseIdentity(value);
+      if (!parsed) {
+        console.error("SupportDesk.identify expects {externalId, email?, name?, hash}");
+        return;
+      }
+      identity = parsed;
+      // Before the chat was opened, the first session will carry the identity.
+      if (handshakeDone) void createSession("new");
+    },
+    open: () => setOpen(true),
+    close: () => setOpen(false),
+  };
+  w.SupportDesk = api;
+  if (Array.isArray(stub?.q)) {
+    for (const call of stub.q) {
+      if (Array.isArray(call) && (call[0] === "identify" || call[0] === "open" || call[0] === "close")) {
+        api[call[0] as keyof Api](call[1]);
+      }
+    }
+  }
+
+  layout();
+  const mount = () => document.body.append(host);
+  if (document.body) mount();
+  else document.addEventListener("DOMContentLoaded", mount);
+}
+
+start();
