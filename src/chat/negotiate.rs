@@ -30,6 +30,8 @@ use crate::widget::visitor::Visitor;
 
 use super::connection;
 
+/// Hub connections one widget visitor may hold open on one replica (their open tabs).
+pub const MAX_CONNECTIONS_PER_VISITOR: usize = 5;
 /// Inbound messages (records) larger than this close the connection.
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
 /// What a connection reads from its socket at a time (records are far smaller).
@@ -196,6 +198,13 @@ pub async fn connect(
         }
         Participant::Visitor(visitor) => {
             Visitor::of_connection(&state, visitor).await?;
+            // A visitor's tabs, not a script's loop: one token cannot fill the workspace's
+            // share of visitor connections.
+            if state.hub.registry.visitor_connections(visitor) >= MAX_CONNECTIONS_PER_VISITOR {
+                return Err(Error::TooManyRequests {
+                    retry_after: std::time::Duration::from_secs(30),
+                });
+            }
         }
     }
     let limit = state.settings.application.hub_max_connections_per_workspace;

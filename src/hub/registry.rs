@@ -289,6 +289,17 @@ impl Registry {
         })
     }
 
+    /// Connections of this visitor (contact) open on this replica.
+    pub fn visitor_connections(&self, visitor: &VisitorIdentity) -> usize {
+        self.read().get(&visitor.workspace_id).map_or(0, |c| {
+            c.values()
+                .filter(|e| {
+                    matches!(&e.who, Participant::Visitor(v) if v.contact_id == visitor.contact_id)
+                })
+                .count()
+        })
+    }
+
     /// Connections of the workspace open on this replica, of the kind `like` holds: agents
     /// and visitors are counted apart, so visitors cannot crowd the team out.
     pub fn workspace_connections(&self, like: &Participant) -> usize {

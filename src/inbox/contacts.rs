@@ -18,7 +18,8 @@ pub struct Contact {
     pub id: Uuid,
     /// Null until someone tells us.
     pub name: Option<String>,
-    /// Null for a chat widget visitor who has not given one.
+    /// Null for a chat widget visitor who has not given one. A visitor's own word for it
+    /// (unverified) is shown here too, but never finds this contact by email.
     pub email: Option<String>,
 }
 

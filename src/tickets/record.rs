@@ -89,7 +89,7 @@ impl FromRow<'_, PgRow> for Ticket {
 const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.priority,
                        t.assignee_id, t.conversation_id, t.created_at, t.updated_at,
                        t.resolved_at, ct.id AS requester_id, ct.name AS requester_name,
-                       ct.email AS requester_email";
+                       coalesce(ct.email, ct.claimed_email) AS requester_email";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ListFilter {

@@ -33,6 +33,11 @@ const CONVERSATIONS: Quota = Quota {
     limit: 6,
     window: Duration::from_secs(12 * 3600),
 };
+/// Times one visitor may change their contact details.
+pub const CONTACT_CHANGES: Quota = Quota {
+    limit: 10,
+    window: Duration::from_secs(3600),
+};
 /// The newest messages a visitor's widget loads.
 const HISTORY: i64 = 200;
 
@@ -67,7 +72,8 @@ pub struct VisitorConversation {
     pub messages: Vec<VisitorMessage>,
 }
 
-async fn limit(state: &AppState, what: &str, visitor: &Visitor, quota: Quota) -> Result<()> {
+/// Counts one `what` of the visitor against `quota`; 429 over it.
+pub async fn limit(state: &AppState, what: &str, visitor: &Visitor, quota: Quota) -> Result<()> {
     let key = format!(
         "widget:{what}:{}:{}",
         visitor.workspace_id, visitor.contact_id
@@ -88,6 +94,23 @@ async fn open_conversation(
         "SELECT id, number, status, created_at FROM {schema}.conversations
           WHERE contact_id = $1 AND status <> 'resolved'
           ORDER BY created_at DESC LIMIT 1",
+    ))
+    .bind(contact_id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// [`open_conversation`]'s id, locked: an agent resolving it meanwhile waits for the
+/// message, or went first and the message opens a new conversation.
+async fn lock_open_conversation(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact_id: Uuid,
+) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar(schema.sql(
+        "SELECT id FROM {schema}.conversations
+          WHERE contact_id = $1 AND status <> 'resolved'
+          ORDER BY created_at DESC LIMIT 1 FOR UPDATE",
     ))
     .bind(contact_id)
     .fetch_optional(conn)
@@ -144,7 +167,6 @@ pub async fn conversation(
 /// conversation, opening one (unassigned, in the inbox) when there is none.
 pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Posted> {
     let body = text::required(body, BODY_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
-    limit(state, "messages", visitor, MESSAGES).await?;
     let mut tx = VisitorTx::begin(state, &visitor.schema).await?;
     let (conn, schema) = tx.parts();
     // The contact's row lock makes one visitor's racing first messages open one conversation.
@@ -158,15 +180,19 @@ pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Pos
             "this visitor no longer exists; start a new session",
         ));
     }
-    let (conversation_id, created) =
-        match open_conversation(&mut *conn, schema, visitor.contact_id).await? {
-            Some(open) => (open.id, false),
-            None => {
-                limit(state, "conversations", visitor, CONVERSATIONS).await?;
-                let id = record::insert(&mut *conn, schema, visitor.contact_id, None, None).await?;
-                (id, true)
-            }
-        };
+    let open = lock_open_conversation(&mut *conn, schema, visitor.contact_id).await?;
+    // The conversation limit first: a message refused for it does not count as sent.
+    if open.is_none() {
+        limit(state, "conversations", visitor, CONVERSATIONS).await?;
+    }
+    limit(state, "messages", visitor, MESSAGES).await?;
+    let (conversation_id, created) = match open {
+        Some(id) => (id, false),
+        None => {
+            let id = record::insert(&mut *conn, schema, visitor.contact_id, None, None).await?;
+            (id, true)
+        }
+    };
     let added = messages::add(
         &mut *conn,
         schema,

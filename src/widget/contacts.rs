@@ -1,8 +1,13 @@
 //! Visitors as contacts: an anonymous visitor is one contact per visitor id (minted here,
 //! never taken from the client), an identified one a contact per external id. A visitor
 //! reads only their own contact's conversations, so how a session maps to a contact is the
-//! widget's access control: an unverified identity never takes over a contact that a
-//! verified one made, nor one an agent created by email.
+//! widget's access control:
+//!
+//! - an email from a visitor (the contact form, or an identity: its signature covers the
+//!   external id only) is kept as `claimed_email`, which never finds a contact, so no claim
+//!   routes an agent's conversation with that address into a visitor's widget;
+//! - an unverified identity never takes over a contact that a verified one made;
+//! - a visitor id the API did not mint for this workspace names nothing.
 
 use serde::Deserialize;
 use sqlx::PgConnection;
@@ -11,7 +16,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::email_address::EmailAddress;
-use crate::error::{Error, FieldChecks, OnConstraint, Result};
+use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::contacts::{Contact, NAME_MAX_CHARS};
 
 const EXTERNAL_ID_MAX_CHARS: usize = 255;
@@ -72,6 +77,23 @@ pub fn name(value: Option<String>) -> Result<Option<String>, String> {
     }
 }
 
+/// The columns of a [`Contact`] as a visitor's statements return it.
+const CONTACT: &str = "id, name, coalesce(email, claimed_email) AS email";
+
+/// The anonymous contact of a visitor id this workspace minted, if any.
+pub async fn known_visitor(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    visitor_id: Uuid,
+) -> Result<Option<Contact>> {
+    Ok(sqlx::query_as(schema.sql(&format!(
+        "SELECT {CONTACT} FROM {{schema}}.contacts WHERE visitor_id = $1"
+    )))
+    .bind(visitor_id)
+    .fetch_optional(conn)
+    .await?)
+}
+
 /// The anonymous visitor's contact, made when `visitor_id` is new (or absent, or unknown
 /// here); with the visitor id the browser keeps from now on.
 pub async fn anonymous(
@@ -79,127 +101,72 @@ pub async fn anonymous(
     schema: &TenantSchema,
     visitor_id: Option<Uuid>,
 ) -> Result<(Contact, Uuid)> {
-    if let Some(visitor_id) = visitor_id {
-        let known: Option<Contact> = sqlx::query_as(
-            schema.sql("SELECT id, name, email FROM {schema}.contacts WHERE visitor_id = $1"),
-        )
-        .bind(visitor_id)
-        .fetch_optional(&mut *conn)
-        .await?;
-        if let Some(contact) = known {
-            return Ok((contact, visitor_id));
-        }
+    if let Some(visitor_id) = visitor_id
+        && let Some(contact) = known_visitor(&mut *conn, schema, visitor_id).await?
+    {
+        return Ok((contact, visitor_id));
     }
     let visitor_id = Uuid::new_v4();
-    let contact =
-        sqlx::query_as(schema.sql(
-            "INSERT INTO {schema}.contacts (visitor_id) VALUES ($1) RETURNING id, name, email",
-        ))
-        .bind(visitor_id)
-        .fetch_one(conn)
-        .await?;
+    let contact = sqlx::query_as(schema.sql(&format!(
+        "INSERT INTO {{schema}}.contacts (visitor_id) VALUES ($1) RETURNING {CONTACT}"
+    )))
+    .bind(visitor_id)
+    .fetch_one(conn)
+    .await?;
     Ok((contact, visitor_id))
 }
 
-/// The identified visitor's contact. `verified`: the identity carried a valid HMAC.
+/// The identified visitor's contact, made on first sight of its external id. `verified`: the
+/// identity carried a valid HMAC. A contact a verified identity made refuses an unverified
+/// one. The name and email the identity carries are kept (the email as a claim).
 ///
-/// - A contact with the external id: it, unless it was verified and this identity is not.
-/// - Else, when verified, the contact an agent made with the same email takes the id.
-/// - Else a new contact; its email only if no other contact has it (an unverified identity
-///   must not borrow someone's address).
-///
-/// The anonymous contact of the same browser (`visitor_id`) hands its conversations over, so
-/// a visitor who signs in mid-chat keeps the thread.
+/// `anonymous_visitor`: the same browser's anonymous contact (a visitor id this workspace
+/// minted), whose conversations are handed over, so a visitor who signs in mid-chat keeps
+/// the thread.
 pub async fn identified(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     identity: &Identity,
     verified: bool,
-    visitor_id: Option<Uuid>,
+    anonymous_visitor: Option<Uuid>,
 ) -> Result<Contact> {
-    let email = identity.email.as_ref().map(EmailAddress::as_str);
-    let known: Option<(Uuid, bool)> = sqlx::query_as(schema.sql(
+    // Racing first sessions of one identity: one insert wins, both then read the same row.
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.contacts (external_id, identity_verified) VALUES ($1, $2)
+         ON CONFLICT (external_id) DO NOTHING",
+    ))
+    .bind(&identity.external_id)
+    .bind(verified)
+    .execute(&mut *conn)
+    .await?;
+    let (id, was_verified): (Uuid, bool) = sqlx::query_as(schema.sql(
         "SELECT id, identity_verified FROM {schema}.contacts WHERE external_id = $1 FOR UPDATE",
     ))
     .bind(&identity.external_id)
-    .fetch_optional(&mut *conn)
+    .fetch_one(&mut *conn)
     .await?;
-    let contact: Contact = match known {
-        Some((_, true)) if !verified => {
-            return Err(Error::Unauthorized(
-                "this visitor's identity must be verified: send its hash",
-            ));
-        }
-        Some((id, _)) => {
-            sqlx::query_as(schema.sql(
-                "UPDATE {schema}.contacts AS c
-                    SET name = coalesce($2, c.name),
-                        email = CASE WHEN $3::text IS NOT NULL AND NOT EXISTS
-                                       (SELECT 1 FROM {schema}.contacts o
-                                         WHERE o.email = $3 AND o.id <> c.id)
-                                     THEN $3 ELSE c.email END,
-                        identity_verified = c.identity_verified OR $4,
-                        updated_at = now()
-                  WHERE c.id = $1
-                  RETURNING id, name, email",
-            ))
-            .bind(id)
-            .bind(&identity.name)
-            .bind(email)
-            .bind(verified)
-            .fetch_one(&mut *conn)
-            .await?
-        }
-        None => {
-            let claimed: Option<Contact> = if verified && email.is_some() {
-                sqlx::query_as(schema.sql(
-                    "UPDATE {schema}.contacts
-                        SET external_id = $1, identity_verified = true,
-                            name = coalesce(name, $3), updated_at = now()
-                      WHERE email = $2 AND external_id IS NULL AND visitor_id IS NULL
-                      RETURNING id, name, email",
-                ))
-                .bind(&identity.external_id)
-                .bind(email)
-                .bind(&identity.name)
-                .fetch_optional(&mut *conn)
-                .await?
-            } else {
-                None
-            };
-            match claimed {
-                Some(contact) => contact,
-                None => sqlx::query_as(schema.sql(
-                    "INSERT INTO {schema}.contacts (external_id, email, name, identity_verified)
-                     VALUES ($1,
-                             CASE WHEN NOT EXISTS (SELECT 1 FROM {schema}.contacts WHERE email = $2)
-                                  THEN $2 END,
-                             $3, $4)
-                     RETURNING id, name, email",
-                ))
-                .bind(&identity.external_id)
-                .bind(email)
-                .bind(&identity.name)
-                .bind(verified)
-                .fetch_one(&mut *conn)
-                .await
-                .on_constraint("contacts_external_id_key", busy)
-                .on_constraint("contacts_email_key", busy)?,
-            }
-        }
-    };
-    if let Some(visitor_id) = visitor_id {
+    if was_verified && !verified {
+        return Err(Error::Unauthorized(
+            "this visitor's identity must be verified: send its hash",
+        ));
+    }
+    let contact: Contact = sqlx::query_as(schema.sql(&format!(
+        "UPDATE {{schema}}.contacts
+            SET name = coalesce($2, name), claimed_email = coalesce($3, claimed_email),
+                identity_verified = identity_verified OR $4, updated_at = now()
+          WHERE id = $1
+          RETURNING {CONTACT}"
+    )))
+    .bind(id)
+    .bind(&identity.name)
+    .bind(identity.email.as_ref().map(EmailAddress::as_str))
+    .bind(verified)
+    .fetch_one(&mut *conn)
+    .await?;
+    if let Some(visitor_id) = anonymous_visitor {
         hand_over(conn, schema, visitor_id, contact.id).await?;
     }
     Ok(contact)
-}
-
-/// Two sessions for one new identity raced; the loser's client simply tries again.
-fn busy() -> Error {
-    Error::conflict(
-        "identity_busy",
-        "this visitor is being set up by another request; try again",
-    )
 }
 
 /// Moves the anonymous contact's conversations and tickets to `to`.
@@ -224,9 +191,8 @@ async fn hand_over(
     Ok(())
 }
 
-/// The visitor tells us their email or name (`POST /widget/v1/contact`). An email another
-/// contact already has is not taken over: it would let a visitor read into that contact's
-/// conversations later; it is refused with a 409 instead.
+/// The visitor tells us their email or name (`POST /widget/v1/contact`), for replies by
+/// email. The email is a claim: shown to agents, never a way to find the contact.
 pub async fn update(
     conn: &mut PgConnection,
     schema: &TenantSchema,
@@ -234,22 +200,17 @@ pub async fn update(
     email: Option<&EmailAddress>,
     name: Option<&str>,
 ) -> Result<Contact> {
-    sqlx::query_as(schema.sql(
-        "UPDATE {schema}.contacts
-            SET email = coalesce($2, email), name = coalesce($3, name), updated_at = now()
+    sqlx::query_as(schema.sql(&format!(
+        "UPDATE {{schema}}.contacts
+            SET claimed_email = coalesce($2, claimed_email), name = coalesce($3, name),
+                updated_at = now()
           WHERE id = $1
-          RETURNING id, name, email",
-    ))
+          RETURNING {CONTACT}"
+    )))
     .bind(contact_id)
     .bind(email.map(EmailAddress::as_str))
     .bind(name)
     .fetch_optional(conn)
-    .await
-    .on_constraint("contacts_email_key", || {
-        Error::conflict(
-            "email_in_use",
-            "this email belongs to another contact of this workspace; we will reply to it by email",
-        )
-    })?
+    .await?
     .ok_or(Error::NotFound("contact"))
 }

@@ -88,7 +88,9 @@ pub async fn send(
     Ok((StatusCode::CREATED, AppJson(posted)))
 }
 
-/// Tell us how to reach you: an email (and name) for replies by email.
+/// Tell us how to reach you: an email (and name) for replies by email. The email is the
+/// visitor's word: agents see it, but it never links the visitor to the contact an agent
+/// knows by that address.
 #[utoipa::path(
     post, path = "/widget/v1/contact", tag = "widget",
     security(("visitor" = [])),
@@ -99,7 +101,7 @@ pub async fn send(
             body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
             body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The email belongs to another contact (`email_in_use`)",
+        (status = 429, description = "Too many changes from this visitor; see Retry-After",
             body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -123,6 +125,7 @@ pub async fn contact(
             "send an email, a name, or both",
         ));
     }
+    actions::limit(&state, "contact", &visitor, actions::CONTACT_CHANGES).await?;
     let mut tx = VisitorTx::begin(&state, &visitor.schema).await?;
     let (conn, schema) = tx.parts();
     let updated = contacts::update(

@@ -164,10 +164,16 @@ pub async fn create(
     let (contact, visitor_id) = match &identity {
         None => contacts::anonymous(&mut *conn, schema, request.visitor_id).await?,
         Some(identity) => {
+            // The browser's visitor id, when this workspace minted it (else a new one).
+            let known = match request.visitor_id {
+                Some(id) => contacts::known_visitor(&mut *conn, schema, id)
+                    .await?
+                    .map(|_| id),
+                None => None,
+            };
             let contact =
-                contacts::identified(&mut *conn, schema, identity, verified, request.visitor_id)
-                    .await?;
-            (contact, request.visitor_id.unwrap_or_else(Uuid::new_v4))
+                contacts::identified(&mut *conn, schema, identity, verified, known).await?;
+            (contact, known.unwrap_or_else(Uuid::new_v4))
         }
     };
     let Json(branding): Json<Branding> =

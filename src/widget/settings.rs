@@ -67,16 +67,21 @@ struct Row {
     has_secret: bool,
 }
 
-impl From<Row> for WidgetSettings {
-    fn from(row: Row) -> Self {
-        Self {
-            site_key: SiteKey::parse(&row.site_key).unwrap_or_else(SiteKey::generate),
+impl TryFrom<Row> for WidgetSettings {
+    type Error = Error;
+
+    fn try_from(row: Row) -> Result<Self> {
+        // The table's check keeps every stored key in the form `SiteKey` parses.
+        let site_key = SiteKey::parse(&row.site_key)
+            .ok_or_else(|| Error::Internal(anyhow::anyhow!("a stored site key is malformed")))?;
+        Ok(Self {
+            site_key,
             allowed_origins: row.allowed_origins,
             identity_verification: IdentityVerification {
                 enabled: row.identity_verification,
                 has_secret: row.has_secret,
             },
-        }
+        })
     }
 }
 
@@ -128,7 +133,9 @@ async fn ensure(conn: &mut PgConnection, workspace_id: Uuid, for_update: bool) -
 pub async fn get(State(state): State<AppState>, actor: Actor) -> Result<AppJson<WidgetSettings>> {
     let mut conn = state.db.acquire().await?;
     Ok(AppJson(
-        ensure(&mut conn, actor.workspace_id, false).await?.into(),
+        ensure(&mut conn, actor.workspace_id, false)
+            .await?
+            .try_into()?,
     ))
 }
 
@@ -175,7 +182,7 @@ pub async fn update(
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(AppJson(row.into()))
+    Ok(AppJson(row.try_into()?))
 }
 
 /// Checks and normalises the list; every problem at once.

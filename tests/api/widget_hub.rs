@@ -158,8 +158,26 @@ async fn visitor_negotiation_is_bounded_like_an_agents() {
     let response = app.negotiate(Some(&api_key)).await;
     assert_problem(response, StatusCode::FORBIDDEN, "api_key_not_allowed").await;
 
+    // A visitor's tabs, not a script's loop: five connections at most.
+    let mut tabs = Vec::new();
+    for _ in 0..5 {
+        tabs.push(app.hub(&visitor.token).await);
+    }
+    let token = app.connection_token(&visitor.token).await;
+    let refused = app
+        .client
+        .get(app.url(&format!("/hubs/chat?id={token}")))
+        .header("connection", "upgrade")
+        .header("upgrade", "websocket")
+        .header("sec-websocket-version", "13")
+        .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .send()
+        .await
+        .unwrap();
+    assert_problem(refused, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+
     // A deleted workspace closes its visitors' connections for good.
-    let mut widget = app.hub(&visitor.token).await;
+    let mut widget = tabs.remove(0);
     app.delete_workspace(&owner).await;
     let close = widget.close_message().await;
     assert_eq!(close["allowReconnect"], false, "{close}");

@@ -263,6 +263,46 @@ async fn identified_visitors_are_verified_by_hmac() {
 }
 
 #[tokio::test]
+async fn an_identity_cannot_reach_a_contact_by_the_email_it_carries() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-email-takeover").await;
+    let agent = app.owner_agent(&owner).await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let secret = app.identity_secret(&owner).await;
+    let victim = app
+        .start_conversation(
+            &agent.token,
+            "victim@example.org",
+            "Your invoice is attached",
+        )
+        .await;
+
+    // A real user of the customer's site, validly signed, naming someone else's address.
+    let signed = json!({"externalId": "attacker", "email": "victim@example.org",
+        "hash": signature(&secret, "attacker")});
+    let attacker = app
+        .visitor_with(&json!({"siteKey": site_key, "identity": signed}))
+        .await;
+    assert_eq!(app.visitor_conversation(&attacker).await, Value::Null);
+    let own = app.visitor_said(&attacker, "hello").await;
+    assert_ne!(own.to_string(), victim["id"].as_str().unwrap());
+    assert!(
+        !app.visitor_conversation(&attacker)
+            .await
+            .to_string()
+            .contains("invoice")
+    );
+
+    // A made-up visitor id is replaced, and hands nothing over.
+    let made_up = uuid::Uuid::new_v4().to_string();
+    let identified = app
+        .visitor_with(&json!({"siteKey": site_key, "visitorId": made_up,
+            "identity": {"externalId": "other-user"}}))
+        .await;
+    assert_ne!(identified.visitor_id, made_up);
+}
+
+#[tokio::test]
 async fn an_anonymous_visitor_who_signs_in_keeps_the_thread() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("widget-handover").await;

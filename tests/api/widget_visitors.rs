@@ -238,17 +238,70 @@ async fn a_visitor_leaves_an_email_for_replies() {
             .await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
     }
-    // An address another contact has is not taken over.
-    app.start_conversation(&agent.token, "gina@example.org", "Hello Gina")
+    // The email is the visitor's word: it never links them to the contact an agent knows by
+    // that address, so an agent's conversation with it never reaches their widget.
+    let claimer = app.visitor(&site_key, None).await;
+    let claim = json!({"email": "gina@example.org"});
+    app.json_ok(
+        Method::POST,
+        "/widget/v1/contact",
+        &claim,
+        &claimer.token,
+        StatusCode::OK,
+    )
+    .await;
+    let with_gina = app
+        .start_conversation(
+            &agent.token,
+            "gina@example.org",
+            "Hello Gina, about your refund",
+        )
         .await;
-    let other = app.visitor(&site_key, None).await;
+    assert_ne!(with_gina["contact"]["id"], Value::Null);
+    assert_eq!(app.visitor_conversation(&claimer).await, Value::Null);
+    let own = app.visitor_said(&claimer, "Hi, it is Gina").await;
+    assert_ne!(own.to_string(), with_gina["id"].as_str().unwrap());
+    let thread = app.visitor_conversation(&claimer).await;
+    assert!(!thread.to_string().contains("refund"), "{thread}");
+
+    // Changing details is limited (10 an hour).
+    for i in 0..9 {
+        let body = json!({"name": format!("Gina {i}")});
+        app.json_ok(
+            Method::POST,
+            "/widget/v1/contact",
+            &body,
+            &claimer.token,
+            StatusCode::OK,
+        )
+        .await;
+    }
     let response = app
         .send(
             Method::POST,
             "/widget/v1/contact",
-            Some(&json!({"email": "gina@example.org"})),
-            Some(&other.token),
+            Some(&json!({"name": "again"})),
+            Some(&claimer.token),
         )
         .await;
-    assert_problem(response, StatusCode::CONFLICT, "email_in_use").await;
+    assert_problem(response, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+}
+
+#[tokio::test]
+async fn racing_first_messages_open_one_conversation() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-race").await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let visitor = app.visitor(&site_key, None).await;
+    let sends =
+        (0..8).map(|i| app.visitor_says(&visitor, if i % 2 == 0 { "hello" } else { "anyone?" }));
+    let mut conversations = std::collections::BTreeSet::new();
+    for response in futures::future::join_all(sends).await {
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let posted: Value = response.json().await.unwrap();
+        conversations.insert(posted["conversationId"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(conversations.len(), 1, "{conversations:?}");
+    let thread = app.visitor_conversation(&visitor).await;
+    assert_eq!(thread["messages"].as_array().unwrap().len(), 8);
 }
