@@ -21,7 +21,7 @@ use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
 use utoipa::OpenApi;
-use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
+use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::Problem;
@@ -35,21 +35,26 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Every route of the API, with its OpenAPI description. Everything under `/api` sits
-/// behind the authorization layer (`authz`), per route group.
+/// behind the authorization layer (`authz`), per route group; each group of routes answers
+/// the browser origins that may call it (`crate::cors`).
 pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(health::healthz))
+    let people = OpenApiRouter::new()
         .merge(crate::auth::router())
         .merge(crate::workspaces::router(state))
         .merge(crate::agents::router(state))
         .merge(crate::invitations::router(state))
         .merge(crate::api_keys::router(state))
         .merge(crate::workspace_settings::router(state))
+        .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
         .merge(crate::tickets::router(state))
         .merge(crate::canned_responses::router(state))
+        .layer(crate::cors::dashboard(&state.settings.application));
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::healthz))
+        .merge(people)
         .merge(crate::chat::router(state))
-        .merge(crate::widget::router(state))
+        .merge(crate::widget::visitor_router(state))
 }
 
 pub fn router(state: AppState) -> Router {
@@ -68,7 +73,7 @@ pub fn router(state: AppState) -> Router {
             }),
         )
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::map_response(method_not_allowed_problem))
         .layer(
             ServiceBuilder::new()
                 .layer(SetSensitiveRequestHeadersLayer::new([
@@ -175,25 +180,27 @@ async fn not_found() -> Response {
     Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource").into_response()
 }
 
-/// `routes` answering other methods 405 themselves, for routes behind a CORS layer. The
-/// router-wide 405 (`method_not_allowed_fallback`, set last) replaces the fallbacks left at
-/// their default, and the replacement sits outside any layer: a CORS preflight (`OPTIONS`)
-/// would get that 405 instead of the layer's answer.
-pub fn cross_origin<S>(routes: UtoipaMethodRouter<S>) -> UtoipaMethodRouter<S>
-where
-    S: Clone + Send + Sync + 'static,
-{
-    let (schemas, paths, router) = routes;
-    (schemas, paths, router.fallback(method_not_allowed))
-}
-
-async fn method_not_allowed() -> Response {
-    Problem::new(
+/// axum answers a method a route lacks with a bare 405 (and its `Allow`); this gives it our
+/// problem body. A layer over the answer rather than `method_not_allowed_fallback`: that
+/// handler would stand in for each route's own 405 outside the route's layers, so a CORS
+/// preflight (`OPTIONS`) would get a 405 instead of reaching the route's CORS layer.
+async fn method_not_allowed_problem(response: Response) -> Response {
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED
+        || response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return response;
+    }
+    let allow = response.headers().get(header::ALLOW).cloned();
+    let mut problem = Problem::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
         "this resource does not support that method",
     )
-    .into_response()
+    .into_response();
+    if let Some(allow) = allow {
+        problem.headers_mut().insert(header::ALLOW, allow);
+    }
+    problem
 }
 
 fn panic_response(_panic: Box<dyn Any + Send + 'static>) -> Response {

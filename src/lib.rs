@@ -12,6 +12,7 @@ pub mod canned_responses;
 pub mod chat;
 pub mod cli;
 pub mod conversations;
+pub mod cors;
 pub mod credentials;
 pub mod email_address;
 pub mod error;

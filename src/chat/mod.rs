@@ -17,50 +17,18 @@ pub mod lifecycle;
 pub mod methods;
 pub mod negotiate;
 
-use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::routing::get;
-use tower_http::cors::{AllowOrigin, CorsLayer};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::http::cross_origin;
 use crate::state::AppState;
 
 /// Negotiate authenticates itself: agents with a workspace token, widget visitors with a
 /// visitor token, which no `/api` rule accepts. So does the WebSocket request (connection
 /// token or Authorization).
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    let application = &state.settings.application;
-    let origins = [
-        Some(application.app_url.as_str()),
-        application.widget_url.as_deref(),
-    ];
     OpenApiRouter::new()
-        .routes(cross_origin(routes!(negotiate::negotiate)))
-        .layer(negotiate_cors(origins.into_iter().flatten()))
+        .routes(routes!(negotiate::negotiate))
+        .layer(crate::cors::negotiate(&state.settings.application))
         .route("/hubs/chat", get(negotiate::connect))
-}
-
-/// The origin of a configured address (`APP_URL`, `WIDGET_URL`), as browsers send it.
-pub fn origin_of(url: &str) -> Option<HeaderValue> {
-    url::Url::parse(url)
-        .ok()
-        .map(|u| u.origin().ascii_serialization())
-        .and_then(|o| HeaderValue::from_str(&o).ok())
-}
-
-/// Browsers negotiate across origins: the dashboard's (`APP_URL`) and the widget's
-/// (`WIDGET_URL`) may, with the headers the official client sends. Credentials are allowed as
-/// the client asks for them, though ours travel in `Authorization`, never in cookies.
-fn negotiate_cors<'a>(urls: impl Iterator<Item = &'a str>) -> CorsLayer {
-    CorsLayer::new()
-        .allow_origin(AllowOrigin::list(urls.filter_map(origin_of)))
-        .allow_credentials(true)
-        .allow_methods([Method::POST])
-        .allow_headers([
-            header::AUTHORIZATION,
-            header::CONTENT_TYPE,
-            HeaderName::from_static("x-requested-with"),
-            HeaderName::from_static("x-signalr-user-agent"),
-        ])
 }

@@ -18,49 +18,34 @@ pub mod settings;
 pub mod site_key;
 pub mod visitor;
 
-use axum::http::{HeaderName, Method, header};
-use tower_http::cors::{AllowOrigin, CorsLayer};
+use tower_http::cors::AllowOrigin;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::authz::{Permission, RequireExt, Rule};
-use crate::http::cross_origin;
+use crate::cors;
 use crate::state::AppState;
 
-pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
-    let owner = OpenApiRouter::new()
+/// The Owner's settings, among the routes people call (`crate::cors::dashboard`).
+pub fn owner_router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .routes(routes!(settings::get, settings::update))
         .routes(routes!(settings::regenerate_site_key))
         .routes(routes!(settings::regenerate_identity_secret))
-        .require(state, Rule::members(Permission::ManageSettings));
-    let sessions = OpenApiRouter::new()
-        .routes(cross_origin(routes!(sessions::create)))
-        .layer(cors(sessions::allowed_origins(state)));
-    let widget_origin = state
-        .settings
-        .application
-        .widget_url
-        .as_deref()
-        .and_then(crate::chat::origin_of);
-    let visitor = OpenApiRouter::new()
-        .routes(cross_origin(routes!(routes::conversation)))
-        .routes(cross_origin(routes!(routes::send)))
-        .routes(cross_origin(routes!(routes::contact)))
-        .layer(cors(AllowOrigin::list(widget_origin)));
-    owner.merge(sessions).merge(visitor)
+        .require(state, Rule::members(Permission::ManageSettings))
 }
 
-/// Visitors' browsers call across origins; credentials travel in `Authorization`, never in
-/// cookies. A 429's `Retry-After` is readable by the widget.
-fn cors(origins: AllowOrigin) -> CorsLayer {
-    CorsLayer::new()
-        .allow_origin(origins)
-        .allow_methods([Method::GET, Method::POST])
-        .allow_headers([
-            header::AUTHORIZATION,
-            header::CONTENT_TYPE,
-            HeaderName::from_static("x-requested-with"),
-        ])
-        .expose_headers([header::RETRY_AFTER])
-        .max_age(std::time::Duration::from_secs(600))
+/// What visitors' browsers call: sessions from the customer's page, the rest from the widget
+/// app's origin.
+pub fn visitor_router(state: &AppState) -> OpenApiRouter<AppState> {
+    let sessions = OpenApiRouter::new()
+        .routes(routes!(sessions::create))
+        .layer(cors::widget(sessions::allowed_origins(state)));
+    let widget_origin = cors::widget_origin(&state.settings.application);
+    let visitor = OpenApiRouter::new()
+        .routes(routes!(routes::conversation))
+        .routes(routes!(routes::send))
+        .routes(routes!(routes::contact))
+        .layer(cors::widget(AllowOrigin::list(widget_origin)));
+    sessions.merge(visitor)
 }

@@ -99,3 +99,82 @@ async fn every_response_carries_a_request_id_and_keeps_a_given_one() {
         .unwrap();
     assert_eq!(response.headers()["x-request-id"], "trace-me-123");
 }
+
+#[tokio::test]
+async fn the_dashboards_origins_may_call_the_api_from_browsers() {
+    let app = crate::helpers::spawn_app_with(&[(
+        "CORS_ALLOWED_ORIGINS",
+        "https://staging.desk.test, http://localhost:3100",
+    )])
+    .await;
+    let preflight = |path: &'static str, origin: &'static str, method: &'static str| {
+        app.client
+            .request(reqwest::Method::OPTIONS, app.url(path))
+            .header("origin", origin)
+            .header("access-control-request-method", method)
+            .header(
+                "access-control-request-headers",
+                "authorization,content-type",
+            )
+            .send()
+    };
+    let allowed = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get("access-control-allow-origin")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    for (path, method) in [
+        ("/auth/login", "POST"),
+        ("/auth/me", "GET"),
+        ("/workspaces", "POST"),
+        ("/api/conversations", "GET"),
+        (
+            "/api/agents/00000000-0000-0000-0000-000000000000/role",
+            "PUT",
+        ),
+        ("/api/settings/widget", "PATCH"),
+        ("/api/workspace", "DELETE"),
+        ("/hubs/chat/negotiate", "POST"),
+    ] {
+        for origin in [
+            "http://desk.test",
+            "https://staging.desk.test",
+            "http://localhost:3100",
+        ] {
+            let response = preflight(path, origin, method).await.unwrap();
+            assert!(
+                response.status().is_success(),
+                "{path} from {origin}: {response:?}"
+            );
+            assert_eq!(
+                allowed(&response).as_deref(),
+                Some(origin),
+                "{path} from {origin}"
+            );
+        }
+        for origin in ["https://evil.example", "http://widget.test"] {
+            if path == "/hubs/chat/negotiate" && origin == "http://widget.test" {
+                continue;
+            }
+            let response = preflight(path, origin, method).await.unwrap();
+            assert_eq!(allowed(&response), None, "{path} from {origin}");
+        }
+    }
+    // An actual answer, an error included, is readable by the dashboard, with Retry-After.
+    let response = app
+        .client
+        .get(app.url("/auth/me"))
+        .header("origin", "http://desk.test")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(allowed(&response).as_deref(), Some("http://desk.test"));
+    let exposed = response.headers()["access-control-expose-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(exposed.contains("retry-after"), "{exposed}");
+}

@@ -65,6 +65,18 @@ pub struct ApplicationSettings {
     /// call the visitor routes (`/widget/v1/*`) and the hub's negotiate from browsers.
     /// `http://localhost:3001` in Development; unset elsewhere means no browser may.
     pub widget_url: Option<String>,
+    /// `CORS_ALLOWED_ORIGINS` (comma separated): browser origins besides `APP_URL`'s that may
+    /// call the API as the dashboard does (another dashboard host, a staging one).
+    pub cors_allowed_origins: Vec<String>,
+}
+
+/// A browser origin as browsers send it (`scheme://host[:port]`, lower case, no default port).
+pub fn origin_of(url: &str) -> Result<String, String> {
+    let parsed = url::Url::parse(url.trim()).map_err(|_| format!("{url:?} is not a URL"))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(format!("{url:?} is not an http or https origin"));
+    }
+    Ok(parsed.origin().ascii_serialization())
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -79,6 +91,7 @@ pub(super) struct Raw {
     workspace_creates_per_hour: Option<String>,
     hub_max_connections_per_workspace: Option<String>,
     widget_url: Option<String>,
+    cors_allowed_origins: Option<String>,
 }
 
 impl ApplicationSettings {
@@ -122,6 +135,16 @@ impl ApplicationSettings {
             return Err(invalid("WIDGET_URL", "must start with http:// or https://"));
         }
         let widget_url = widget_url.map(|url| url.trim_end_matches('/').to_owned());
+        let cors_allowed_origins = raw
+            .cors_allowed_origins
+            .as_deref()
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(origin_of)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid("CORS_ALLOWED_ORIGINS", e))?;
 
         let trusted_proxies = TrustedProxies::parse(raw.trusted_proxies.as_deref().unwrap_or(""))
             .map_err(|e| invalid("TRUSTED_PROXIES", e))?;
@@ -169,6 +192,7 @@ impl ApplicationSettings {
             workspace_creates_per_hour,
             hub_max_connections_per_workspace,
             widget_url,
+            cors_allowed_origins,
         })
     }
 }

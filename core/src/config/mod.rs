@@ -24,7 +24,7 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
-pub use self::application::{ApplicationSettings, TrustedProxies};
+pub use self::application::{ApplicationSettings, TrustedProxies, origin_of};
 pub use self::database::{DatabaseSettings, PoolTuning, Pooler};
 pub use self::email::{EmailSettings, MailTransport};
 pub use self::redis::RedisSettings;
@@ -333,6 +333,30 @@ mod tests {
         let mut pairs = base();
         pairs.push(("WIDGET_URL", "chat.example.com"));
         assert!(load(&pairs).is_err());
+    }
+
+    #[test]
+    fn cors_allowed_origins_are_origins() {
+        assert!(
+            load(&base())
+                .unwrap()
+                .application
+                .cors_allowed_origins
+                .is_empty()
+        );
+        let mut pairs = base();
+        pairs.push((
+            "CORS_ALLOWED_ORIGINS",
+            " https://Staging.Example.com/ , http://localhost:3100",
+        ));
+        assert_eq!(
+            load(&pairs).unwrap().application.cors_allowed_origins,
+            ["https://staging.example.com", "http://localhost:3100"]
+        );
+        let mut pairs = base();
+        pairs.push(("CORS_ALLOWED_ORIGINS", "staging.example.com"));
+        let err = load(&pairs).unwrap_err().to_string();
+        assert!(err.contains("CORS_ALLOWED_ORIGINS"), "{err}");
     }
 
     #[test]

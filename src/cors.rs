@@ -1,0 +1,91 @@
+//! Which browser origins may call which routes. Every credential travels in
+//! `Authorization`, never in a cookie, so a page of another origin gains nothing from a
+//! visitor's browser that it could not send itself: CORS here decides which web apps may
+//! read the answers, not who is authenticated.
+//!
+//! - The dashboard's routes (everything people call): the origin of `APP_URL`, and
+//!   `CORS_ALLOWED_ORIGINS`.
+//! - The widget's visitor routes: the widget app's origin (`WIDGET_URL`).
+//! - The hub's negotiate: both.
+//! - Widget sessions: origins some workspace allows (`widget::sessions::allowed_origins`).
+
+use std::time::Duration;
+
+use axum::http::{HeaderName, HeaderValue, Method, header};
+use supportdesk_core::config::ApplicationSettings;
+use supportdesk_core::config::origin_of;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// Browsers may cache a preflight's answer this long.
+const MAX_AGE: Duration = Duration::from_secs(600);
+
+fn header_value(origin: &str) -> Option<HeaderValue> {
+    HeaderValue::from_str(origin).ok()
+}
+
+/// The dashboard's origins: `APP_URL`'s and `CORS_ALLOWED_ORIGINS`.
+pub fn dashboard_origins(application: &ApplicationSettings) -> Vec<HeaderValue> {
+    let app = origin_of(&application.app_url).ok();
+    app.iter()
+        .chain(&application.cors_allowed_origins)
+        .filter_map(|o| header_value(o))
+        .collect()
+}
+
+/// The widget app's origin (`WIDGET_URL`), when configured.
+pub fn widget_origin(application: &ApplicationSettings) -> Option<HeaderValue> {
+    application
+        .widget_url
+        .as_deref()
+        .and_then(|url| origin_of(url).ok())
+        .and_then(|o| header_value(&o))
+}
+
+/// The routes people call from the dashboard.
+pub fn dashboard(application: &ApplicationSettings) -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::list(dashboard_origins(application)))
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+        .expose_headers([header::RETRY_AFTER, HeaderName::from_static("x-request-id")])
+        .max_age(MAX_AGE)
+}
+
+/// The widget's visitor routes (and its sessions, with `origins` of their own).
+pub fn widget(origins: AllowOrigin) -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(origins)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            HeaderName::from_static("x-requested-with"),
+        ])
+        .expose_headers([header::RETRY_AFTER])
+        .max_age(MAX_AGE)
+}
+
+/// The hub's negotiate, for the dashboard and the widget, with the headers the official
+/// SignalR client sends. It asks for credentials (`withCredentials`), which are allowed
+/// though ours never travel in cookies.
+pub fn negotiate(application: &ApplicationSettings) -> CorsLayer {
+    let mut origins = dashboard_origins(application);
+    origins.extend(widget_origin(application));
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::list(origins))
+        .allow_credentials(true)
+        .allow_methods([Method::POST])
+        .allow_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            HeaderName::from_static("x-requested-with"),
+            HeaderName::from_static("x-signalr-user-agent"),
+        ])
+        .max_age(MAX_AGE)
+}
