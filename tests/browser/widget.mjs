@@ -105,6 +105,17 @@ async function openChat(page) {
   return chat;
 }
 
+/** Own property names of a page's window, less frame indices ("0" for an iframe). */
+async function windowNames(page) {
+  const names = await page.evaluate(() => Object.getOwnPropertyNames(window));
+  return names.filter((n) => !/^\d+$/.test(n));
+}
+
+/** The chat iframe as a Playwright Frame, to evaluate script in. */
+async function chatWindow(page) {
+  return (await page.locator('iframe[title="Chat"]').elementHandle()).contentFrame();
+}
+
 async function send(chat, text, how = "click") {
   const box = chat.getByRole("textbox", { name: "Message" });
   await box.fill(text);
@@ -135,6 +146,19 @@ try {
   assert.equal(await page.evaluate(() => typeof window.SupportDesk?.identify), "function");
   await page.screenshot({ path: shot("1-launcher-closed.png") });
   step("the loader added the launcher and window.SupportDesk to the host page");
+
+  // A blank page on the host's origin (served by the browser itself) is the baseline.
+  const blank = await desktop.newPage();
+  const blankUrl = new URL("/__blank", cfg.host).href;
+  await blank.route(blankUrl, (route) =>
+    route.fulfill({ contentType: "text/html", body: "<!doctype html><title>blank</title>" }),
+  );
+  await blank.goto(blankUrl);
+  const baseline = new Set(await windowNames(blank));
+  await blank.close();
+  const added = (await windowNames(page)).filter((n) => !baseline.has(n));
+  assert.deepEqual(added, ["SupportDesk"], "the loader adds one global to the host page");
+  step("exactly one new global on the host page: SupportDesk");
 
   let chat = await openChat(page);
   await page.screenshot({ path: shot("2-chat-open.png") });
@@ -169,6 +193,14 @@ try {
   console.log(`latency_ms=${Math.round(toAgent + toVisitor)}`);
   await page.screenshot({ path: shot("3-conversation-reply.png") });
   step("the visitor sees the agent's reply, with the agent's name, without a reload");
+
+  const markup = '<img src=x onerror="window.__xss=1">';
+  await send(chat, markup);
+  await agent.messageCreated("the visitor's markup-like message", (p) => p.message.body === markup);
+  await chat.getByRole("log").getByText(markup, { exact: true }).waitFor();
+  assert.equal(await chat.getByRole("log").locator("img").count(), 0, "the message made no element");
+  assert.equal(await (await chatWindow(page)).evaluate(() => typeof window.__xss), "undefined");
+  step("a message that looks like HTML is shown as literal text, and runs nothing (window.__xss stays undefined)");
 
   await page.reload();
   chat = await openChat(page);

@@ -14,6 +14,7 @@ pub mod pgbouncer;
 pub mod process;
 pub mod redis_server;
 pub mod smtp_sink;
+pub mod web;
 
 use std::collections::HashMap;
 

@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
 import { lookOf } from "./branding";
 import { typingText, type ConnectionStatus } from "./state";
+import { secondsLeft } from "./timing";
 import type { Message } from "./types";
 import { useChat, type Chat } from "./useChat";
 
@@ -27,7 +28,8 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
 
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
-      if (event.key === "Escape") close();
+      // Escape while composing (IME) cancels the composition, not the chat.
+      if (event.key === "Escape" && !event.isComposing) close();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -54,7 +56,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
   }
 
   const look = lookOf(state.session);
-  const online = state.session.agentsOnline;
+  const online = state.agentsOnline;
   const typing = typingText(state.typing);
   const brand = { "--brand": look.color, "--brand-text": look.textColor } as CSSProperties;
 
@@ -124,14 +126,41 @@ function MessageLog({ messages }: { messages: Message[] }) {
   );
 }
 
+/** Seconds until `until`, counted down once a second (0 when not blocked). */
+function useSecondsLeft(until: number | null): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (until === null) return;
+    const tick = () => {
+      const now = Date.now();
+      setNow(now);
+      if (now >= until) clearInterval(timer);
+    };
+    const timer = setInterval(tick, 1000);
+    const first = setTimeout(tick, 0); // at once: `now` may be from long ago
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
+  }, [until]);
+  return secondsLeft(until, now);
+}
+
 function Composer({ chat }: { chat: Chat }) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
+  const box = useRef<HTMLTextAreaElement>(null);
+  const wait = useSecondsLeft(chat.state.blockedUntil);
+
+  // The loader opened the chat: straight to the message box.
+  useEffect(() => {
+    if (chat.opened > 0) box.current?.focus();
+  }, [chat.opened]);
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const body = draft.trim();
-    if (!body || sending) return;
+    if (!body || sending || wait > 0) return;
     setSending(true);
     const sent = await chat.send(body);
     setSending(false);
@@ -147,27 +176,35 @@ function Composer({ chat }: { chat: Chat }) {
   }
 
   return (
-    <form className="composer" onSubmit={submit}>
-      <label htmlFor="message" className="visually-hidden">
-        Message
-      </label>
-      <textarea
-        id="message"
-        name="message"
-        rows={2}
-        maxLength={MAX_BODY}
-        placeholder="Write a message…"
-        value={draft}
-        onChange={(e) => {
-          setDraft(e.target.value);
-          if (e.target.value) chat.typing();
-        }}
-        onKeyDown={onKeyDown}
-      />
-      <button type="submit" disabled={sending || !draft.trim()}>
-        Send
-      </button>
-    </form>
+    <>
+      {wait > 0 && (
+        <p className="wait">
+          You can send again in {wait} s.
+        </p>
+      )}
+      <form className="composer" onSubmit={submit}>
+        <label htmlFor="message" className="visually-hidden">
+          Message
+        </label>
+        <textarea
+          ref={box}
+          id="message"
+          name="message"
+          rows={2}
+          maxLength={MAX_BODY}
+          placeholder="Write a message…"
+          value={draft}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            if (e.target.value) chat.typing();
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <button type="submit" disabled={sending || wait > 0 || !draft.trim()}>
+          Send
+        </button>
+      </form>
+    </>
   );
 }
 

@@ -11,8 +11,10 @@ describe("branding", () => {
     expect(textOn(DEFAULT_COLOR)).toBe("#ffffff");
   });
 
-  it("shows http(s) logos only", () => {
+  it("shows https logos only", () => {
     expect(imageUrl("https://cdn.example/logo.png")).toBe("https://cdn.example/logo.png");
+    expect(imageUrl("http://cdn.example/logo.png")).toBeNull();
+    expect(imageUrl("data:image/svg+xml,<svg/>")).toBeNull();
     expect(imageUrl("javascript:alert(1)")).toBeNull();
     expect(imageUrl("not a url")).toBeNull();
   });

@@ -1,5 +1,5 @@
 // The workspace's branding comes from its owners, through the API: use it only in shapes that
-// cannot break the page (a checked colour, an http(s) image URL), with readable text on it.
+// cannot break the page (a checked colour, an https image URL), with readable text on it.
 
 import type { WidgetSession } from "@/loader/protocol";
 
@@ -21,11 +21,12 @@ export function textOn(hex: string): "#ffffff" | "#111111" {
   return 1.05 / (l + 0.05) >= (l + 0.05) / 0.057 ? "#ffffff" : "#111111";
 }
 
+/** https only: a plain-http logo would be mixed content on an https widget (and is unencrypted). */
 export function imageUrl(url: string | null): string | null {
   if (!url) return null;
   try {
     const parsed = new URL(url);
-    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+    return parsed.protocol === "https:" ? parsed.href : null;
   } catch {
     return null;
   }

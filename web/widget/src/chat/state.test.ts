@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { WidgetSession } from "@/loader/protocol";
-import { initialState, mergeMessages, reducer, TYPING_TTL_MS, typingText, type ChatState } from "./state";
+import { initialState, mergeMessages, reducer, sentMessage, TYPING_TTL_MS, typingText, type ChatState } from "./state";
 import type { Conversation, Message } from "./types";
 
-const session = (token = "t1"): WidgetSession => ({
+const session = (token = "t1", agentsOnline = true): WidgetSession => ({
   token,
   visitorId: "v1",
   expiresAt: "2030-01-01T01:00:00Z",
   workspace: { name: "Acme", branding: { name: null, color: null, logoUrl: null, widgetGreeting: null } },
-  agentsOnline: true,
+  agentsOnline,
 });
 
 const msg = (id: string, at: string, kind: Message["kind"] = "incoming", agent: string | null = null): Message => ({
@@ -52,7 +52,7 @@ describe("messages", () => {
     const m2 = msg("m2", "2030-01-01T00:00:02Z", "outgoing", "ag");
     let s = started();
     s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: m2 } });
-    s = reducer(s, { type: "conversationLoaded", conversation: conversation("c1", "2030-01-01T00:00:00Z", [m1]) });
+    s = reducer(s, { type: "conversationLoaded", requestedAt: 0, conversation: conversation("c1", "2030-01-01T00:00:00Z", [m1]) });
     expect(s.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
     expect(s.conversation?.number).toBe(7);
   });
@@ -60,29 +60,107 @@ describe("messages", () => {
   it("keeps what the hub said when the snapshot has no conversation yet", () => {
     let s = started();
     s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: msg("m1", "2030-01-01T00:00:01Z") } });
-    s = reducer(s, { type: "conversationLoaded", conversation: null });
+    s = reducer(s, { type: "conversationLoaded", conversation: null, requestedAt: 0 });
     expect(s.conversation?.id).toBe("c1");
     expect(s.messages).toHaveLength(1);
   });
 
   it("moves to a new conversation, and ignores late events of the old one", () => {
     let s = started();
-    s = reducer(s, { type: "conversationLoaded", conversation: conversation("old", "2030-01-01T00:00:00Z", [msg("m1", "2030-01-01T00:00:01Z")]) });
+    s = reducer(s, { type: "conversationLoaded", requestedAt: 0, conversation: conversation("old", "2030-01-01T00:00:00Z", [msg("m1", "2030-01-01T00:00:01Z")]) });
     s = reducer(s, { type: "messageCreated", event: { conversationId: "new", message: msg("m2", "2030-01-02T00:00:00Z") } });
     expect(s.conversation?.id).toBe("new");
     expect(s.messages.map((m) => m.id)).toEqual(["m2"]);
     const late = reducer(s, { type: "messageCreated", event: { conversationId: "old", message: msg("m0", "2030-01-01T00:00:05Z") } });
     expect(late).toBe(s);
-    const stale = reducer(s, { type: "conversationLoaded", conversation: conversation("old", "2030-01-01T00:00:00Z", []) });
+    const stale = reducer(s, { type: "conversationLoaded", requestedAt: 0, conversation: conversation("old", "2030-01-01T00:00:00Z", []) });
     expect(stale).toBe(s);
   });
 
   it("updates the status of its own conversation only", () => {
     let s = started();
-    s = reducer(s, { type: "conversationLoaded", conversation: conversation("c1", "2030-01-01T00:00:00Z", []) });
-    expect(reducer(s, { type: "conversationUpdated", event: { id: "c2", status: "resolved" } })).toBe(s);
-    s = reducer(s, { type: "conversationUpdated", event: { id: "c1", status: "resolved" } });
+    s = reducer(s, { type: "conversationLoaded", requestedAt: 0, conversation: conversation("c1", "2030-01-01T00:00:00Z", []) });
+    expect(reducer(s, { type: "conversationUpdated", event: { id: "c2", status: "resolved" }, at: 1 })).toBe(s);
+    s = reducer(s, { type: "conversationUpdated", event: { id: "c1", status: "resolved" }, at: 1 });
     expect(s.conversation?.status).toBe("resolved");
+  });
+});
+
+describe("a snapshot against live status", () => {
+  const c1 = (status: Conversation["status"]) => ({ ...conversation("c1", "2030-01-01T00:00:00Z", []), status });
+  const live = () => {
+    let s = reducer(started(), { type: "conversationLoaded", conversation: c1("open"), requestedAt: 100 });
+    s = reducer(s, { type: "conversationUpdated", event: { id: "c1", status: "resolved" }, at: 200 });
+    return s;
+  };
+
+  it("keeps the hub's newer status over a snapshot requested before it", () => {
+    const s = reducer(live(), { type: "conversationLoaded", conversation: c1("open"), requestedAt: 150 });
+    expect(s.conversation?.status).toBe("resolved");
+    // ...and still merges the snapshot's messages.
+    const withMessages = reducer(live(), {
+      type: "conversationLoaded",
+      conversation: { ...c1("open"), messages: [msg("m1", "2030-01-01T00:00:01Z")] },
+      requestedAt: 150,
+    });
+    expect(withMessages.messages.map((m) => m.id)).toEqual(["m1"]);
+    expect(withMessages.conversation?.status).toBe("resolved");
+  });
+
+  it("takes the status of a snapshot requested after it", () => {
+    const s = reducer(live(), { type: "conversationLoaded", conversation: c1("pending"), requestedAt: 250 });
+    expect(s.conversation?.status).toBe("pending");
+  });
+});
+
+describe("sending", () => {
+  it("is blocked until a time, and a new visitor starts unblocked", () => {
+    let s = reducer(started(), { type: "blocked", until: 5000 });
+    expect(s.blockedUntil).toBe(5000);
+    s = reducer(s, { type: "session", reason: "renew", session: session("t2") });
+    expect(s.blockedUntil).toBe(5000);
+    s = reducer(s, { type: "session", reason: "new", session: session("t3") });
+    expect(s.blockedUntil).toBeNull();
+  });
+
+  it("finds a send that arrived although its answer was lost", () => {
+    const before = msg("m1", "2030-01-01T00:00:01Z");
+    const known = new Set([before.id]);
+    const same = { ...msg("m2", "2030-01-01T00:00:02Z"), body: "Hello there" };
+    const c = conversation("c1", "2030-01-01T00:00:00Z", [before, same]);
+    expect(sentMessage(c, " Hello there ", known)).toBe(same);
+    expect(sentMessage(c, "Something else", known)).toBeNull();
+    // Already there before the send: an earlier message with the same words, not this one.
+    expect(sentMessage(c, "Hello there", new Set(["m1", "m2"]))).toBeNull();
+    // An agent's message with the same words is not the visitor's.
+    const agents = conversation("c1", "2030-01-01T00:00:00Z", [{ ...same, kind: "outgoing" }]);
+    expect(sentMessage(agents, "Hello there", known)).toBeNull();
+    expect(sentMessage(null, "Hello there", known)).toBeNull();
+  });
+});
+
+describe("agents online", () => {
+  const offline = () => reducer(initialState, { type: "session", reason: "new", session: session("t1", false) });
+
+  it("follows each session, and flips on when an agent writes or types", () => {
+    expect(offline().agentsOnline).toBe(false);
+    const wrote = reducer(offline(), {
+      type: "messageCreated",
+      event: { conversationId: "c1", message: msg("r", "2030-01-01T00:00:01Z", "outgoing", "a1") },
+    });
+    expect(wrote.agentsOnline).toBe(true);
+    const typed = reducer(offline(), {
+      type: "typing",
+      event: { conversationId: "c1", isTyping: true, by: "agent", agentId: "a1", displayName: "Ana" },
+      now: 1,
+    });
+    expect(typed.agentsOnline).toBe(true);
+    expect(reducer(typed, { type: "session", reason: "renew", session: session("t2", false) }).agentsOnline).toBe(false);
+  });
+
+  it("stays off for the visitor's own messages", () => {
+    const s = reducer(offline(), { type: "messageCreated", event: { conversationId: "c1", message: msg("m", "2030-01-01T00:00:01Z") } });
+    expect(s.agentsOnline).toBe(false);
   });
 });
 

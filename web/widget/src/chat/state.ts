@@ -7,7 +7,11 @@ import type { Contact, Conversation, ConversationUpdated, Message, MessageCreate
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "disconnected";
 
-export type ConversationInfo = Omit<Conversation, "messages" | "number"> & { number: number | null };
+export type ConversationInfo = Omit<Conversation, "messages" | "number"> & {
+  number: number | null;
+  /** When (local ms) the hub last told its status; a snapshot requested before then is older. */
+  statusAt?: number;
+};
 
 export interface TypingAgent {
   agentId: string;
@@ -23,7 +27,11 @@ export interface ChatState {
   conversation: ConversationInfo | null;
   messages: Message[];
   typing: TypingAgent[];
+  /** From the session (each renewal re-checks it); an agent writing or typing proves it. */
+  agentsOnline: boolean;
   connection: ConnectionStatus;
+  /** Rate limited: no sending before this time (local ms). */
+  blockedUntil: number | null;
   /** Text shown to the visitor (an API `detail` or a hub error message). */
   error: string | null;
   contact: Contact | null;
@@ -31,13 +39,16 @@ export interface ChatState {
 
 export type ChatAction =
   | { type: "session"; reason: SessionReason; session: WidgetSession }
-  | { type: "conversationLoaded"; conversation: Conversation | null }
+  /** `requestedAt`: when the GET started (local ms). */
+  | { type: "conversationLoaded"; conversation: Conversation | null; requestedAt: number }
   | { type: "messageCreated"; event: MessageCreated }
-  | { type: "conversationUpdated"; event: ConversationUpdated }
+  /** `at`: when the hub event arrived (local ms). */
+  | { type: "conversationUpdated"; event: ConversationUpdated; at: number }
   | { type: "typing"; event: TypingEvent; now: number }
   | { type: "typingExpired"; now: number }
   | { type: "connection"; status: ConnectionStatus }
   | { type: "error"; message: string | null }
+  | { type: "blocked"; until: number | null }
   | { type: "contactSaved"; contact: Contact };
 
 /** An agent who stops without saying so stops "typing" after this long. */
@@ -49,7 +60,9 @@ export const initialState: ChatState = {
   conversation: null,
   messages: [],
   typing: [],
+  agentsOnline: false,
   connection: "connecting",
+  blockedUntil: null,
   error: null,
   contact: null,
 };
@@ -73,7 +86,7 @@ function withoutTyping(typing: TypingAgent[], agentId: string | null): TypingAge
   return agentId && typing.some((t) => t.agentId === agentId) ? typing.filter((t) => t.agentId !== agentId) : typing;
 }
 
-function loaded(state: ChatState, c: Conversation | null): ChatState {
+function loaded(state: ChatState, c: Conversation | null, requestedAt: number): ChatState {
   // No open conversation on the server: keep one the hub told us about meanwhile.
   if (!c) return state;
   const current = state.conversation;
@@ -81,14 +94,19 @@ function loaded(state: ChatState, c: Conversation | null): ChatState {
   if (!current || current.id !== c.id) {
     return { ...state, conversation: info(c), messages: mergeMessages([], c.messages) };
   }
-  return { ...state, conversation: { ...info(c) }, messages: mergeMessages(state.messages, c.messages) };
+  // The hub told a status after this snapshot was asked for: the snapshot's is older.
+  const live = current.statusAt !== undefined && current.statusAt >= requestedAt;
+  const conversation = live ? { ...info(c), status: current.status, statusAt: current.statusAt } : info(c);
+  return { ...state, conversation, messages: mergeMessages(state.messages, c.messages) };
 }
 
 function created(state: ChatState, { conversationId, message }: MessageCreated): ChatState {
   const current = state.conversation;
-  const typing = message.kind === "outgoing" ? withoutTyping(state.typing, message.authorAgentId) : state.typing;
+  const byAgent = message.kind === "outgoing";
+  const typing = byAgent ? withoutTyping(state.typing, message.authorAgentId) : state.typing;
+  const agentsOnline = state.agentsOnline || (byAgent && message.authorAgentId !== null);
   if (current?.id === conversationId) {
-    return { ...state, messages: mergeMessages(state.messages, [message]), typing };
+    return { ...state, messages: mergeMessages(state.messages, [message]), typing, agentsOnline };
   }
   // A late event of an older conversation.
   if (current && Date.parse(message.createdAt) < Date.parse(current.createdAt)) return state;
@@ -98,28 +116,40 @@ function created(state: ChatState, { conversationId, message }: MessageCreated):
     conversation: { id: conversationId, number: null, status: "open", createdAt: message.createdAt },
     messages: [message],
     typing,
+    agentsOnline,
   };
 }
 
 export function reducer(state: ChatState, action: ChatAction): ChatState {
   switch (action.type) {
     case "session":
-      if (action.reason === "renew" && state.session) return { ...state, session: action.session, error: null };
-      return { ...initialState, session: action.session, generation: state.generation + 1 };
+      if (action.reason === "renew" && state.session) {
+        return { ...state, session: action.session, agentsOnline: action.session.agentsOnline, error: null };
+      }
+      return {
+        ...initialState,
+        session: action.session,
+        agentsOnline: action.session.agentsOnline,
+        generation: state.generation + 1,
+      };
     case "conversationLoaded":
-      return loaded(state, action.conversation);
+      return loaded(state, action.conversation, action.requestedAt);
     case "messageCreated":
       return created(state, action.event);
     case "conversationUpdated":
       return state.conversation?.id === action.event.id
-        ? { ...state, conversation: { ...state.conversation, status: action.event.status } }
+        ? { ...state, conversation: { ...state.conversation, status: action.event.status, statusAt: action.at } }
         : state;
     case "typing": {
       const { by, agentId, isTyping, displayName } = action.event;
       if (by !== "agent" || !agentId) return state;
       const others = withoutTyping(state.typing, agentId);
       if (!isTyping) return { ...state, typing: others };
-      return { ...state, typing: [...others, { agentId, displayName: displayName || "An agent", at: action.now }] };
+      return {
+        ...state,
+        typing: [...others, { agentId, displayName: displayName || "An agent", at: action.now }],
+        agentsOnline: true,
+      };
     }
     case "typingExpired": {
       const typing = state.typing.filter((t) => action.now - t.at < TYPING_TTL_MS);
@@ -129,9 +159,20 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
       return state.connection === action.status ? state : { ...state, connection: action.status };
     case "error":
       return state.error === action.message ? state : { ...state, error: action.message };
+    case "blocked":
+      return { ...state, blockedUntil: action.until };
     case "contactSaved":
       return { ...state, contact: action.contact };
   }
+}
+
+/**
+ * The visitor's message with this body that is not among the ids `known` before the send began:
+ * proof that a send whose answer was lost (the connection dropped) arrived all the same.
+ */
+export function sentMessage(conversation: Conversation | null, body: string, known: Set<string>): Message | null {
+  const text = body.trim();
+  return conversation?.messages.find((m) => m.kind === "incoming" && !known.has(m.id) && m.body.trim() === text) ?? null;
 }
 
 /** "Ana is typing…", "Ana and Ben are typing…", or null. */

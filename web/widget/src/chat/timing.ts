@@ -1,23 +1,52 @@
 // When to renew the visitor token and how long to wait between retries. Visitor tokens live one
 // hour; the page asks the loader for a fresh session a little before expiry (5 minutes, or a
 // fifth of a shorter lifetime), so background-tab timer throttling cannot make it late.
+// The device's clock may be wrong by hours: the lifetime is read from the token itself
+// (exp - iat) and counted from when the session arrived, never compared with `expiresAt`.
+
+import { ApiError } from "./api";
 
 const MINUTE = 60_000;
 export const RENEW_MARGIN_MS = 5 * MINUTE;
+/** Never renew sooner than this after a session arrived, whatever the token says. */
+export const MIN_RENEW_DELAY_MS = MINUTE;
+/** At most one renewal request a minute, whatever asks for it (timer, 401s, reconnects, retries). */
+export const RENEW_THROTTLE_MS = MINUTE;
 /** Retries of a failed session request when the API gave no Retry-After. */
 export const DEFAULT_RETRY_MS = 30_000;
 const HUB_RETRIES_MS = [0, 1000, 2000, 5000, 10_000, 30_000];
 
-/** Milliseconds from `now` until the page should ask for a fresh token; 0 if already due. */
-export function renewalDelay(expiresAt: string, now: number): number {
-  const left = Date.parse(expiresAt) - now;
-  if (!Number.isFinite(left) || left <= 0) return 0;
-  return Math.max(0, Math.round(left - Math.min(RENEW_MARGIN_MS, left / 5)));
+/**
+ * Milliseconds from issue to expiry (`exp - iat`), read from the JWT's payload; null when it
+ * cannot be read. Not verified: the API checks the token, this only decides when to renew it.
+ */
+export function tokenLifetime(token: string): number | null {
+  try {
+    const payload = token.split(".")[1];
+    if (!payload) return null;
+    const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { exp?: unknown; iat?: unknown };
+    if (typeof claims.exp !== "number" || typeof claims.iat !== "number") return null;
+    const lifetime = (claims.exp - claims.iat) * 1000;
+    return lifetime > 0 ? lifetime : null;
+  } catch {
+    return null;
+  }
 }
 
-/** True when the token is expired or close enough to expiry to renew it right away. */
-export function renewalDue(expiresAt: string, now: number): boolean {
-  return renewalDelay(expiresAt, now) === 0;
+/**
+ * Milliseconds after a session arrived (at `receivedAt`, local clock) until the page should ask
+ * for a fresh token: the token's lifetime less the margin, at least MIN_RENEW_DELAY_MS. Only
+ * when the token is unreadable does `expiresAt` count, against the local clock.
+ */
+export function renewalDelay(session: { token: string; expiresAt: string }, receivedAt: number): number {
+  const lifetime = tokenLifetime(session.token) ?? Date.parse(session.expiresAt) - receivedAt;
+  if (!Number.isFinite(lifetime)) return MIN_RENEW_DELAY_MS;
+  return Math.max(MIN_RENEW_DELAY_MS, Math.round(lifetime - Math.min(RENEW_MARGIN_MS, lifetime / 5)));
+}
+
+/** How long a renewal asked at `now` waits: none, or until a minute after the last one (`last`). */
+export function renewalWait(now: number, last: number | null): number {
+  return last === null ? 0 : Math.max(0, last + RENEW_THROTTLE_MS - now);
 }
 
 /** After a failed session request: Retry-After (seconds) if known, kept within 1 s..10 min. */
@@ -37,4 +66,24 @@ export function sessionErrorRetryable(status: number): boolean {
  */
 export function hubRetryDelay(previousRetryCount: number): number {
   return HUB_RETRIES_MS[Math.min(previousRetryCount, HUB_RETRIES_MS.length - 1)] ?? 30_000;
+}
+
+/** Sending is refused this long after the hub said "too many" without saying for how long. */
+export const SEND_BLOCK_MS = 10_000;
+
+/**
+ * Until when (ms) sending is blocked after `error`, or null when it was no rate limit: a REST
+ * 429's Retry-After (SEND_BLOCK_MS when the browser could not read it), or SEND_BLOCK_MS when a
+ * hub error says "too many".
+ */
+export function sendBlockedUntil(error: unknown, now: number): number | null {
+  if (error instanceof ApiError) {
+    return error.status === 429 ? now + (error.problem.retryAfter ?? SEND_BLOCK_MS / 1000) * 1000 : null;
+  }
+  return /too many/i.test(error instanceof Error ? error.message : String(error)) ? now + SEND_BLOCK_MS : null;
+}
+
+/** Whole seconds left until `until` (rounded up), 0 when past. */
+export function secondsLeft(until: number | null, now: number): number {
+  return until === null ? 0 : Math.max(0, Math.ceil((until - now) / 1000));
 }

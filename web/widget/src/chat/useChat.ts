@@ -5,7 +5,7 @@
 // storage, token renewal, the hub connection with its reconnects, and the REST calls. State
 // changes go through the pure reducer in state.ts.
 
-import { useCallback, useEffect, useMemo, useReducer, useRef } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import {
   envelope,
   fromExpected,
@@ -15,19 +15,19 @@ import {
 } from "@/loader/protocol";
 import { ApiError, visitorApi } from "./api";
 import { connectHub, type Hub } from "./hub";
-import { initialState, reducer, type ChatState } from "./state";
-import { renewalDelay, renewalDue, sessionErrorRetryable, sessionRetryDelay } from "./timing";
-import type { MessageCreated } from "./types";
+import { initialState, reducer, sentMessage, type ChatState } from "./state";
+import { renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
+import type { Message, MessageCreated } from "./types";
 import { typingNotifier, type TypingNotifier } from "./typing";
 
-/** At most one renewal request a minute, whatever asks for it (timer, 401s, reconnects). */
-const RENEW_THROTTLE_MS = 60_000;
 const TYPING_SWEEP_MS = 1000;
 
 export const NOT_EMBEDDED = "This is the chat window of a website's Support Desk widget. Open the website to chat.";
 
 export interface Chat {
   state: ChatState;
+  /** Counts the loader's `open` messages: the message box takes the focus on each. */
+  opened: number;
   send(body: string): Promise<boolean>;
   saveContact(contact: { email?: string; name?: string }): Promise<boolean>;
   typing(): void;
@@ -58,28 +58,39 @@ function messageOf(error: unknown): string {
 
 export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }): Chat {
   const [state, dispatch] = useReducer(reducer, initialState);
+  const [opened, setOpened] = useState(0);
   const session = useRef<WidgetSession | null>(null);
+  const messages = useRef<Message[]>([]);
   /** The customer's page, learned from its `hello`; every later message must come from it. */
   const parentOrigin = useRef<string | null>(null);
   /** Read by the hub client on every negotiate: updated in place with each token. */
   const headers = useRef<Record<string, string>>({});
   const hub = useRef<Hub | null>(null);
   const notifier = useRef<TypingNotifier | null>(null);
-  const lastRenewal = useRef(0);
+  /** When the last renewal request went out, and the one waiting for the throttle, if any. */
+  const lastRenewal = useRef<number | null>(null);
+  const pendingRenewal = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  /** When (local clock) the current token is due for renewal. */
+  const renewAt = useRef(Infinity);
 
   const postToParent = useCallback((message: FromWidget) => {
     if (parentOrigin.current) window.parent.postMessage(envelope(message), parentOrigin.current);
   }, []);
 
-  const requestRenewal = useCallback(
-    (force = false) => {
-      const now = Date.now();
-      if (!force && now - lastRenewal.current < RENEW_THROTTLE_MS) return;
-      lastRenewal.current = now;
+  /** At most one renewal request a minute, whatever asks; one asked sooner waits its turn. */
+  const requestRenewal = useCallback(() => {
+    if (pendingRenewal.current !== undefined) return;
+    pendingRenewal.current = setTimeout(() => {
+      pendingRenewal.current = undefined;
+      lastRenewal.current = Date.now();
       postToParent({ type: "renew" });
-    },
-    [postToParent],
-  );
+    }, renewalWait(Date.now(), lastRenewal.current));
+  }, [postToParent]);
+
+  const cancelRenewal = useCallback(() => {
+    clearTimeout(pendingRenewal.current);
+    pendingRenewal.current = undefined;
+  }, []);
 
   const api = useMemo(() => visitorApi(apiUrl), [apiUrl]);
 
@@ -111,6 +122,10 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     if (state.session) headers.current.Authorization = `Bearer ${state.session.token}`;
   }, [state.session]);
 
+  useEffect(() => {
+    messages.current = state.messages;
+  }, [state.messages]);
+
   // The handshake: ready -> hello (learn the parent's origin) -> our stored visitor id ->
   // session (or session-error), then renewals on request.
   useEffect(() => {
@@ -135,14 +150,19 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
         return;
       }
       if (!fromExpected(event, window.parent, parentOrigin.current)) return;
+      if (m.type === "open") {
+        setOpened((n) => n + 1);
+        return;
+      }
       clearTimeout(retry);
       if (m.type === "session") {
+        cancelRenewal(); // whatever asked for a token has one now
         if (storageKey) storeVisitorId(storageKey, m.session.visitorId);
         dispatch({ type: "session", reason: m.reason, session: m.session });
       } else {
         dispatch({ type: "error", message: m.detail });
         if (sessionErrorRetryable(m.status)) {
-          retry = setTimeout(() => requestRenewal(true), sessionRetryDelay(m.retryAfter));
+          retry = setTimeout(requestRenewal, sessionRetryDelay(m.retryAfter));
         }
       }
     };
@@ -152,13 +172,16 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     return () => {
       window.removeEventListener("message", onMessage);
       clearTimeout(retry);
+      cancelRenewal();
     };
-  }, [postToParent, requestRenewal]);
+  }, [postToParent, requestRenewal, cancelRenewal]);
 
-  // A fresh token a little before this one expires.
+  // A fresh token a little before this one expires, counted from its arrival (now).
   useEffect(() => {
     if (!state.session) return;
-    const timer = setTimeout(() => requestRenewal(true), renewalDelay(state.session.expiresAt, Date.now()));
+    const delay = renewalDelay(state.session, Date.now());
+    renewAt.current = Date.now() + delay;
+    const timer = setTimeout(requestRenewal, delay);
     return () => clearTimeout(timer);
   }, [state.session, requestRenewal]);
 
@@ -167,28 +190,27 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     if (state.generation === 0) return;
     let live = true;
     const load = async () => {
+      const requestedAt = Date.now();
       try {
         const conversation = await api.conversation(session.current?.token ?? "");
-        if (live) dispatch({ type: "conversationLoaded", conversation });
+        if (live) dispatch({ type: "conversationLoaded", conversation, requestedAt });
       } catch (error) {
         if (live) fail(error);
       }
     };
     const connection = connectHub(hubUrl, headers.current, {
       messageCreated: (event) => dispatch({ type: "messageCreated", event }),
-      conversationUpdated: (event) => dispatch({ type: "conversationUpdated", event }),
+      conversationUpdated: (event) => dispatch({ type: "conversationUpdated", event, at: Date.now() }),
       typing: (event) => dispatch({ type: "typing", event, now: Date.now() }),
       connected: () => {
         dispatch({ type: "connection", status: "connected" });
         void load(); // whatever happened while we were away
       },
-      reconnecting: (error) => {
+      reconnecting: () => {
         dispatch({ type: "connection", status: "reconnecting" });
-        const s = session.current;
-        if ((s && renewalDue(s.expiresAt, Date.now())) || /401|unauthori[sz]ed|expired/i.test(String(error))) {
-          requestRenewal();
-        }
+        if (Date.now() >= renewAt.current) requestRenewal();
       },
+      unauthorized: requestRenewal,
       closed: (error) => {
         dispatch({ type: "connection", status: "disconnected" });
         if (error) dispatch({ type: "error", message: messageOf(error) });
@@ -221,19 +243,47 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     return () => clearInterval(timer);
   }, [anyoneTyping]);
 
+  /** After the hub dropped mid-send: true when the conversation shows the message arrived. */
+  const arrived = useCallback(
+    async (body: string, known: Set<string>) => {
+      const requestedAt = Date.now();
+      try {
+        const conversation = await api.conversation(session.current?.token ?? "");
+        dispatch({ type: "conversationLoaded", conversation, requestedAt });
+        return sentMessage(conversation, body, known) !== null;
+      } catch {
+        return false;
+      }
+    },
+    [api],
+  );
+
   const send = useCallback(
     async (body: string) => {
       notifier.current?.stop();
-      const h = hub.current;
-      return attempt(async () => {
-        // Through the hub when it is up; the REST route otherwise (same result).
-        const result = h?.isConnected()
-          ? await h.connection.invoke<MessageCreated>("SendMessage", body)
+      // Through the hub when it is up; the REST route otherwise (same result).
+      const viaHub = hub.current?.isConnected() ? hub.current : null;
+      const known = new Set(messages.current.map((m) => m.id));
+      try {
+        const result = viaHub
+          ? await viaHub.connection.invoke<MessageCreated>("SendMessage", body)
           : await api.send(session.current?.token ?? "", body);
         dispatch({ type: "messageCreated", event: result });
-      });
+      } catch (error) {
+        const until = sendBlockedUntil(error, Date.now());
+        if (until !== null) dispatch({ type: "blocked", until });
+        // The connection dropped before the answer: the message may have arrived all the same.
+        if (viaHub && !viaHub.isConnected() && (await arrived(body, known))) {
+          dispatch({ type: "error", message: null });
+          return true;
+        }
+        fail(error);
+        return false;
+      }
+      dispatch({ type: "error", message: null });
+      return true;
     },
-    [api, attempt],
+    [api, arrived, fail],
   );
 
   const saveContact = useCallback(
@@ -247,5 +297,5 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
   const typing = useCallback(() => notifier.current?.input(), []);
   const close = useCallback(() => postToParent({ type: "close" }), [postToParent]);
 
-  return { state, send, saveContact, typing, close };
+  return { state, opened, send, saveContact, typing, close };
 }

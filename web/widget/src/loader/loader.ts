@@ -15,6 +15,7 @@ import {
   fromExpected,
   parseFromWidget,
   parseIdentity,
+  sameIdentity,
   type FromLoader,
   type Identity,
   type SessionReason,
@@ -72,6 +73,8 @@ function start() {
   let isOpen = false;
   let visitorId: string | null = null;
   let identity: Identity | null = null;
+  /** The chat page said `ready`: it hears messages now. */
+  let frameReady = false;
   let handshakeDone = false;
   /** The iframe cannot store the visitor id: keep it in this page's storage. */
   let keepHere = false;
@@ -164,7 +167,10 @@ function start() {
     isOpen = open;
     if (open && !frame) frame = createFrame();
     layout();
-    if (open) frame?.focus();
+    if (open) {
+      frame?.focus();
+      if (frameReady) post({ type: "open" }); // else `ready` sends it
+    }
   }
 
   function post(message: FromLoader) {
@@ -210,7 +216,9 @@ function start() {
     if (!frame || !fromExpected(event, frame.contentWindow, widgetOrigin)) return;
     const m = parseFromWidget(event.data);
     if (m?.type === "ready") {
+      frameReady = true;
       post({ type: "hello", siteKey });
+      if (isOpen) post({ type: "open" });
     } else if (m?.type === "visitor") {
       keepHere = !m.stored;
       visitorId = m.visitorId ?? (keepHere ? pageStorage((s) => s.getItem(pageKey)) : null) ?? visitorId;
@@ -233,6 +241,7 @@ function start() {
         console.error("SupportDesk.identify expects {externalId, email?, name?, hash}");
         return;
       }
+      if (sameIdentity(identity, parsed)) return; // already this person: keep the session
       identity = parsed;
       // Before the chat was opened, the first session will carry the identity.
       if (handshakeDone) void createSession("new");

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { envelope, fromExpected, parseFromLoader, parseFromWidget, parseIdentity, type WidgetSession } from "./protocol";
+import {
+  envelope,
+  fromExpected,
+  parseFromLoader,
+  parseFromWidget,
+  parseIdentity,
+  sameIdentity,
+  type WidgetSession,
+} from "./protocol";
 
 const session: WidgetSession = {
   token: "tok",
@@ -56,8 +64,10 @@ describe("messages from the widget", () => {
 });
 
 describe("messages from the loader", () => {
-  it("reads hello, session and session-error", () => {
+  it("reads hello, session, session-error and open", () => {
     expect(parseFromLoader(envelope({ type: "hello", siteKey: "swk_1" }))).toEqual({ type: "hello", siteKey: "swk_1" });
+    expect(parseFromLoader(envelope({ type: "open" }))).toEqual({ type: "open" });
+    expect(parseFromLoader({ type: "open" })).toBeNull();
     expect(parseFromLoader(envelope({ type: "session", reason: "new", session }))).toEqual({ type: "session", reason: "new", session });
     expect(
       parseFromLoader({ supportdesk: 1, type: "session-error", reason: "renew", status: 429, detail: "Slow down", retryAfter: 30 }),
@@ -95,5 +105,16 @@ describe("identify()", () => {
     expect(parseIdentity({ email: "a@b.c" })).toBeNull();
     expect(parseIdentity({ externalId: "", hash: "x" })).toBeNull();
     expect(parseIdentity({ externalId: "u1", hash: 12 })).toBeNull();
+  });
+
+  it("tells the same identity again from a change", () => {
+    const ida = { externalId: "u1", email: "a@b.c", name: "Ida", hash: "ab" };
+    expect(sameIdentity(null, ida)).toBe(false);
+    expect(sameIdentity(ida, { ...ida })).toBe(true);
+    expect(sameIdentity(parseIdentity({ ...ida, extra: 1 }), parseIdentity(ida)!)).toBe(true);
+    for (const change of [{ externalId: "u2" }, { email: "x@b.c" }, { name: "Ada" }, { hash: "cd" }]) {
+      expect(sameIdentity(ida, { ...ida, ...change })).toBe(false);
+    }
+    expect(sameIdentity({ externalId: "u1" }, { externalId: "u1", email: "a@b.c" })).toBe(false);
   });
 });

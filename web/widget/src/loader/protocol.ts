@@ -53,7 +53,9 @@ export type SessionReason = "new" | "renew";
 export type FromLoader =
   | { type: "hello"; siteKey: string }
   | { type: "session"; reason: SessionReason; session: WidgetSession }
-  | { type: "session-error"; reason: SessionReason; status: number; detail: string; retryAfter: number | null };
+  | { type: "session-error"; reason: SessionReason; status: number; detail: string; retryAfter: number | null }
+  /** The chat was opened: focus the message box. */
+  | { type: "open" };
 
 export const TAG = "supportdesk";
 
@@ -122,6 +124,8 @@ const isReason = (v: unknown): v is SessionReason => v === "new" || v === "renew
 export function parseFromLoader(data: unknown): FromLoader | null {
   const m = tagged(data);
   switch (m?.type) {
+    case "open":
+      return { type: "open" };
     case "hello":
       return isString(m.siteKey) && m.siteKey ? { type: "hello", siteKey: m.siteKey } : null;
     case "session":
@@ -151,4 +155,9 @@ export function parseIdentity(v: unknown): Identity | null {
   if (isString(i.email) && i.email) identity.email = i.email;
   if (isString(i.name) && i.name) identity.name = i.name;
   return identity;
+}
+
+/** Same person, same proof: identify() with it again changes nothing. */
+export function sameIdentity(a: Identity | null, b: Identity): boolean {
+  return !!a && a.externalId === b.externalId && a.email === b.email && a.name === b.name && a.hash === b.hash;
 }

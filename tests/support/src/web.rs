@@ -1,0 +1,159 @@
+//! The web apps in browser tests: a Next.js app of `web/` served as `npm start` would (its
+//! production build), a plain page on an origin of its own standing in for a customer's site,
+//! and where Chromium, the Node driver scripts and the screenshots are.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The repository's root.
+pub fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// Debian's Chromium (`CHROMIUM` overrides).
+pub fn chromium() -> PathBuf {
+    std::env::var_os("CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
+}
+
+/// Checks what a browser test needs, naming what to do about a missing piece.
+pub fn require_browser_tools(apps: &[&str]) {
+    for app in apps {
+        assert!(
+            repo()
+                .join("web")
+                .join(app)
+                .join(".next/BUILD_ID")
+                .is_file(),
+            "build web/{app} first: `npm ci && npm run build` in it (.ci/test does it)"
+        );
+    }
+    assert!(
+        repo()
+            .join("tests/browser/node_modules/playwright-core")
+            .is_dir(),
+        "run `npm ci` in tests/browser (.ci/test does it)"
+    );
+    assert!(
+        chromium().is_file(),
+        "install Debian's chromium (.ci/test does it)"
+    );
+}
+
+/// A web app's production server, stopped with its whole process group.
+pub struct NextServer {
+    child: Child,
+    pub origin: String,
+}
+
+impl NextServer {
+    /// `web/<app>` on `origin`'s port (`http://localhost:<port>`), with `env`; returns once
+    /// it answers `/healthz`.
+    pub async fn start(app: &str, port: u16, env: &[(&str, &str)]) -> Self {
+        let child = Command::new("node")
+            .args(["node_modules/next/dist/bin/next", "start", "-p"])
+            .arg(port.to_string())
+            .current_dir(repo().join("web").join(app))
+            .env("PORT", port.to_string())
+            .env("NEXT_TELEMETRY_DISABLED", "1")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("node runs the web app");
+        let server = Self {
+            child,
+            origin: format!("http://localhost:{port}"),
+        };
+        let client = crate::http_client();
+        let ready = async {
+            loop {
+                let healthy = client
+                    .get(format!("{}/healthz", server.origin))
+                    .send()
+                    .await;
+                if healthy.is_ok_and(|r| r.status() == reqwest::StatusCode::OK) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(60), ready)
+            .await
+            .unwrap_or_else(|_| panic!("web/{app} answers /healthz within 60 s"));
+        server
+    }
+}
+
+impl Drop for NextServer {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+        let _ = self.child.wait();
+    }
+}
+
+/// A page standing in for a customer's site: `html` at `/` of `http://127.0.0.1:<port>`,
+/// until the returned task is aborted or dropped with the runtime.
+pub async fn serve_page(html: String) -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let origin = format!(
+        "http://127.0.0.1:{}",
+        listener.local_addr().expect("addr").port()
+    );
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let html = html.clone();
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request).await;
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{html}",
+                    html.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (origin, task)
+}
+
+/// Where a browser test keeps its screenshots: `<target>/artifacts/<name>/`.
+pub fn artifacts(name: &str) -> PathBuf {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo().join("target"), PathBuf::from);
+    let dir = target.join("artifacts").join(name);
+    std::fs::create_dir_all(&dir).expect("create the artifacts directory");
+    dir
+}
+
+/// Runs `tests/browser/<script>` with `config` in `<VAR>`; its stdout, or a panic with its
+/// output.
+pub async fn run_driver(script: &str, variable: &str, config: &str, limit: Duration) -> String {
+    let run = tokio::process::Command::new("node")
+        .arg(script)
+        .current_dir(repo().join("tests/browser"))
+        .env(variable, config)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(limit, run)
+        .await
+        .unwrap_or_else(|_| panic!("{script} finished within {limit:?}"))
+        .expect("node runs (Node 20 is required)");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{script} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    stdout
+}
