@@ -208,4 +208,21 @@ assert "WIDGET_URL" not in default[("ConfigMap", "sd-supportdesk-config")]["data
 widget_ingress = full[("Ingress", "sd-supportdesk-widget")]
 host = widget_ingress["spec"]["rules"][0]["host"]
 assert full[("ConfigMap", "sd-supportdesk-config")]["data"]["WIDGET_URL"] == f"https://{host}"
+
+# The dashboard likewise; APP_URL (emailed links, CORS) defaults to its host.
+dashboard = default[("Deployment", "sd-supportdesk-dashboard")]
+dc = container(dashboard)
+assert port(dashboard, "http") == 3000
+for probe in ("readinessProbe", "livenessProbe"):
+    assert dc[probe]["httpGet"]["path"] == "/healthz", probe
+dashboard_env = {e["name"]: e.get("value") for e in dc["env"]}
+assert dashboard_env["PORT"] == "3000"
+assert {"NEXT_PUBLIC_API_URL", "NEXT_PUBLIC_SIGNALR_URL", "NEXT_PUBLIC_WIDGET_URL"} <= set(dashboard_env)
+assert not secret_refs(dashboard), "the dashboard holds no secret"
+check_security(dashboard)
+assert ("Service", "sd-supportdesk-dashboard") in default
+assert config["APP_URL"] == "https://support.example.com", config["APP_URL"]
+assert full[("Deployment", "sd-supportdesk-dashboard")]
+full_dashboard_env = {e["name"]: e.get("value") for e in container(full[("Deployment", "sd-supportdesk-dashboard")])["env"]}
+assert full_dashboard_env["NEXT_PUBLIC_WIDGET_URL"] == f"https://{host}", "the embed snippet names the widget's host"
 print("wiring: ok")

@@ -8,11 +8,21 @@
 //! - The widget's visitor routes: the widget app's origin (`WIDGET_URL`).
 //! - The hub's negotiate: both.
 //! - Widget sessions: origins some workspace allows (`widget::sessions::allowed_origins`).
+//!
+//! One layer ([`ByPath`]) over the whole router picks the rule by path. It sits outside the
+//! routes' own layers and their 405 answers (set router-wide, outside the authorization
+//! layer, so a wrong method is 405 whoever asks): a preflight is answered before any of them.
 
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use supportdesk_core::config::ApplicationSettings;
+use tower::{Layer, Service};
+use tower_http::cors::Cors;
+
+use crate::state::AppState;
 use supportdesk_core::config::origin_of;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -88,4 +98,84 @@ pub fn negotiate(application: &ApplicationSettings) -> CorsLayer {
             HeaderName::from_static("x-signalr-user-agent"),
         ])
         .max_age(MAX_AGE)
+}
+
+/// The CORS rule of every route, chosen by the request's path.
+#[derive(Clone)]
+pub struct ByPath {
+    dashboard: CorsLayer,
+    negotiate: CorsLayer,
+    sessions: CorsLayer,
+    visitor: CorsLayer,
+}
+
+impl ByPath {
+    pub fn new(state: &AppState) -> Self {
+        let application = &state.settings.application;
+        Self {
+            dashboard: dashboard(application),
+            negotiate: negotiate(application),
+            sessions: widget(crate::widget::sessions::allowed_origins(state)),
+            visitor: widget(AllowOrigin::list(widget_origin(application))),
+        }
+    }
+}
+
+impl<S: Clone> Layer<S> for ByPath {
+    type Service = CorsByPath<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        CorsByPath {
+            dashboard: self.dashboard.layer(inner.clone()),
+            negotiate: self.negotiate.layer(inner.clone()),
+            sessions: self.sessions.layer(inner.clone()),
+            visitor: self.visitor.layer(inner),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct CorsByPath<S> {
+    dashboard: Cors<S>,
+    negotiate: Cors<S>,
+    sessions: Cors<S>,
+    visitor: Cors<S>,
+}
+
+impl<S> Service<Request> for CorsByPath<S>
+where
+    Cors<S>: Service<Request>,
+{
+    type Response = <Cors<S> as Service<Request>>::Response;
+    type Error = <Cors<S> as Service<Request>>::Error;
+    type Future = <Cors<S> as Service<Request>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        // The four wrap clones of one service; any of them may take the request.
+        for service in [
+            &mut self.dashboard,
+            &mut self.negotiate,
+            &mut self.sessions,
+            &mut self.visitor,
+        ] {
+            if let Poll::Ready(Err(error)) = service.poll_ready(cx) {
+                return Poll::Ready(Err(error));
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let path = request.uri().path();
+        let service = if path == "/widget/v1/sessions" {
+            &mut self.sessions
+        } else if path.starts_with("/widget/") {
+            &mut self.visitor
+        } else if path.starts_with("/hubs/") {
+            &mut self.negotiate
+        } else {
+            &mut self.dashboard
+        };
+        service.call(request)
+    }
 }

@@ -35,8 +35,8 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// Every route of the API, with its OpenAPI description. Everything under `/api` sits
-/// behind the authorization layer (`authz`), per route group; each group of routes answers
-/// the browser origins that may call it (`crate::cors`).
+/// behind the authorization layer (`authz`), per route group. Which browser origins may call
+/// which routes is `crate::cors`, one layer over the whole router.
 pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
     let people = OpenApiRouter::new()
         .merge(crate::auth::router())
@@ -48,13 +48,12 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
         .merge(crate::tickets::router(state))
-        .merge(crate::canned_responses::router(state))
-        .layer(crate::cors::dashboard(&state.settings.application));
+        .merge(crate::canned_responses::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .merge(people)
-        .merge(crate::chat::router(state))
-        .merge(crate::widget::visitor_router(state))
+        .merge(crate::chat::router())
+        .merge(crate::widget::visitor_router())
 }
 
 pub fn router(state: AppState) -> Router {
@@ -73,7 +72,8 @@ pub fn router(state: AppState) -> Router {
             }),
         )
         .fallback(not_found)
-        .layer(middleware::map_response(method_not_allowed_problem))
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(crate::cors::ByPath::new(&state))
         .layer(
             ServiceBuilder::new()
                 .layer(SetSensitiveRequestHeadersLayer::new([
@@ -180,27 +180,13 @@ async fn not_found() -> Response {
     Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource").into_response()
 }
 
-/// axum answers a method a route lacks with a bare 405 (and its `Allow`); this gives it our
-/// problem body. A layer over the answer rather than `method_not_allowed_fallback`: that
-/// handler would stand in for each route's own 405 outside the route's layers, so a CORS
-/// preflight (`OPTIONS`) would get a 405 instead of reaching the route's CORS layer.
-async fn method_not_allowed_problem(response: Response) -> Response {
-    if response.status() != StatusCode::METHOD_NOT_ALLOWED
-        || response.headers().contains_key(header::CONTENT_TYPE)
-    {
-        return response;
-    }
-    let allow = response.headers().get(header::ALLOW).cloned();
-    let mut problem = Problem::new(
+async fn method_not_allowed() -> Response {
+    Problem::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
         "this resource does not support that method",
     )
-    .into_response();
-    if let Some(allow) = allow {
-        problem.headers_mut().insert(header::ALLOW, allow);
-    }
-    problem
+    .into_response()
 }
 
 fn panic_response(_panic: Box<dyn Any + Send + 'static>) -> Response {

@@ -114,6 +114,7 @@ async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct VerifyQuery {
     /// The token from the verification email.
     token: Option<String>,

@@ -26,9 +26,8 @@ use crate::state::AppState;
 /// Negotiate authenticates itself: agents with a workspace token, widget visitors with a
 /// visitor token, which no `/api` rule accepts. So does the WebSocket request (connection
 /// token or Authorization).
-pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(negotiate::negotiate))
-        .layer(crate::cors::negotiate(&state.settings.application))
         .route("/hubs/chat", get(negotiate::connect))
 }

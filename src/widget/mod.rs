@@ -18,12 +18,10 @@ pub mod settings;
 pub mod site_key;
 pub mod visitor;
 
-use tower_http::cors::AllowOrigin;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::authz::{Permission, RequireExt, Rule};
-use crate::cors;
 use crate::state::AppState;
 
 /// The Owner's settings, among the routes people call (`crate::cors::dashboard`).
@@ -36,16 +34,11 @@ pub fn owner_router(state: &AppState) -> OpenApiRouter<AppState> {
 }
 
 /// What visitors' browsers call: sessions from the customer's page, the rest from the widget
-/// app's origin.
-pub fn visitor_router(state: &AppState) -> OpenApiRouter<AppState> {
-    let sessions = OpenApiRouter::new()
+/// app's origin (`crate::cors`).
+pub fn visitor_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .routes(routes!(sessions::create))
-        .layer(cors::widget(sessions::allowed_origins(state)));
-    let widget_origin = cors::widget_origin(&state.settings.application);
-    let visitor = OpenApiRouter::new()
         .routes(routes!(routes::conversation))
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
-        .layer(cors::widget(AllowOrigin::list(widget_origin)));
-    sessions.merge(visitor)
 }

@@ -331,3 +331,27 @@ async fn every_route_the_router_serves_is_documented() {
         unserved.join("\n")
     );
 }
+
+/// The dashboard's typed API client is generated from a snapshot of this document
+/// (`web/dashboard/src/api/openapi.json`, `npm run gen:api`): the snapshot must be the
+/// document the API serves, or the dashboard's types describe another API. With
+/// `UPDATE_OPENAPI_SNAPSHOT=1` the test writes the served document there instead (then run
+/// `npm run gen:api` in web/dashboard).
+#[tokio::test]
+async fn the_dashboards_client_is_generated_from_the_served_document() {
+    let app = spawn_app().await;
+    let served: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/dashboard/src/api/openapi.json");
+    if std::env::var_os("UPDATE_OPENAPI_SNAPSHOT").is_some() {
+        let pretty = serde_json::to_string_pretty(&served).unwrap();
+        std::fs::write(&path, pretty + "\n").unwrap();
+    }
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(
+        snapshot == served,
+        "web/dashboard/src/api/openapi.json is not the served document: run \
+         `UPDATE_OPENAPI_SNAPSHOT=1 cargo test --test api the_dashboards_client` and \
+         `npm run gen:api` in web/dashboard"
+    );
+}

@@ -80,3 +80,28 @@ prometheus.io/scrape: "true"
 prometheus.io/port: {{ . | quote }}
 prometheus.io/path: /metrics
 {{- end -}}
+
+{{/*
+The widget's public address (WIDGET_URL): config.widgetUrl, else the widget's Ingress host.
+*/}}
+{{- define "supportdesk.widgetUrl" -}}
+{{- if .Values.config.widgetUrl -}}
+{{- .Values.config.widgetUrl -}}
+{{- else if and .Values.widget.enabled .Values.widget.ingress.enabled .Values.widget.ingress.host -}}
+{{- printf "https://%s" .Values.widget.ingress.host -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+The dashboard's public address (APP_URL, the base of emailed links): config.appUrl, else the
+dashboard's Ingress host.
+*/}}
+{{- define "supportdesk.appUrl" -}}
+{{- if .Values.config.appUrl -}}
+{{- .Values.config.appUrl -}}
+{{- else if and .Values.dashboard.enabled .Values.dashboard.ingress.host -}}
+{{- printf "https://%s" .Values.dashboard.ingress.host -}}
+{{- else -}}
+{{- fail "config.appUrl is required unless the dashboard has an Ingress host (dashboard.ingress.host)" -}}
+{{- end -}}
+{{- end }}

@@ -9,6 +9,7 @@
 
 mod harness;
 
+mod dashboard_browser;
 mod emails;
 mod faults;
 mod janitor;

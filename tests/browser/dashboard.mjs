@@ -1,0 +1,366 @@
+// The agent dashboard end to end, in a real browser (Debian's chromium through playwright-core),
+// against the real API, worker and hub, with the chat widget on a plain page of another origin.
+// Run by the Rust suite, which starts the API, the worker (writing .eml files), the dashboard,
+// the widget app and the host page, and passes DASHBOARD_TEST_CONFIG:
+//   { api, dashboard: "http://localhost:D", widget: "http://localhost:W",
+//     host: "http://127.0.0.1:H/" (a page that injects the widget loader with ?siteKey=),
+//     mailDir: "/abs/dir", screenshots: "/abs/dir", chromium: "/usr/bin/chromium" }
+// The journey: an Owner registers and verifies by the emailed link, creates a workspace, allows
+// the host page's origin and reads the site key in the widget settings, and invites an agent;
+// the agent joins by the emailed link in a second browser context; a visitor (third context)
+// writes through the widget; the message appears live in the agent's inbox; the agent replies
+// and the visitor sees it; each sees the other typing; the agent adds a private note (never
+// shown to the visitor) and creates a ticket from the conversation; the Owner deactivates the
+// agent, whose dashboard leaves the workspace. Screenshots of the main pages go to
+// `screenshots`, and the inbox's first-load JavaScript is printed as a `#` line. Each step prints `ok - ...`; the first failure prints `not ok - ...` and exits 1.
+
+import assert from "node:assert/strict";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+
+const cfg = JSON.parse(process.env.DASHBOARD_TEST_CONFIG ?? "null");
+for (const key of ["api", "dashboard", "widget", "host", "mailDir", "screenshots"]) {
+  if (!cfg?.[key]) {
+    console.error(`not ok - DASHBOARD_TEST_CONFIG must hold {api, dashboard, widget, host, mailDir, screenshots, chromium?}; ${key} is missing`);
+    process.exit(2);
+  }
+}
+const TIMEOUT = 20_000;
+const MAIL_TIMEOUT = 45_000;
+const run = Date.now().toString(36);
+const PASSWORD = "Corr3ctHorse9";
+const owner = { name: `Olive Owner ${run}`, email: `owner-${run}@example.test` };
+const agent = { name: `Agent Ada ${run}`, email: `agent-${run}@example.test` };
+const workspace = { name: `E2E ${run}`, slug: `e2e-${run}` };
+const hostOrigin = new URL(cfg.host).origin;
+const dashboard = (path) => new URL(path, cfg.dashboard).toString();
+
+let currentStep = "starting";
+function step(name) {
+  console.log(`ok - ${name}`);
+}
+function doing(name) {
+  currentStep = name;
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(cfg.screenshots, `${name}.png`), fullPage: true });
+}
+
+// ---- email (.eml files written by the worker) -----------------------------------------------
+
+function decodeQuotedPrintable(text) {
+  const bytes = [];
+  const soft = text.replace(/=\r?\n/g, "");
+  for (let i = 0; i < soft.length; i++) {
+    const hex = soft.slice(i + 1, i + 3);
+    if (soft[i] === "=" && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else {
+      bytes.push(...Buffer.from(soft[i], "utf8"));
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+/** Every text part of a MIME message, decoded (quoted-printable, base64, or as is). */
+function mimeTexts(raw) {
+  const split = raw.search(/\r?\n\r?\n/);
+  const head = split < 0 ? raw : raw.slice(0, split);
+  const body = split < 0 ? "" : raw.slice(split).replace(/^\r?\n\r?\n/, "");
+  const headers = head.replace(/\r?\n[ \t]+/g, " ");
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
+  if (/^content-type:\s*multipart\//im.test(headers) && boundary) {
+    return body
+      .split(`--${boundary}`)
+      .slice(1)
+      .filter((part) => !part.startsWith("--"))
+      .flatMap((part) => mimeTexts(part.replace(/^\r?\n/, "")));
+  }
+  const encoding = /^content-transfer-encoding:\s*([\w-]+)/im.exec(headers)?.[1]?.toLowerCase();
+  if (encoding === "quoted-printable") return [decodeQuotedPrintable(body)];
+  if (encoding === "base64") return [Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")];
+  return [body];
+}
+
+function recipientOf(raw) {
+  const split = raw.search(/\r?\n\r?\n/);
+  const headers = raw.slice(0, split < 0 ? raw.length : split).replace(/\r?\n[ \t]+/g, " ");
+  return /^to:\s*(.*)$/im.exec(headers)?.[1] ?? "";
+}
+
+/**
+ * The link to `path` (e.g. "/verify-email") in the newest .eml addressed to `to`, waiting for
+ * the worker. Opened on the dashboard under test, whatever host APP_URL names.
+ */
+async function emailedLink(to, path) {
+  const deadline = Date.now() + MAIL_TIMEOUT;
+  const pattern = new RegExp(`https?://[^\\s"'<>]*${path.replace(/[/.]/g, "\\$&")}\\?token=[A-Za-z0-9_%.~-]+`);
+  while (Date.now() < deadline) {
+    let files = [];
+    try {
+      files = readdirSync(cfg.mailDir, { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith(".eml"))
+        .map((f) => join(cfg.mailDir, f))
+        .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+    } catch {
+      // the directory appears with the first email
+    }
+    for (const file of files) {
+      const raw = readFileSync(file, "utf8");
+      if (!recipientOf(raw).toLowerCase().includes(to.toLowerCase())) continue;
+      for (const text of mimeTexts(raw)) {
+        const match = pattern.exec(text.replace(/&amp;/g, "&"));
+        if (match) {
+          const link = new URL(match[0]);
+          return dashboard(`${link.pathname}${link.search}`);
+        }
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`no email to ${to} with a ${path} link in ${cfg.mailDir} within ${MAIL_TIMEOUT / 1000} s`);
+}
+
+// ---- browser helpers ----------------------------------------------------------------------
+
+/** Browser-side problems are printed as they happen: they explain most failures. */
+function watch(page, label, urls) {
+  page.on("console", (m) => {
+    if (m.type() === "error") console.log(`# ${label} console ${m.type()}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => console.log(`# ${label} page error: ${e.message}`));
+  page.on("request", (r) => urls.push(r.url()));
+  page.on("websocket", (ws) => urls.push(ws.url()));
+}
+
+async function newPage(browser, label, urls) {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  context.setDefaultTimeout(TIMEOUT);
+  const page = await context.newPage();
+  watch(page, label, urls);
+  return page;
+}
+
+const field = (page, label) => page.getByLabel(label, { exact: true });
+
+/** The dashboard's header says "Live" once the hub connection is up. */
+async function live(page) {
+  await page.getByRole("status", { name: "Live updates: Live" }).waitFor();
+}
+
+/** The first-load JavaScript of a dashboard page: its <script src> files, raw and gzipped. */
+async function firstLoadJs(path) {
+  const html = await (await fetch(dashboard(path))).text();
+  const sources = [...new Set([...html.matchAll(/<script[^>]+src="([^"]+)"/g)].map((m) => m[1]))];
+  let raw = 0;
+  let gzip = 0;
+  for (const src of sources) {
+    const body = Buffer.from(await (await fetch(new URL(src, cfg.dashboard))).arrayBuffer());
+    raw += body.length;
+    gzip += gzipSync(body).length;
+  }
+  return { scripts: sources.length, raw, gzip };
+}
+
+// ---- the journey --------------------------------------------------------------------------
+
+const urls = [];
+let browser;
+let exitCode = 0;
+try {
+  mkdirSync(cfg.screenshots, { recursive: true });
+  browser = await chromium.launch({ executablePath: cfg.chromium || "/usr/bin/chromium", args: ["--no-sandbox"] });
+  const ownerPage = await newPage(browser, "owner", urls);
+  const agentPage = await newPage(browser, "agent", urls);
+  const visitorPage = await newPage(browser, "visitor", urls);
+
+  doing("the Owner registers");
+  await ownerPage.goto(dashboard("/register"));
+  await ownerPage.getByRole("heading", { name: "Create your account" }).waitFor();
+  await field(ownerPage, "Full name").fill(owner.name);
+  await field(ownerPage, "Email").fill(owner.email);
+  await field(ownerPage, "Password").fill(PASSWORD);
+  await shot(ownerPage, "register");
+  await ownerPage.getByRole("button", { name: "Create account" }).click();
+  await ownerPage.waitForURL(/\/workspaces$/);
+  await ownerPage.getByRole("heading", { name: "Your workspaces" }).waitFor();
+  step("the Owner registered through the form and landed on the workspace picker");
+
+  doing("the Owner verifies the email address");
+  const verifyLink = await emailedLink(owner.email, "/verify-email");
+  await ownerPage.goto(verifyLink);
+  await ownerPage.getByRole("heading", { name: "Email verified" }).waitFor();
+  assert.ok(!new URL(ownerPage.url()).searchParams.has("token"), "the verification token stays out of the address bar");
+  step("the verification link from the .eml verified the email");
+
+  doing("the Owner creates a workspace");
+  await ownerPage.getByRole("link", { name: "Continue to your workspaces" }).click();
+  await ownerPage.getByRole("heading", { name: "Your workspaces" }).waitFor();
+  await field(ownerPage, "Workspace name").fill(workspace.name);
+  await field(ownerPage, "Slug").fill(workspace.slug);
+  await ownerPage.getByRole("button", { name: "Create workspace" }).click();
+  await ownerPage.waitForURL(/\/inbox$/);
+  await ownerPage.getByRole("heading", { name: "Inbox", level: 1 }).waitFor();
+  await live(ownerPage);
+  step("the Owner created a workspace and its inbox is live");
+
+  doing("the Owner allows the host page's origin and reads the site key");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  await ownerPage.getByRole("heading", { name: "Chat widget" }).waitFor();
+  await field(ownerPage, "Allowed origins").fill(hostOrigin);
+  await ownerPage.getByRole("button", { name: "Save allowed origins" }).click();
+  await ownerPage.getByRole("status").filter({ hasText: "Allowed origins saved." }).waitFor();
+  const siteKey = await field(ownerPage, "Site key").inputValue();
+  assert.match(siteKey, /^swk_/, `the site key field shows a site key (got ${JSON.stringify(siteKey)})`);
+  assert.equal(await field(ownerPage, "Allowed origins").inputValue(), hostOrigin);
+  const snippet = await field(ownerPage, "Embed snippet").inputValue();
+  assert.ok(snippet.includes(`data-site-key="${siteKey}"`), "the embed snippet carries the site key");
+  await shot(ownerPage, "settings");
+  step(`the widget settings allow ${hostOrigin} and show the site key and embed snippet`);
+
+  doing("the Owner invites an agent");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
+  await ownerPage.getByRole("heading", { name: "Invite a teammate" }).waitFor();
+  await field(ownerPage, "Email").fill(agent.email);
+  await field(ownerPage, "Role").selectOption("agent");
+  await ownerPage.getByRole("button", { name: "Send invitation" }).click();
+  await ownerPage.getByRole("status").filter({ hasText: `Invitation sent to ${agent.email}` }).waitFor();
+  await ownerPage.getByRole("table").getByRole("rowheader", { name: agent.email }).waitFor();
+  step("the Owner invited an agent from Team; the invitation is pending");
+
+  doing("the agent joins by the emailed link");
+  const joinLink = await emailedLink(agent.email, "/join");
+  await agentPage.goto(joinLink);
+  await agentPage.getByRole("heading", { name: "Join a workspace" }).waitFor();
+  await field(agentPage, "Full name").fill(agent.name);
+  await field(agentPage, "Password").fill(PASSWORD);
+  await agentPage.getByRole("button", { name: "Join workspace" }).click();
+  await agentPage.waitForURL(/\/inbox$/);
+  await live(agentPage);
+  step("the agent created an account from the invitation link (second context) and is in the inbox, live");
+
+  doing("the agent's inbox is open before the visitor writes");
+  await agentPage.getByRole("tab", { name: "All" }).click();
+  await agentPage.getByText("No conversations here yet.").waitFor();
+  await agentPage.evaluate(() => {
+    window.__sameDocument = true;
+  });
+
+  doing("the visitor writes through the widget");
+  const visitorText = `Hello from the visitor ${run}`;
+  const host = new URL(cfg.host);
+  host.searchParams.set("siteKey", siteKey);
+  await visitorPage.goto(host.toString());
+  await visitorPage.getByRole("button", { name: "Open chat" }).click();
+  const chat = visitorPage.locator('iframe[title="Chat"]').contentFrame();
+  await chat.getByRole("status").filter({ hasText: /^Connected$/ }).waitFor();
+  await chat.getByRole("textbox", { name: "Message" }).fill(visitorText);
+  await chat.getByRole("button", { name: "Send" }).click();
+  await chat.getByRole("log").getByText(visitorText).waitFor();
+  step("the visitor (third context) opened the widget on the host page and wrote");
+
+  doing("the visitor's message appears live in the agent's inbox");
+  const conversationLink = agentPage
+    .getByRole("list", { name: "Conversations" })
+    .getByRole("link")
+    .filter({ hasText: visitorText });
+  await conversationLink.waitFor();
+  await conversationLink.getByText("Unread").waitFor();
+  assert.equal(await agentPage.evaluate(() => window.__sameDocument), true, "the inbox was not reloaded");
+  await shot(agentPage, "inbox");
+  step("the new conversation and its message appeared in the agent's inbox without a reload, marked unread");
+
+  doing("the agent opens the conversation and replies");
+  await conversationLink.click();
+  await agentPage.waitForURL(/\/inbox\/[^/]+$/);
+  const messages = agentPage.getByRole("log", { name: "Messages" });
+  await messages.getByText(visitorText).waitFor();
+  const replyText = `Hi! An agent here, ${run}`;
+  await field(agentPage, "Reply to the visitor").fill(replyText);
+  await agentPage.getByRole("button", { name: "Send reply" }).click();
+  await messages.getByText(replyText).waitFor();
+  await shot(agentPage, "conversation");
+  step("the agent opened the conversation and replied");
+
+  doing("the visitor sees the reply");
+  await chat.getByRole("log").getByText(replyText).waitFor();
+  step("the visitor saw the agent's reply live");
+
+  doing("typing indicators both ways");
+  const visitorBox = chat.getByRole("textbox", { name: "Message" });
+  await visitorBox.pressSequentially("still ther", { delay: 40 });
+  await agentPage.getByRole("status").filter({ hasText: "The visitor is typing…" }).waitFor();
+  const replyBox = field(agentPage, "Reply to the visitor");
+  await replyBox.pressSequentially("One mo", { delay: 40 });
+  await chat.getByText(/is typing…$/).waitFor();
+  await visitorBox.fill("");
+  await replyBox.fill("");
+  step("the agent saw the visitor typing, and the visitor the agent");
+
+  doing("the agent adds a private note");
+  const noteText = `Private note ${run}`;
+  await agentPage.getByRole("radio", { name: "Note" }).check();
+  await field(agentPage, "Private note").fill(noteText);
+  await agentPage.getByRole("button", { name: "Add note" }).click();
+  await messages.getByRole("listitem").filter({ hasText: noteText }).getByText("Note", { exact: true }).waitFor();
+  await agentPage.getByRole("radio", { name: "Reply" }).check();
+  step("the note shows in the conversation, labelled Note");
+
+  doing("the agent creates a ticket from the conversation");
+  await agentPage.getByRole("button", { name: "Create ticket" }).click();
+  const ticketDialog = agentPage.getByRole("dialog", { name: "Create ticket" });
+  await ticketDialog.getByLabel("Requester email", { exact: true }).fill(`visitor-${run}@example.test`);
+  await ticketDialog.getByRole("button", { name: "Create ticket" }).click();
+  await ticketDialog.getByText(/^Ticket #\d+ created/).waitFor();
+  await ticketDialog.getByRole("button", { name: "Done" }).click();
+  assert.equal(await chat.getByText(noteText).count(), 0, "the visitor never sees a note");
+  step("a ticket was created from the conversation; the visitor never saw the note");
+
+  doing("screenshots of the remaining pages");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click();
+  await ownerPage.getByRole("heading", { name: "Tickets", level: 1 }).waitFor();
+  await shot(ownerPage, "tickets");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Profile" }).click();
+  await field(ownerPage, "Display name").waitFor();
+  await shot(ownerPage, "profile");
+  step("screenshots: register, inbox, conversation, team, settings, tickets, profile");
+
+  doing("the Owner deactivates the agent");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
+  const members = ownerPage.getByRole("table").filter({ has: ownerPage.getByRole("columnheader", { name: "Presence" }) });
+  const agentRow = members.getByRole("row").filter({ hasText: agent.email });
+  await agentRow.getByText("online").waitFor();
+  await shot(ownerPage, "team");
+  await agentRow.getByRole("button", { name: /^Deactivate / }).click();
+  await ownerPage.getByRole("status").filter({ hasText: "was deactivated." }).waitFor();
+  await agentRow.getByRole("button", { name: /^Reactivate / }).waitFor();
+  step("the Owner deactivated the agent in Team");
+
+  doing("the agent's dashboard leaves the workspace");
+  await agentPage.waitForURL(/\/workspaces$/);
+  await agentPage.getByRole("status").filter({ hasText: /access to .* ended/ }).waitFor();
+  const stored = await agentPage.evaluate(() => sessionStorage.getItem("supportdesk.dashboard.session"));
+  assert.equal(JSON.parse(stored ?? "{}").workspace ?? null, null, "the workspace token was cleared");
+  await shot(agentPage, "access-ended");
+  step("the agent's page left the workspace and says access ended");
+
+  doing("tokens never travel in URLs");
+  const leaks = urls.filter((u) => /eyJ[\w-]+\.[\w-]+\./.test(u) || /access_token=/.test(u));
+  assert.deepEqual(leaks, [], "no URL carries a JWT");
+  step(`no URL among ${urls.length} requests carried a token`);
+
+  const js = await firstLoadJs("/inbox");
+  console.log(`# inbox first-load JS: ${js.scripts} scripts, ${(js.raw / 1024).toFixed(1)} kB (${(js.gzip / 1024).toFixed(1)} kB gzipped)`);
+} catch (error) {
+  exitCode = 1;
+  console.error(`not ok - ${currentStep}: ${error instanceof Error ? error.message : error}`);
+  if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
+} finally {
+  await browser?.close().catch(() => {});
+}
+process.exit(exitCode);

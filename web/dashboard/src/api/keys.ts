@@ -1,0 +1,36 @@
+// Query keys. Everything read with a workspace token lives under ["ws", workspaceId, ...], so
+// leaving or switching a workspace drops exactly its data.
+import type { TicketStatus } from "./types";
+import type { InboxFilter } from "@/realtime/reducers";
+
+export interface TicketFilter {
+  status: TicketStatus | null;
+  assignee: string | null;
+}
+
+export const keys = {
+  me: ["me"] as const,
+  workspaces: ["workspaces"] as const,
+  workspace: (ws: string) => ["ws", ws] as const,
+  profile: (ws: string) => ["ws", ws, "profile"] as const,
+  agents: (ws: string, status: "active" | "all" = "active") => ["ws", ws, "agents", status] as const,
+  allAgents: (ws: string) => ["ws", ws, "agents"] as const,
+  invitations: (ws: string) => ["ws", ws, "invitations"] as const,
+  conversations: (ws: string) => ["ws", ws, "conversations"] as const,
+  inbox: (ws: string, filter: InboxFilter) => ["ws", ws, "conversations", filter] as const,
+  conversation: (ws: string, id: string) => ["ws", ws, "conversation", id] as const,
+  messages: (ws: string, id: string) => ["ws", ws, "messages", id] as const,
+  typing: (ws: string) => ["ws", ws, "live", "typing"] as const,
+  unread: (ws: string) => ["ws", ws, "live", "unread"] as const,
+  previews: (ws: string) => ["ws", ws, "live", "previews"] as const,
+  settings: (ws: string) => ["ws", ws, "settings"] as const,
+  widget: (ws: string) => ["ws", ws, "settings", "widget"] as const,
+  apiKeys: (ws: string) => ["ws", ws, "settings", "api-keys"] as const,
+  canned: (ws: string, q = "") => ["ws", ws, "canned", q] as const,
+  allCanned: (ws: string) => ["ws", ws, "canned"] as const,
+  tickets: (ws: string, filter?: TicketFilter) =>
+    filter ? (["ws", ws, "tickets", filter] as const) : (["ws", ws, "tickets"] as const),
+  ticket: (ws: string, id: string) => ["ws", ws, "ticket", id] as const,
+  comments: (ws: string, id: string) => ["ws", ws, "comments", id] as const,
+};
+

@@ -1,0 +1,33 @@
+// Names for the API's records, taken from the generated schema.
+import type { components } from "./schema";
+
+type Schemas = components["schemas"];
+
+export type Agent = Schemas["Agent"];
+export type AgentList = Schemas["AgentList"];
+export type ApiKey = Schemas["ApiKey"];
+export type CannedResponse = Schemas["CannedResponse"];
+export type Comment = Schemas["Comment"];
+export type Conversation = Schemas["Conversation"];
+export type ConversationList = Schemas["ConversationList"];
+export type ConversationStatus = Schemas["ConversationStatus"];
+export type Invitation = Schemas["Invitation"];
+export type Membership = Schemas["MembershipSummary"];
+export type Message = Schemas["Message"];
+export type MessageList = Schemas["MessageList"];
+export type Priority = Schemas["Priority"];
+export type Profile = Schemas["Profile"];
+export type Role = Schemas["Role"];
+export type Ticket = Schemas["Ticket"];
+export type TicketList = Schemas["TicketList"];
+export type TicketStatus = Schemas["TicketStatus"];
+export type WidgetSettings = Schemas["WidgetSettings"];
+
+export const CONVERSATION_STATUSES: readonly ConversationStatus[] = ["open", "pending", "resolved"];
+export const TICKET_STATUSES: readonly TicketStatus[] = ["open", "pending", "resolved", "closed"];
+export const PRIORITIES: readonly Priority[] = ["low", "medium", "high", "urgent"];
+
+/** How the API's role values read to people: `admin` is the Owner role. */
+export function roleLabel(role: Role): string {
+  return role === "admin" ? "Owner" : "Agent";
+}

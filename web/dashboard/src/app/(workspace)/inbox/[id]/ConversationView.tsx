@@ -1,0 +1,226 @@
+"use client";
+
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { unwrap } from "@/api/client";
+import { keys } from "@/api/keys";
+import { type Agent, CONVERSATION_STATUSES, type Conversation, type ConversationStatus, PRIORITIES, type Priority } from "@/api/types";
+import { useAgentNames, useAgents } from "@/api/useAgents";
+import { ErrorMessage, formatTime, SelectField } from "@/components/ui";
+import { useApi } from "@/app/providers";
+import { useHub } from "@/realtime/HubProvider";
+import { capitalize, contactName } from "@/lib/format";
+import { useLiveState } from "@/realtime/live";
+import { type MessagePages, replaceConversation, typists, type TypingState } from "@/realtime/reducers";
+import { useWorkspace } from "../../WorkspaceContext";
+import { CreateTicketDialog } from "./CreateTicketDialog";
+import { ReplyBox } from "./ReplyBox";
+
+const EMPTY_TYPING: TypingState = {};
+
+export function ConversationView({ conversationId }: { conversationId: string }) {
+  const api = useApi();
+  const { workspace, me } = useWorkspace();
+  const hub = useHub();
+  const queryClient = useQueryClient();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  const conversation = useQuery({
+    queryKey: keys.conversation(workspace.id, conversationId),
+    queryFn: () => unwrap(api.workspace.GET("/api/conversations/{id}", { params: { path: { id: conversationId } } })),
+  });
+  const messages = useInfiniteQuery({
+    queryKey: keys.messages(workspace.id, conversationId),
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.workspace.GET("/api/conversations/{id}/messages", {
+          params: { path: { id: conversationId }, query: { limit: 200, cursor: pageParam ?? undefined } },
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor ?? null,
+  });
+  // Oldest first, a page at a time: load them all, so the newest (and live ones) are shown.
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = messages;
+  useEffect(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+
+  // On screen: its messages are read as they arrive, and its typing events come to us. Joined
+  // again after every reconnect.
+  const { send, setOpenConversation, state: hubState } = hub;
+  useEffect(() => {
+    setOpenConversation(conversationId);
+    return () => setOpenConversation(null);
+  }, [conversationId, setOpenConversation]);
+  useEffect(() => {
+    if (hubState !== "connected") return;
+    void send("JoinConversation", conversationId);
+    return () => {
+      void send("Typing", conversationId, false);
+      void send("LeaveConversation", conversationId);
+    };
+  }, [conversationId, hubState, send]);
+
+  // Focus the heading when a conversation opens, so screen readers announce it.
+  const loaded = conversation.isSuccess;
+  useEffect(() => {
+    if (loaded) headingRef.current?.focus();
+  }, [loaded, conversationId]);
+
+  // An update answered by the API: the conversation and the inbox lists holding it.
+  const applyUpdate = (updated: Conversation) => {
+    queryClient.setQueryData<Conversation>(keys.conversation(workspace.id, updated.id), (c) => replaceConversation(c, updated));
+    void queryClient.invalidateQueries({ queryKey: keys.conversations(workspace.id) });
+  };
+  const assign = useMutation({
+    mutationFn: (assigneeId: string | null) =>
+      unwrap(api.workspace.POST("/api/conversations/{id}/assign", { params: { path: { id: conversationId } }, body: { assigneeId } })),
+    onSuccess: applyUpdate,
+  });
+  const setStatus = useMutation({
+    mutationFn: (status: ConversationStatus) =>
+      unwrap(api.workspace.POST("/api/conversations/{id}/status", { params: { path: { id: conversationId } }, body: { status } })),
+    onSuccess: applyUpdate,
+  });
+  const setPriority = useMutation({
+    mutationFn: (priority: Priority | null) =>
+      unwrap(api.workspace.POST("/api/conversations/{id}/priority", { params: { path: { id: conversationId } }, body: { priority } })),
+    onSuccess: applyUpdate,
+  });
+  const [ticketOpen, setTicketOpen] = useState(false);
+
+  if (conversation.isError) return <ErrorMessage error={conversation.error} />;
+  if (!conversation.data) return <p role="status">Loading conversation…</p>;
+  const c = conversation.data;
+
+  return (
+    <article className="conversation" aria-labelledby="conversation-heading">
+      <header className="conversation-header">
+        <h2 id="conversation-heading" ref={headingRef} tabIndex={-1}>
+          #{c.number} {contactName(c)}
+          {c.subject ? <span className="muted"> · {c.subject}</span> : null}
+        </h2>
+        {c.contact.email ? <p className="muted">{c.contact.email}</p> : null}
+        <div className="conversation-controls">
+          <AssigneeControl workspaceId={workspace.id} assigneeId={c.assigneeId ?? null} meId={me?.id ?? null} onAssign={(id) => assign.mutate(id)} pending={assign.isPending} />
+          <SelectField label="Status" value={c.status} disabled={setStatus.isPending} onChange={(e) => setStatus.mutate(e.target.value as ConversationStatus)}>
+            {CONVERSATION_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {capitalize(s)}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField
+            label="Priority"
+            value={c.priority ?? ""}
+            disabled={setPriority.isPending}
+            onChange={(e) => setPriority.mutate((e.target.value || null) as Priority | null)}
+          >
+            <option value="">None</option>
+            {PRIORITIES.map((p) => (
+              <option key={p} value={p}>
+                {capitalize(p)}
+              </option>
+            ))}
+          </SelectField>
+          <button type="button" onClick={() => setTicketOpen(true)}>
+            Create ticket
+          </button>
+        </div>
+        <ErrorMessage error={assign.error ?? setStatus.error ?? setPriority.error} />
+      </header>
+      <MessageLog workspaceId={workspace.id} conversation={c} pages={messages.data} />
+      <ErrorMessage error={messages.error} />
+      <TypingIndicator workspaceId={workspace.id} conversationId={c.id} meId={me?.id ?? null} />
+      <ReplyBox conversationId={c.id} />
+      <CreateTicketDialog open={ticketOpen} onClose={() => setTicketOpen(false)} conversation={c} />
+    </article>
+  );
+}
+
+function AssigneeControl({
+  workspaceId,
+  assigneeId,
+  meId,
+  onAssign,
+  pending,
+}: {
+  workspaceId: string;
+  assigneeId: string | null;
+  meId: string | null;
+  onAssign: (id: string | null) => void;
+  pending: boolean;
+}) {
+  const agents = useAgents(workspaceId);
+  const active: Agent[] = agents.data?.agents ?? [];
+  const current = assigneeId && !active.some((a) => a.id === assigneeId) ? assigneeId : null;
+  return (
+    <>
+      <SelectField label="Assignee" value={assigneeId ?? ""} disabled={pending} onChange={(e) => onAssign(e.target.value || null)}>
+        <option value="">Unassigned</option>
+        {current ? <option value={current}>(inactive agent)</option> : null}
+        {active.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.id === meId ? `${a.displayName} (me)` : a.displayName}
+          </option>
+        ))}
+      </SelectField>
+      {meId && assigneeId !== meId ? (
+        <button type="button" onClick={() => onAssign(meId)} disabled={pending}>
+          Assign to me
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+function MessageLog({ workspaceId, conversation, pages }: { workspaceId: string; conversation: Conversation; pages: MessagePages | undefined }) {
+  const agents = useAgentNames(workspaceId);
+  const endRef = useRef<HTMLLIElement>(null);
+  const all = pages?.pages.flatMap((p) => p.messages) ?? [];
+  const count = all.length;
+  useEffect(() => {
+    endRef.current?.scrollIntoView({ block: "end" });
+  }, [count]);
+  if (!pages) return <p role="status">Loading messages…</p>;
+  return (
+    <ol className="messages" role="log" aria-label="Messages" aria-live="polite">
+      {all.map((m) => {
+        const author =
+          m.kind === "incoming" ? contactName(conversation) : m.authorAgentId ? (agents.get(m.authorAgentId)?.displayName ?? "Agent") : "Agent";
+        return (
+          <li key={m.id} className={`message message-${m.kind}`}>
+            <div className="message-meta">
+              {m.kind === "note" ? <span className="badge badge-note">Note</span> : null}
+              <span className="author">{author}</span>
+              <time dateTime={m.createdAt}>{formatTime(m.createdAt)}</time>
+            </div>
+            <p className="message-body">{m.body}</p>
+          </li>
+        );
+      })}
+      <li ref={endRef} aria-hidden="true" className="messages-end" />
+    </ol>
+  );
+}
+
+function TypingIndicator({ workspaceId, conversationId, meId }: { workspaceId: string; conversationId: string; meId: string | null }) {
+  const state = useLiveState(keys.typing(workspaceId), EMPTY_TYPING);
+  // Starts at 0 (entries just received are current); the ticker below expires silent typists.
+  const [now, setNow] = useState(0);
+  const hasEntries = Object.keys(state[conversationId] ?? {}).length > 0;
+  // Entries expire without an event: re-check every second while someone may be typing.
+  useEffect(() => {
+    if (!hasEntries) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [hasEntries, state]);
+  const names = typists(state, conversationId, now, meId);
+  return (
+    <p className="typing" role="status" aria-live="polite">
+      {names.length === 0 ? "" : names.length === 1 ? `${names[0]} is typing…` : `${names.join(" and ")} are typing…`}
+    </p>
+  );
+}
+

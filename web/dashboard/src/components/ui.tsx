@@ -1,0 +1,220 @@
+"use client";
+
+// Small accessible building blocks: every control has a visible label, errors are announced
+// (role="alert") and tied to their field (aria-describedby), status text uses role="status".
+
+import {
+  type ComponentPropsWithoutRef,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from "react";
+import { ApiError, errorDetail } from "@/api/errors";
+
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {errorDetail(error)}
+    </p>
+  );
+}
+
+/** Announced politely: a success ("saved"), or with `tone="notice"` something to know (access ended). */
+export function StatusMessage({ children, tone = "success" }: { children: ReactNode; tone?: "success" | "notice" }) {
+  if (!children) return null;
+  return (
+    <p className={tone === "notice" ? "notice" : "status-message"} role="status">
+      {children}
+    </p>
+  );
+}
+
+/** The API's validation messages for one field, from a 400's `errors`. */
+export function fieldErrors(error: unknown, field: string): string[] {
+  return error instanceof ApiError ? (error.errors[field] ?? []) : [];
+}
+
+type InputProps = ComponentPropsWithoutRef<"input"> & {
+  label: string;
+  hint?: ReactNode;
+  errors?: string[];
+};
+
+export function TextField({ label, hint, errors = [], id, className, ...input }: InputProps) {
+  const generated = useId();
+  const inputId = id ?? generated;
+  const hintId = `${inputId}-hint`;
+  const errorId = `${inputId}-error`;
+  const describedBy = [hint ? hintId : null, errors.length ? errorId : null].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className={`field ${className ?? ""}`}>
+      <label htmlFor={inputId}>{label}</label>
+      <input id={inputId} aria-describedby={describedBy} aria-invalid={errors.length > 0 || undefined} {...input} />
+      {hint ? (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
+      {errors.length ? (
+        <p className="field-error" id={errorId}>
+          {errors.join("; ")}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+type TextAreaProps = ComponentPropsWithoutRef<"textarea"> & { label: string; hint?: ReactNode; errors?: string[] };
+
+export function TextArea({ label, hint, errors = [], id, ...textarea }: TextAreaProps) {
+  const generated = useId();
+  const inputId = id ?? generated;
+  const hintId = `${inputId}-hint`;
+  return (
+    <div className="field">
+      <label htmlFor={inputId}>{label}</label>
+      <textarea id={inputId} aria-describedby={hint ? hintId : undefined} aria-invalid={errors.length > 0 || undefined} {...textarea} />
+      {hint ? (
+        <p className="hint" id={hintId}>
+          {hint}
+        </p>
+      ) : null}
+      {errors.length ? <p className="field-error">{errors.join("; ")}</p> : null}
+    </div>
+  );
+}
+
+type SelectProps = ComponentPropsWithoutRef<"select"> & { label: string; children: ReactNode; hideLabel?: boolean };
+
+/** A labelled select; `hideLabel` keeps the label for assistive technology only (in tables, where the column says it). */
+export function SelectField({ label, id, children, hideLabel, ...select }: SelectProps) {
+  const generated = useId();
+  const selectId = id ?? generated;
+  return (
+    <div className="field">
+      <label htmlFor={selectId} className={hideLabel ? "visually-hidden" : undefined}>
+        {label}
+      </label>
+      <select id={selectId} {...select}>
+        {children}
+      </select>
+    </div>
+  );
+}
+
+export function Checkbox({ label, ...input }: ComponentPropsWithoutRef<"input"> & { label: string }) {
+  const id = useId();
+  return (
+    <div className="checkbox">
+      <input id={id} type="checkbox" {...input} />
+      <label htmlFor={id}>{label}</label>
+    </div>
+  );
+}
+
+export function SubmitButton({ pending, children, pendingText, ...button }: ComponentPropsWithoutRef<"button"> & { pending: boolean; pendingText?: string }) {
+  return (
+    <button type="submit" disabled={pending || button.disabled} aria-busy={pending || undefined} {...button}>
+      {pending && pendingText ? pendingText : children}
+    </button>
+  );
+}
+
+/** A presence dot with its word: colour is never the only signal. */
+export function PresenceBadge({ presence }: { presence: "online" | "offline" }) {
+  return (
+    <span className={`presence presence-${presence}`}>
+      <span className="dot" aria-hidden="true" />
+      {presence}
+    </span>
+  );
+}
+
+/** Copies text to the clipboard and says so; falls back to selecting it. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState<"idle" | "copied" | "failed">("idle");
+  useEffect(() => {
+    if (copied === "idle") return;
+    const timer = setTimeout(() => setCopied("idle"), 2500);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => {
+          navigator.clipboard.writeText(text).then(
+            () => setCopied("copied"),
+            () => setCopied("failed"),
+          );
+        }}
+      >
+        {label}
+      </button>
+      <span role="status" className="copy-status">
+        {copied === "copied" ? "Copied" : copied === "failed" ? "Could not copy; select the text and copy it" : ""}
+      </span>
+    </>
+  );
+}
+
+/**
+ * A modal dialog on the native <dialog>: focus moves into it, Tab stays inside, Escape
+ * closes it, and focus returns to what opened it.
+ */
+export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      dialog.showModal();
+      return () => {
+        if (dialog.open) dialog.close();
+        opener?.focus();
+      };
+    }
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      className="dialog"
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+    >
+      {open ? (
+        <>
+          <div className="dialog-header">
+            <h2 id={titleId}>{title}</h2>
+            <button type="button" className="ghost" onClick={onClose}>
+              Close
+            </button>
+          </div>
+          {children}
+        </>
+      ) : null}
+    </dialog>
+  );
+}
+
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** A form's text value, trimmed; null when empty. */
+export function formText(form: FormData, name: string): string | null {
+  const value = form.get(name);
+  if (typeof value !== "string") return null;
+  const trimmed = value.trim();
+  return trimmed ? trimmed : null;
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { isExpired, RENEW_MARGIN_MS, renewalDelay } from "./renewal";
+
+const now = Date.parse("2026-11-23T10:00:00Z");
+
+describe("workspace token renewal", () => {
+  it("is scheduled five minutes before expiry", () => {
+    expect(renewalDelay("2026-11-23T11:00:00Z", now)).toBe(55 * 60_000);
+    expect(renewalDelay("2026-11-23T10:05:01Z", now)).toBe(1000);
+  });
+
+  it("is due at once inside the margin, after expiry, or for an unreadable date", () => {
+    expect(renewalDelay("2026-11-23T10:04:59Z", now)).toBe(0);
+    expect(renewalDelay("2026-11-23T09:00:00Z", now)).toBe(0);
+    expect(renewalDelay("soon", now)).toBe(0);
+  });
+
+  it("never exceeds what setTimeout can hold", () => {
+    expect(renewalDelay("2099-01-01T00:00:00Z", now)).toBe(2_147_483_647);
+  });
+
+  it("knows an expired token", () => {
+    expect(isExpired("2026-11-23T10:00:00Z", now)).toBe(true);
+    expect(isExpired(new Date(now + RENEW_MARGIN_MS).toISOString(), now)).toBe(false);
+    expect(isExpired("garbage", now)).toBe(true);
+  });
+});

@@ -1,0 +1,35 @@
+"use client";
+
+import { useEffect } from "react";
+import { unwrap } from "@/api/client";
+import { ApiError } from "@/api/errors";
+import { useApi } from "@/app/providers";
+import { RENEW_RETRY_MS, renewalDelay } from "./renewal";
+import { renewWorkspaceToken } from "./store";
+
+/**
+ * Keeps the workspace token fresh: five minutes before it expires, asks for a new one with the
+ * user token (POST /workspaces/{id}/select). A 401 or 403 is handled by the API client (back
+ * to sign-in, or out of the workspace); other failures are retried.
+ */
+export function useTokenRenewal(workspaceId: string, expiresAt: string): void {
+  const api = useApi();
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout>;
+    let cancelled = false;
+    const renew = async () => {
+      try {
+        const answer = await unwrap(api.user.POST("/workspaces/{id}/select", { params: { path: { id: workspaceId } } }));
+        if (!cancelled) renewWorkspaceToken(workspaceId, answer.token, answer.expiresAt);
+      } catch (error) {
+        if (cancelled || (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429)) return;
+        timer = setTimeout(() => void renew(), RENEW_RETRY_MS);
+      }
+    };
+    timer = setTimeout(() => void renew(), renewalDelay(expiresAt, Date.now()));
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, workspaceId, expiresAt]);
+}
