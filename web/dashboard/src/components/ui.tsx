@@ -67,6 +67,25 @@ export function TextField({ label, hint, errors = [], id, className, ...input }:
   );
 }
 
+/** The API's password rule, as people read it. */
+export const PASSWORD_RULE = "At least 8 characters, with an upper-case letter, a lower-case letter and a digit.";
+
+/** A new password (register, join, reset), named `password`, with the rule as its hint. */
+export function NewPasswordField({ label = "Password", errors }: { label?: string; errors?: string[] }) {
+  return (
+    <TextField
+      label={label}
+      name="password"
+      type="password"
+      autoComplete="new-password"
+      required
+      minLength={8}
+      hint={PASSWORD_RULE}
+      errors={errors}
+    />
+  );
+}
+
 type TextAreaProps = ComponentPropsWithoutRef<"textarea"> & { label: string; hint?: ReactNode; errors?: string[] };
 
 export function TextArea({ label, hint, errors = [], id, ...textarea }: TextAreaProps) {

@@ -10,9 +10,8 @@ import { useEffect } from "react";
 import { unwrap } from "@/api/client";
 import type { Membership } from "@/api/types";
 import { roleLabel } from "@/api/types";
-import { ErrorMessage, fieldErrors, formText, SubmitButton, TextField } from "@/components/ui";
+import { ErrorMessage, fieldErrors, formText, NewPasswordField, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
-import { PASSWORD_RULE } from "../register/RegisterForm";
 import { forgetInvitation, keepInvitation, pendingInvitation } from "@/session/pendingInvitation";
 import { scrubTokenFromUrl } from "@/session/scrubUrl";
 import { signIn, signOut } from "@/session/store";
@@ -98,16 +97,7 @@ export function Join({ linkToken }: { linkToken: string }) {
         }}
       >
         <TextField label="Full name" name="fullName" autoComplete="name" required errors={fieldErrors(create.error, "fullName")} />
-        <TextField
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          hint={PASSWORD_RULE}
-          errors={fieldErrors(create.error, "password")}
-        />
+        <NewPasswordField errors={fieldErrors(create.error, "password")} />
         <ErrorMessage error={create.error} />
         <SubmitButton pending={working} pendingText="Joining…">
           Join workspace

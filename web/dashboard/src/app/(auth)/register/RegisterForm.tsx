@@ -4,11 +4,10 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { unwrap } from "@/api/client";
-import { ErrorMessage, fieldErrors, formText, SubmitButton, TextField } from "@/components/ui";
+import { ErrorMessage, fieldErrors, formText, NewPasswordField, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { signIn } from "@/session/store";
 
-export const PASSWORD_RULE = "At least 8 characters, with an upper-case letter, a lower-case letter and a digit.";
 
 export function RegisterForm() {
   const api = useApi();
@@ -37,16 +36,7 @@ export function RegisterForm() {
       >
         <TextField label="Full name" name="fullName" autoComplete="name" required errors={fieldErrors(register.error, "fullName")} />
         <TextField label="Email" name="email" type="email" autoComplete="email" required errors={fieldErrors(register.error, "email")} />
-        <TextField
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          hint={PASSWORD_RULE}
-          errors={fieldErrors(register.error, "password")}
-        />
+        <NewPasswordField errors={fieldErrors(register.error, "password")} />
         <ErrorMessage error={register.error} />
         <SubmitButton pending={register.isPending} pendingText="Creating account…">
           Create account

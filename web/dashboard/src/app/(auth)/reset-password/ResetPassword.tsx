@@ -4,9 +4,8 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { unwrap } from "@/api/client";
-import { ErrorMessage, fieldErrors, StatusMessage, SubmitButton, TextField } from "@/components/ui";
+import { ErrorMessage, fieldErrors, NewPasswordField, StatusMessage, SubmitButton } from "@/components/ui";
 import { useApi } from "@/app/providers";
-import { PASSWORD_RULE } from "../register/RegisterForm";
 import { scrubTokenFromUrl } from "@/session/scrubUrl";
 import { signOut } from "@/session/store";
 
@@ -39,16 +38,7 @@ export function ResetPassword({ token }: { token: string }) {
           reset.mutate(String(new FormData(event.currentTarget).get("password") ?? ""));
         }}
       >
-        <TextField
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          hint={PASSWORD_RULE}
-          errors={fieldErrors(reset.error, "password")}
-        />
+        <NewPasswordField label="New password" errors={fieldErrors(reset.error, "password")} />
         <ErrorMessage error={reset.error} />
         <SubmitButton pending={reset.isPending} disabled={!token} pendingText="Saving…">
           Set new password
