@@ -134,9 +134,17 @@ export function Checkbox({ label, ...input }: ComponentPropsWithoutRef<"input"> 
   );
 }
 
-export function SubmitButton({ pending, children, pendingText, ...button }: ComponentPropsWithoutRef<"button"> & { pending: boolean; pendingText?: string }) {
+export function SubmitButton({
+  pending,
+  children,
+  pendingText,
+  disabled,
+  ...button
+}: ComponentPropsWithoutRef<"button"> & { pending: boolean; pendingText?: string }) {
+  // `disabled` is taken out of the spread: a caller's `false` must not lift the pending lock,
+  // or a second click submits twice.
   return (
-    <button type="submit" disabled={pending || button.disabled} aria-busy={pending || undefined} {...button}>
+    <button type="submit" {...button} disabled={pending || disabled} aria-busy={pending || undefined}>
       {pending && pendingText ? pendingText : children}
     </button>
   );
