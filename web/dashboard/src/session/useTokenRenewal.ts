@@ -2,18 +2,22 @@
 
 import { useEffect } from "react";
 import { unwrap } from "@/api/client";
-import { ApiError } from "@/api/errors";
+import { ApiError, accessEnded } from "@/api/errors";
 import { useApi } from "@/app/providers";
+import { useQueryClient } from "@tanstack/react-query";
+import { endWorkspaceAccess } from "./endAccess";
 import { RENEW_RETRY_MS, renewalDelay } from "./renewal";
 import { renewWorkspaceToken } from "./store";
 
 /**
  * Keeps the workspace token fresh: five minutes before it expires, asks for a new one with the
- * user token (POST /workspaces/{id}/select). A 401 or 403 is handled by the API client (back
- * to sign-in, or out of the workspace); other failures are retried.
+ * user token (POST /workspaces/{id}/select). A 401 is handled by the API client (back to
+ * sign-in); a refusal that ends the membership takes the person out of the workspace; other
+ * failures are retried.
  */
 export function useTokenRenewal(workspaceId: string, expiresAt: string): void {
   const api = useApi();
+  const queryClient = useQueryClient();
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout>;
     let cancelled = false;
@@ -22,7 +26,12 @@ export function useTokenRenewal(workspaceId: string, expiresAt: string): void {
         const answer = await unwrap(api.user.POST("/workspaces/{id}/select", { params: { path: { id: workspaceId } } }));
         if (!cancelled) renewWorkspaceToken(workspaceId, answer.token, answer.expiresAt);
       } catch (error) {
-        if (cancelled || (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429)) return;
+        if (cancelled) return;
+        if (error instanceof ApiError && accessEnded(error)) {
+          endWorkspaceAccess(queryClient, workspaceId, error.detail);
+          return;
+        }
+        if (error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429) return;
         timer = setTimeout(() => void renew(), RENEW_RETRY_MS);
       }
     };
@@ -31,5 +40,5 @@ export function useTokenRenewal(workspaceId: string, expiresAt: string): void {
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [api, workspaceId, expiresAt]);
+  }, [api, queryClient, workspaceId, expiresAt]);
 }

@@ -12,6 +12,7 @@ import type { Membership } from "@/api/types";
 import { roleLabel } from "@/api/types";
 import { ErrorMessage, fieldErrors, formText, NewPasswordField, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
+import { ApiError } from "@/api/errors";
 import { forgetInvitation, keepInvitation, pendingInvitation } from "@/session/pendingInvitation";
 import { scrubTokenFromUrl } from "@/session/scrubUrl";
 import { signIn, signOut } from "@/session/store";
@@ -34,9 +35,14 @@ export function Join({ linkToken }: { linkToken: string }) {
     forgetInvitation();
     select.mutate(workspace.id);
   };
+  // A link that can never work is forgotten, so later sign-ins do not come back here.
+  const forgetDeadLink = (error: Error) => {
+    if (error instanceof ApiError && error.code === "invalid_token") forgetInvitation();
+  };
   const accept = useMutation({
     mutationFn: () => unwrap(api.user.POST("/invitations/accept", { body: { token } })),
     onSuccess: ({ workspace }) => joined(workspace),
+    onError: forgetDeadLink,
   });
   const create = useMutation({
     mutationFn: (body: { fullName: string; password: string }) =>
@@ -46,6 +52,7 @@ export function Join({ linkToken }: { linkToken: string }) {
       if ("token" in answer) signIn(answer.token);
       joined(answer.workspace);
     },
+    onError: forgetDeadLink,
   });
   const working = accept.isPending || create.isPending || select.isPending;
   const workspace = accept.data?.workspace ?? create.data?.workspace;
