@@ -282,6 +282,19 @@ impl TestApp {
         self.state.memberships.changed(user_id, workspace_id).await;
     }
 
+    /// The Owner deletes the workspace (`DELETE /api/workspace`, 202).
+    pub async fn delete_workspace(&self, owner: &Owner) {
+        let response = self
+            .send(
+                reqwest::Method::DELETE,
+                "/api/workspace",
+                None,
+                Some(&owner.workspace_token),
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+    }
+
     pub async fn count(&self, table: &str) -> i64 {
         sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT count(*) FROM public.{table}"

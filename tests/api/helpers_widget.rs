@@ -42,19 +42,6 @@ impl TestApp {
         body["secret"].as_str().unwrap().to_owned()
     }
 
-    /// The Owner deletes the workspace (`DELETE /api/workspace`, 202).
-    pub async fn delete_workspace(&self, owner: &Owner) {
-        let response = self
-            .send(
-                Method::DELETE,
-                "/api/workspace",
-                None,
-                Some(&owner.workspace_token),
-            )
-            .await;
-        assert_eq!(response.status(), StatusCode::ACCEPTED);
-    }
-
     /// `POST /widget/v1/sessions` from a page of `origin` (none: no `Origin` header).
     pub async fn start_session(&self, origin: Option<&str>, body: &Value) -> Response {
         let mut request = self.client.post(self.url("/widget/v1/sessions")).json(body);

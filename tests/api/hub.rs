@@ -479,15 +479,7 @@ async fn shutdown_asks_clients_to_reconnect_and_deletion_closes_for_good() {
     assert_eq!(close["allowReconnect"], true, "{close}");
 
     let mut hub = app.hub(&owner.workspace_token).await;
-    let response = app
-        .send(
-            Method::DELETE,
-            "/api/workspace",
-            None,
-            Some(&owner.workspace_token),
-        )
-        .await;
-    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    app.delete_workspace(&owner).await;
     let close = hub.close_message().await;
     assert_eq!(close["allowReconnect"], false, "{close}");
     assert!(
