@@ -13,6 +13,7 @@
 //! routes' own layers and their 405 answers (set router-wide, outside the authorization
 //! layer, so a wrong method is 405 whoever asks): a preflight is answered before any of them.
 
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -102,7 +103,9 @@ pub fn negotiate(application: &ApplicationSettings) -> CorsLayer {
 
 /// The CORS rule of every route, chosen by the request's path.
 #[derive(Clone)]
-pub struct ByPath {
+pub struct ByPath(Arc<Rules>);
+
+struct Rules {
     dashboard: CorsLayer,
     negotiate: CorsLayer,
     sessions: CorsLayer,
@@ -112,70 +115,61 @@ pub struct ByPath {
 impl ByPath {
     pub fn new(state: &AppState) -> Self {
         let application = &state.settings.application;
-        Self {
+        Self(Arc::new(Rules {
             dashboard: dashboard(application),
             negotiate: negotiate(application),
             sessions: widget(crate::widget::sessions::allowed_origins(state)),
             visitor: widget(AllowOrigin::list(widget_origin(application))),
-        }
+        }))
     }
 }
 
-impl<S: Clone> Layer<S> for ByPath {
+impl<S> Layer<S> for ByPath {
     type Service = CorsByPath<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
         CorsByPath {
-            dashboard: self.dashboard.layer(inner.clone()),
-            negotiate: self.negotiate.layer(inner.clone()),
-            sessions: self.sessions.layer(inner.clone()),
-            visitor: self.visitor.layer(inner),
+            rules: self.0.clone(),
+            inner,
         }
     }
 }
 
+/// The router clones a route's service for every request, so this holds the rules behind one
+/// pointer and wraps the route in the one rule its path needs when the request comes.
 #[derive(Clone)]
 pub struct CorsByPath<S> {
-    dashboard: Cors<S>,
-    negotiate: Cors<S>,
-    sessions: Cors<S>,
-    visitor: Cors<S>,
+    rules: Arc<Rules>,
+    inner: S,
 }
 
 impl<S> Service<Request> for CorsByPath<S>
 where
-    Cors<S>: Service<Request>,
+    S: Service<Request> + Clone,
+    Cors<S>: Service<Request, Error = S::Error>,
 {
     type Response = <Cors<S> as Service<Request>>::Response;
-    type Error = <Cors<S> as Service<Request>>::Error;
+    type Error = S::Error;
     type Future = <Cors<S> as Service<Request>>::Future;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        // The four wrap clones of one service; any of them may take the request.
-        for service in [
-            &mut self.dashboard,
-            &mut self.negotiate,
-            &mut self.sessions,
-            &mut self.visitor,
-        ] {
-            if let Poll::Ready(Err(error)) = service.poll_ready(cx) {
-                return Poll::Ready(Err(error));
-            }
-        }
-        Poll::Ready(Ok(()))
+        self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
         let path = request.uri().path();
-        let service = if path == "/widget/v1/sessions" {
-            &mut self.sessions
+        let rule = if path == "/widget/v1/sessions" {
+            &self.rules.sessions
         } else if path.starts_with("/widget/") {
-            &mut self.visitor
+            &self.rules.visitor
         } else if path.starts_with("/hubs/") {
-            &mut self.negotiate
+            &self.rules.negotiate
         } else {
-            &mut self.dashboard
+            &self.rules.dashboard
         };
-        service.call(request)
+        // `inner` was made ready in `poll_ready`; the clone left behind serves the next call.
+        let clone = self.inner.clone();
+        let ready = std::mem::replace(&mut self.inner, clone);
+        rule.layer(ready).call(request)
     }
 }

@@ -100,6 +100,10 @@ impl ReadPool {
                 };
                 managed::Pool::builder(manager)
                     .max_size(per_shard)
+                    // The connection used last goes out first: its backend (and its caches)
+                    // ran a moment ago, and the ones at the bottom of the stack go idle and
+                    // are closed by `close_idle` when the load drops.
+                    .queue_mode(managed::QueueMode::Lifo)
                     .wait_timeout(Some(Duration::from_secs(5)))
                     .create_timeout(Some(Duration::from_secs(5)))
                     .recycle_timeout(Some(Duration::from_secs(5)))
