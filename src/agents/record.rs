@@ -131,40 +131,31 @@ pub async fn find<'e>(
 /// first time. Called in the transaction of every change to either, so the tenant's copy
 /// never disagrees with the control plane once committed. Nothing to copy without a
 /// membership.
+///
+/// One statement, read and write together, and not kept prepared: its text names one tenant
+/// and runs once per membership change (every workspace created runs it once), so caching it
+/// would only fill the connection's statement cache, whose evictions cost a round trip each,
+/// and its backend's memory with plans never used again.
 pub async fn sync_member(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     user_id: Uuid,
 ) -> sqlx::Result<()> {
-    let member = sqlx::query!(
-        r#"SELECT u.email, u.full_name, m.role AS "role: Role", m.status AS "status: AgentStatus",
-                  m.created_at
-             FROM public.memberships m
-             JOIN public.users u ON u.id = m.user_id
-             JOIN public.workspaces w ON w.id = m.workspace_id
-            WHERE w.schema_name = $1 AND m.user_id = $2"#,
-        schema.name(),
-        user_id,
-    )
-    .fetch_optional(&mut *conn)
-    .await?;
-    let Some(member) = member else {
-        return Ok(());
-    };
     sqlx::query(schema.sql(
         "INSERT INTO {schema}.agent_profiles
                 (user_id, display_name, email, full_name, role, status, joined_at)
-         VALUES ($1, $3, $2, $3, $4, $5, $6)
+         SELECT m.user_id, u.full_name, u.email, u.full_name, m.role, m.status, m.created_at
+           FROM public.memberships m
+           JOIN public.users u ON u.id = m.user_id
+           JOIN public.workspaces w ON w.id = m.workspace_id
+          WHERE w.schema_name = $1 AND m.user_id = $2
          ON CONFLICT (user_id) DO UPDATE
             SET email = EXCLUDED.email, full_name = EXCLUDED.full_name, role = EXCLUDED.role,
                 status = EXCLUDED.status, joined_at = EXCLUDED.joined_at",
     ))
+    .bind(schema.name())
     .bind(user_id)
-    .bind(member.email)
-    .bind(member.full_name)
-    .bind(member.role)
-    .bind(member.status)
-    .bind(member.created_at)
+    .persistent(false)
     .execute(&mut *conn)
     .await?;
     Ok(())
