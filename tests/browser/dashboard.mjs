@@ -128,10 +128,15 @@ async function emailedLink(to, path) {
 
 // ---- browser helpers ----------------------------------------------------------------------
 
+/** What the browser refused under the dashboard's Content-Security-Policy, on any page. */
+const cspViolations = [];
+
 /** Browser-side problems are printed as they happen: they explain most failures. */
 function watch(page, label, urls) {
   page.on("console", (m) => {
-    if (m.type() === "error") console.log(`# ${label} console ${m.type()}: ${m.text()}`);
+    if (m.type() !== "error") return;
+    console.log(`# ${label} console ${m.type()}: ${m.text()}`);
+    if (/Content Security Policy/i.test(m.text())) cspViolations.push(`${label}: ${m.text()}`);
   });
   page.on("pageerror", (e) => console.log(`# ${label} page error: ${e.message}`));
   page.on("request", (r) => urls.push(r.url()));
@@ -180,7 +185,11 @@ try {
   const visitorPage = await newPage(browser, "visitor", urls);
 
   doing("the Owner registers");
-  await ownerPage.goto(dashboard("/register"));
+  const registerPage = await ownerPage.goto(dashboard("/register"));
+  const policy = registerPage?.headers()["content-security-policy"] ?? "";
+  assert.match(policy, /script-src 'self' 'nonce-[\w+/=]+' 'strict-dynamic'/, "scripts run by nonce");
+  assert.match(policy, /frame-ancestors 'none'/, "no site may frame the dashboard");
+  assert.equal(registerPage?.headers()["referrer-policy"], "no-referrer");
   await ownerPage.getByRole("heading", { name: "Create your account" }).waitFor();
   await field(ownerPage, "Full name").fill(owner.name);
   await field(ownerPage, "Email").fill(owner.email);
@@ -337,9 +346,11 @@ try {
   await agentRow.getByText("online").waitFor();
   await shot(ownerPage, "team");
   await agentRow.getByRole("button", { name: /^Deactivate / }).click();
+  const confirm = ownerPage.getByRole("dialog", { name: `Deactivate ${agent.name}?` });
+  await confirm.getByRole("button", { name: "Deactivate", exact: true }).click();
   await ownerPage.getByRole("status").filter({ hasText: "was deactivated." }).waitFor();
   await agentRow.getByRole("button", { name: /^Reactivate / }).waitFor();
-  step("the Owner deactivated the agent in Team");
+  step("the Owner deactivated the agent in Team, after confirming");
 
   doing("the agent's dashboard leaves the workspace");
   await agentPage.waitForURL(/\/workspaces$/);
@@ -353,6 +364,10 @@ try {
   const leaks = urls.filter((u) => /eyJ[\w-]+\.[\w-]+\./.test(u) || /access_token=/.test(u));
   assert.deepEqual(leaks, [], "no URL carries a JWT");
   step(`no URL among ${urls.length} requests carried a token`);
+
+  doing("the dashboard's Content-Security-Policy refused nothing it needs");
+  assert.deepEqual(cspViolations, [], "no CSP violation on any page");
+  step("every page ran under a nonce-only script policy with no violation");
 
   const js = await firstLoadJs("/inbox");
   console.log(`# inbox first-load JS: ${js.scripts} scripts, ${(js.raw / 1024).toFixed(1)} kB (${(js.gzip / 1024).toFixed(1)} kB gzipped)`);

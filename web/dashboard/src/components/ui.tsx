@@ -232,6 +232,44 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
   );
 }
 
+/**
+ * Asks before an action that cannot be undone or that cuts someone off: the action runs only
+ * from the dialog's own button, which names it; Cancel, Close and Escape leave everything as
+ * it was.
+ */
+export function ConfirmDialog({
+  open,
+  title,
+  action,
+  pending,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  /** The confirming button's text, e.g. "Revoke". */
+  action: string;
+  pending: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={open} title={title} onClose={onClose}>
+      {children}
+      <div className="row">
+        <button type="button" className="danger" onClick={onConfirm} disabled={pending}>
+          {action}
+        </button>
+        <button type="button" onClick={onClose} disabled={pending}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return "";

@@ -9,7 +9,7 @@ import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { type Agent, type Role, roleLabel } from "@/api/types";
 import { useAgents } from "@/api/useAgents";
-import { ErrorMessage, fieldErrors, formatTime, formText, PresenceBadge, SelectField, StatusMessage, SubmitButton, TextField } from "@/components/ui";
+import { ConfirmDialog, ErrorMessage, fieldErrors, formatTime, formText, PresenceBadge, SelectField, StatusMessage, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { useWorkspace } from "../WorkspaceContext";
 
@@ -75,6 +75,7 @@ function MembersTable({ agents }: { agents: Agent[] }) {
   const queryClient = useQueryClient();
   const [lastError, setLastError] = useState<unknown>(null);
   const [announcement, setAnnouncement] = useState<string | null>(null);
+  const [deactivating, setDeactivating] = useState<Agent | null>(null);
   const done = (agent: Agent, what: string) => {
     setLastError(null);
     setAnnouncement(`${agent.displayName} ${what}.`);
@@ -146,7 +147,7 @@ function MembersTable({ agents }: { agents: Agent[] }) {
                 {isOwner ? (
                   <td>
                     {agent.status === "active" ? (
-                      <button type="button" className="danger" disabled={busy || self} onClick={() => deactivate.mutate(agent)} aria-label={`Deactivate ${agent.displayName}`}>
+                      <button type="button" className="danger" disabled={busy || self} onClick={() => setDeactivating(agent)} aria-label={`Deactivate ${agent.displayName}`}>
                         Deactivate
                       </button>
                     ) : (
@@ -161,6 +162,16 @@ function MembersTable({ agents }: { agents: Agent[] }) {
           })}
         </tbody>
       </table>
+      <ConfirmDialog
+        open={deactivating !== null}
+        title={`Deactivate ${deactivating?.displayName ?? ""}?`}
+        action="Deactivate"
+        pending={deactivate.isPending}
+        onConfirm={() => deactivating && deactivate.mutate(deactivating, { onSettled: () => setDeactivating(null) })}
+        onClose={() => setDeactivating(null)}
+      >
+        <p>Their dashboard leaves this workspace at once and they can no longer sign in to it. You can reactivate them later.</p>
+      </ConfirmDialog>
     </>
   );
 }
@@ -178,6 +189,7 @@ function Invitations() {
     mutationFn: (id: string) => unwrap(api.workspace.DELETE("/api/invitations/{id}", { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.invitations(workspace.id) }),
   });
+  const [revoking, setRevoking] = useState<{ id: string; email: string } | null>(null);
   const list = invitations.data?.invitations ?? [];
   return (
     <section aria-labelledby="invitations-heading">
@@ -206,8 +218,7 @@ function Invitations() {
                   <button
                     type="button"
                     className="danger"
-                    disabled={revoke.isPending}
-                    onClick={() => revoke.mutate(invitation.id)}
+                    onClick={() => setRevoking(invitation)}
                     aria-label={`Revoke invitation for ${invitation.email}`}
                   >
                     Revoke
@@ -218,6 +229,16 @@ function Invitations() {
           </tbody>
         </table>
       ) : null}
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke the invitation for ${revoking?.email ?? ""}?`}
+        action="Revoke"
+        pending={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
+        onClose={() => setRevoking(null)}
+      >
+        <p>The emailed link stops working. You can invite them again.</p>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -120,6 +120,11 @@ export function Tickets({ initialOpen }: { initialOpen: string | null }) {
 function TicketFields({ ticket, error }: { ticket?: Ticket; error: unknown }) {
   const { workspace } = useWorkspace();
   const agents = useAgents(workspace.id);
+  const names = useAgentNames(workspace.id);
+  // An assignee who is no longer active (a resolved ticket keeps them) stays selected and named,
+  // instead of the select falling back to "Unassigned".
+  const current = ticket?.assigneeId ?? null;
+  const inactive = current !== null && agents.isSuccess && !agents.data.agents.some((a) => a.id === current) ? current : null;
   return (
     <>
       <TextField label="Subject" name="subject" required defaultValue={ticket?.subject ?? ""} errors={fieldErrors(error, "subject")} />
@@ -132,8 +137,10 @@ function TicketFields({ ticket, error }: { ticket?: Ticket; error: unknown }) {
           </option>
         ))}
       </SelectField>
-      <SelectField label="Assignee" name="assigneeId" defaultValue={ticket?.assigneeId ?? ""}>
+      {/* Mounted again once the agents load, so the default finds its option. */}
+      <SelectField key={agents.isSuccess ? "agents" : "loading"} label="Assignee" name="assigneeId" defaultValue={current ?? ""}>
         <option value="">Unassigned</option>
+        {inactive ? <option value={inactive}>{`${names.get(inactive)?.displayName ?? "Former agent"} (inactive)`}</option> : null}
         {(agents.data?.agents ?? []).map((a) => (
           <option key={a.id} value={a.id}>
             {a.displayName}
@@ -207,19 +214,23 @@ function TicketDetail({ ticketId, onClose }: { ticketId: string; onClose: () => 
     void queryClient.invalidateQueries({ queryKey: keys.tickets(workspace.id) });
   };
   const save = useMutation({
-    mutationFn: (form: FormData) =>
-      unwrap(
+    mutationFn: (form: FormData) => {
+      // The assignee only when it changed: an unchanged one who is no longer active would be
+      // refused as a new assignment.
+      const assigneeId = formText(form, "assigneeId");
+      return unwrap(
         api.workspace.PATCH("/api/tickets/{id}", {
           params: { path: { id: ticketId } },
           body: {
             subject: formText(form, "subject") ?? "",
             description: formText(form, "description"),
             priority: formText(form, "priority") as Priority | null,
-            assigneeId: formText(form, "assigneeId"),
+            ...(assigneeId !== (ticket.data?.assigneeId ?? null) ? { assigneeId } : {}),
             status: (formText(form, "status") ?? "open") as TicketStatus,
           },
         }),
-      ),
+      );
+    },
     onSuccess: updated,
   });
   const resolve = useMutation({

@@ -1,0 +1,124 @@
+"use client";
+
+// The workspace's canned responses: listed, written and edited in a dialog, deleted after a
+// confirmation.
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { unwrap } from "@/api/client";
+import { keys } from "@/api/keys";
+import type { CannedResponse } from "@/api/types";
+import { ConfirmDialog, Dialog, ErrorMessage, fieldErrors, formText, SubmitButton, TextArea, TextField } from "@/components/ui";
+import { useApi } from "@/app/providers";
+import { useWorkspace } from "../WorkspaceContext";
+
+export function CannedResponses() {
+  const api = useApi();
+  const { workspace } = useWorkspace();
+  const queryClient = useQueryClient();
+  const list = useQuery({
+    queryKey: keys.canned(workspace.id, ""),
+    queryFn: () => unwrap(api.workspace.GET("/api/canned-responses", { params: { query: { limit: 200 } } })),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: keys.allCanned(workspace.id) });
+  const [editing, setEditing] = useState<CannedResponse | "new" | null>(null);
+  const [deleting, setDeleting] = useState<CannedResponse | null>(null);
+  const save = useMutation({
+    mutationFn: ({ id, body }: { id: string | null; body: { shortCode: string; title: string; body: string } }) =>
+      id
+        ? unwrap(api.workspace.PATCH("/api/canned-responses/{id}", { params: { path: { id } }, body }))
+        : unwrap(api.workspace.POST("/api/canned-responses", { body })),
+    onSuccess: () => {
+      setEditing(null);
+      void refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => unwrap(api.workspace.DELETE("/api/canned-responses/{id}", { params: { path: { id } } })),
+    onSuccess: () => void refresh(),
+  });
+  const current = editing === "new" ? null : editing;
+  return (
+    <section aria-labelledby="canned-heading" className="panel">
+      <h2 id="canned-heading">Canned responses</h2>
+      <p className="hint">
+        Agents insert them by typing / and the short code. The body may use {"{{contact.name}}"}, {"{{agent.displayName}}"} and{" "}
+        {"{{workspace.name}}"}.
+      </p>
+      <button type="button" onClick={() => setEditing("new")}>
+        New canned response
+      </button>
+      <ErrorMessage error={list.error ?? remove.error} />
+      {list.data && list.data.cannedResponses.length > 0 ? (
+        <table className="table">
+          <thead>
+            <tr>
+              <th scope="col">Short code</th>
+              <th scope="col">Title</th>
+              <th scope="col">Body</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.cannedResponses.map((r) => (
+              <tr key={r.id}>
+                <th scope="row" className="mono">
+                  /{r.shortCode}
+                </th>
+                <td>{r.title}</td>
+                <td className="clip">{r.body}</td>
+                <td className="actions">
+                  <button type="button" onClick={() => setEditing(r)} aria-label={`Edit /${r.shortCode}`}>
+                    Edit
+                  </button>
+                  <button type="button" className="danger" onClick={() => setDeleting(r)} aria-label={`Delete /${r.shortCode}`}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : list.isSuccess ? (
+        <p className="muted">No canned responses yet.</p>
+      ) : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete /${deleting?.shortCode ?? ""}?`}
+        action="Delete"
+        pending={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+        onClose={() => setDeleting(null)}
+      >
+        <p>Agents can no longer insert it. This cannot be undone.</p>
+      </ConfirmDialog>
+      <Dialog
+        open={editing !== null}
+        title={current ? `Edit /${current.shortCode}` : "New canned response"}
+        onClose={() => {
+          save.reset();
+          setEditing(null);
+        }}
+      >
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            const form = new FormData(event.currentTarget);
+            save.mutate({
+              id: current?.id ?? null,
+              body: { shortCode: formText(form, "shortCode") ?? "", title: formText(form, "title") ?? "", body: String(form.get("body") ?? "") },
+            });
+          }}
+        >
+          <TextField label="Short code" name="shortCode" required defaultValue={current?.shortCode ?? ""} autoFocus errors={fieldErrors(save.error, "shortCode")} />
+          <TextField label="Title" name="title" required defaultValue={current?.title ?? ""} errors={fieldErrors(save.error, "title")} />
+          <TextArea label="Body" name="body" required rows={5} defaultValue={current?.body ?? ""} errors={fieldErrors(save.error, "body")} />
+          <ErrorMessage error={save.error} />
+          <SubmitButton pending={save.isPending} pendingText="Saving…">
+            Save canned response
+          </SubmitButton>
+        </form>
+      </Dialog>
+    </section>
+  );
+}
