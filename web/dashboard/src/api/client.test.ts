@@ -60,6 +60,26 @@ describe("the API client", () => {
     expect(forbidden.hooks.accessEnded).not.toHaveBeenCalled();
   });
 
+  it("ignores a refusal of a token the tab has since replaced (renewed, or another workspace selected)", async () => {
+    let workspaceToken = "workspace-a";
+    const late403 = setup(() => {
+      workspaceToken = "workspace-b"; // another workspace was selected while the call was in flight
+      return problem(403, "not_a_member", "you are no longer a member of this workspace");
+    });
+    late403.hooks.token.mockImplementation(() => workspaceToken);
+    await expect(unwrap(late403.api.workspace.GET("/api/agents"))).rejects.toMatchObject({ status: 403 });
+    expect(late403.hooks.accessEnded).not.toHaveBeenCalled();
+
+    let userToken = "user-old";
+    const late401 = setup(() => {
+      userToken = "user-renewed"; // renewed while the call was in flight
+      return problem(401, "unauthorized", "token expired");
+    });
+    late401.hooks.token.mockImplementation(() => userToken);
+    await expect(unwrap(late401.api.user.GET("/auth/me"))).rejects.toMatchObject({ status: 401 });
+    expect(late401.hooks.unauthorized).not.toHaveBeenCalled();
+  });
+
   it("turns a network failure into an ApiError a person can read", async () => {
     const { api } = setup(() => {
       throw new TypeError("fetch failed");

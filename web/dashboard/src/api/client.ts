@@ -2,7 +2,9 @@
 // `npm run gen:api` generates from the API's OpenAPI document (`openapi.json`). Three views of
 // one client differ only in the credential they send: none, the user token, the workspace token.
 // Every failure is thrown as an ApiError (see `unwrap`); a 401 on a call that sent a token ends
-// the session, and a 403 saying the membership is gone leaves the workspace (see `ApiHooks`).
+// the session, and a 403 saying the membership is gone leaves the workspace (see `ApiHooks`),
+// unless the token refused is no longer the tab's: a late answer to a call made before the
+// token was renewed, or before another workspace was selected, says nothing about the session.
 
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { accessEnded, ApiError, networkError, toApiError } from "./errors";
@@ -36,6 +38,7 @@ function credentialMiddleware(credential: Credential, hooks: ApiHooks): Middlewa
     },
     async onResponse({ request, response }) {
       if (credential === "none" || !request.headers.has("Authorization")) return response;
+      if (request.headers.get("Authorization") !== `Bearer ${hooks.token(credential)}`) return response;
       if (response.status === 401) {
         hooks.unauthorized(credential);
       } else if (response.status === 403 && credential === "workspace") {
