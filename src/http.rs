@@ -121,18 +121,38 @@ fn request_span(request: &Request<Body>) -> tracing::Span {
 /// A response slower than this is logged as a warning, whatever its status.
 const SLOW_RESPONSE: Duration = Duration::from_secs(1);
 
-/// The line a response leaves in the log, inside the request's span: a warning when it was
-/// slow, `info` for a refusal (4xx: a client to help, or a probe to notice), `debug` for the
-/// rest. Server errors get their own `error` line from the trace layer's failure hook.
+/// What a response's log line says, and so at which level it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ResponseLine {
+    /// `warn`: slow, whatever the status.
+    Slow,
+    /// `info`: a 4xx, a client to help or a probe to notice.
+    Refused,
+    /// `debug`: everything else. A 5xx also gets its own `error` line from the trace layer's
+    /// failure hook.
+    Routine,
+}
+
+impl ResponseLine {
+    fn of(status: StatusCode, latency: Duration) -> Self {
+        if latency >= SLOW_RESPONSE {
+            Self::Slow
+        } else if status.is_client_error() {
+            Self::Refused
+        } else {
+            Self::Routine
+        }
+    }
+}
+
+/// The line a response leaves in the log, inside the request's span.
 fn log_response<B>(response: &Response<B>, latency: Duration, _span: &tracing::Span) {
     let status = response.status().as_u16();
     let latency_ms = latency.as_secs_f64() * 1000.0;
-    if latency >= SLOW_RESPONSE {
-        tracing::warn!(status, latency_ms, "slow response");
-    } else if response.status().is_client_error() {
-        tracing::info!(status, latency_ms, "refused");
-    } else {
-        tracing::debug!(status, latency_ms, "response");
+    match ResponseLine::of(response.status(), latency) {
+        ResponseLine::Slow => tracing::warn!(status, latency_ms, "slow response"),
+        ResponseLine::Refused => tracing::info!(status, latency_ms, "refused"),
+        ResponseLine::Routine => tracing::debug!(status, latency_ms, "response"),
     }
 }
 
@@ -219,4 +239,52 @@ fn panic_response(_panic: Box<dyn Any + Send + 'static>) -> Response {
         "something went wrong on our side; it has been logged",
     )
     .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const QUICK: Duration = Duration::from_millis(3);
+
+    #[test]
+    fn a_quick_success_is_routine() {
+        for status in [StatusCode::OK, StatusCode::CREATED, StatusCode::NO_CONTENT] {
+            assert_eq!(ResponseLine::of(status, QUICK), ResponseLine::Routine);
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_logged_at_info() {
+        for status in [
+            StatusCode::BAD_REQUEST,
+            StatusCode::UNAUTHORIZED,
+            StatusCode::NOT_FOUND,
+        ] {
+            assert_eq!(ResponseLine::of(status, QUICK), ResponseLine::Refused);
+        }
+    }
+
+    #[test]
+    fn a_server_error_is_left_to_the_failure_hook() {
+        assert_eq!(
+            ResponseLine::of(StatusCode::INTERNAL_SERVER_ERROR, QUICK),
+            ResponseLine::Routine
+        );
+    }
+
+    #[test]
+    fn anything_slow_is_a_warning() {
+        for status in [
+            StatusCode::OK,
+            StatusCode::NOT_FOUND,
+            StatusCode::SERVICE_UNAVAILABLE,
+        ] {
+            assert_eq!(ResponseLine::of(status, SLOW_RESPONSE), ResponseLine::Slow);
+        }
+        assert_eq!(
+            ResponseLine::of(StatusCode::OK, SLOW_RESPONSE - Duration::from_millis(1)),
+            ResponseLine::Routine
+        );
+    }
 }
