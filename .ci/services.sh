@@ -130,6 +130,28 @@ ensure_node_packages() {
   fi
 }
 
+# The Python packages of a pinned requirements file, in a virtual environment outside the
+# clone (python3 and its venv module from Debian when absent), made anew whenever the file
+# changes: ensure_python_venv <requirements.txt>. Exports HUB_PYTHON, its interpreter, which
+# tests/api/hub_python_client.rs runs.
+ensure_python_venv() {
+  local requirements=$1
+  local venv="${SUPPORTDESK_VENV:-$HOME/.cache/supportdesk-venv}"
+  local digest
+  digest=$(sha256sum "$requirements" | cut -d ' ' -f 1)
+  if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$digest" ]; then
+    command -v python3 >/dev/null || apt_install python3
+    # Debian leaves ensurepip (which venv needs) to the python3-venv package.
+    python3 -c 'import ensurepip, venv' 2>/dev/null || apt_install python3-venv
+    echo "creating the Python environment $venv for $requirements (pip)" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements"
+    echo "$digest" >"$venv/.requirements.sha256"
+  fi
+  export HUB_PYTHON="$venv/bin/python"
+}
+
 # Debian's Chromium for the browser tests (Playwright drives it; its own browser download is
 # not used).
 ensure_chromium() {

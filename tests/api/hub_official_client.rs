@@ -2,7 +2,9 @@
 //! `@microsoft/signalr` in Node against two API replicas of this test (one database, one
 //! Redis), connecting through negotiate with the `headers` option, calling every method,
 //! hearing every event, reconnecting after a server-initiated close, and being closed for good
-//! by a deactivation. `.ci/test` installs its Node packages (`tests/hub/package-lock.json`).
+//! by a deactivation; the whole scenario once with the JSON hub protocol and once with
+//! MessagePack (`@microsoft/signalr-protocol-msgpack`). `.ci/test` installs its Node packages
+//! (`tests/hub/package-lock.json`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -30,17 +32,22 @@ fn short_workspace_token(user_id: Uuid, workspace_id: Uuid, lifetime_secs: i64) 
     .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_official_signalr_client_talks_to_the_hub_across_replicas() {
+/// The scenario of `official-client.mjs` with the hub protocol `protocol`.
+async fn official_client_scenario(protocol: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hub");
     assert!(
-        dir.join("node_modules/@microsoft/signalr").is_dir(),
+        dir.join("node_modules/@microsoft/signalr-protocol-msgpack")
+            .is_dir(),
         "run `npm ci` in tests/hub (.ci/test does it)"
     );
     let app = spawn_app().await;
     let replica = spawn_replica(&app).await;
-    let owner = app.owner_with_workspace("official-client").await;
-    let other = app.owner_with_workspace("official-client-other").await;
+    let owner = app
+        .owner_with_workspace(&format!("official-{protocol}"))
+        .await;
+    let other = app
+        .owner_with_workspace(&format!("official-{protocol}-other"))
+        .await;
     let agent = app.join(&owner, "agent").await;
     let conversation = app
         .start_conversation(&owner.workspace_token, "ivy@example.org", "Hi there")
@@ -51,6 +58,7 @@ async fn the_official_signalr_client_talks_to_the_hub_across_replicas() {
     let config = json!({
         "a": app.address,
         "b": replica.address,
+        "protocol": protocol,
         "owner": {
             "token": owner.workspace_token,
             "shortToken": short_workspace_token(owner.user_id, owner.workspace_id, 8),
@@ -79,6 +87,16 @@ async fn the_official_signalr_client_talks_to_the_hub_across_replicas() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success() && stdout.contains("all passed"),
-        "the official client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        "the official client ({protocol}) failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_signalr_client_talks_to_the_hub_across_replicas_with_json() {
+    official_client_scenario("json").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_signalr_client_talks_to_the_hub_across_replicas_with_messagepack() {
+    official_client_scenario("messagepack").await;
 }

@@ -51,7 +51,9 @@ mod text_input;
 // The chat hub.
 mod helpers_hub;
 mod hub;
+mod hub_browser_client;
 mod hub_official_client;
+mod hub_python_client;
 
 // The chat widget.
 mod helpers_widget;

@@ -1,31 +1,39 @@
 // The chat hub as the official SignalR client (@microsoft/signalr) sees it, against two real
 // API replicas sharing PostgreSQL and Redis. Run by tests/api/hub_official_client.rs, which
 // starts the replicas, creates the workspaces and passes them in HUB_TEST_CONFIG (JSON):
-//   { a, b: replica base URLs,
+//   { a, b: replica base URLs, protocol: "json" or "messagepack",
 //     owner: { token, shortToken, agentId }, agent: { token, agentId },
 //     other: { token, agentId }, conversationId, otherConversationId }
-// Each step prints a line; the first failed assertion exits non-zero with its message.
+// The whole scenario runs with the hub protocol named (MessagePack through the official
+// @microsoft/signalr-protocol-msgpack). Each step prints a line; the first failed assertion
+// exits non-zero with its message.
 
 import assert from "node:assert/strict";
 import * as signalR from "@microsoft/signalr";
+import { MessagePackHubProtocol } from "@microsoft/signalr-protocol-msgpack";
 
 const cfg = JSON.parse(process.env.HUB_TEST_CONFIG);
 const EVENTS = ["MessageCreated", "ConversationCreated", "ConversationUpdated", "Typing", "PresenceChanged"];
+const PROTOCOL = cfg.protocol ?? "json";
+assert.ok(["json", "messagepack"].includes(PROTOCOL), `unknown protocol ${PROTOCOL}`);
 
 function step(name) {
-  console.log(`ok - ${name}`);
+  console.log(`ok - ${name} (${PROTOCOL})`);
 }
 
 /** A connection through negotiate, the token in the `headers` option (never in the URL). */
 function hub(base, headers) {
-  const connection = new signalR.HubConnectionBuilder()
+  let builder = new signalR.HubConnectionBuilder()
     .withUrl(`${base}/hubs/chat`, { headers, transport: signalR.HttpTransportType.WebSockets })
     .withAutomaticReconnect([0, 500, 1000, 2000])
-    .configureLogging(signalR.LogLevel.Error)
-    .build();
+    .configureLogging(signalR.LogLevel.Error);
+  if (PROTOCOL === "messagepack") builder = builder.withHubProtocol(new MessagePackHubProtocol());
+  const connection = builder.build();
   const events = [];
   for (const name of EVENTS) {
-    connection.on(name, (payload) => events.push({ name, payload }));
+    connection.on(name, (payload) => {
+      events.push({ name, payload });
+    });
   }
   return { connection, events };
 }
@@ -95,8 +103,8 @@ const online = await eventOf(owner, "PresenceChanged", (p) => p.agentId === cfg.
 assert.deepEqual(online, { agentId: cfg.agent.agentId, presence: "online" });
 step("PresenceChanged: an agent on the other replica came online");
 
-assert.equal(await agent.connection.invoke("JoinConversation", cfg.conversationId), null);
-assert.equal(await owner.connection.invoke("Typing", cfg.conversationId, true), null);
+assert.equal(await agent.connection.invoke("JoinConversation", cfg.conversationId), undefined, "a void method completes without a result");
+assert.equal(await owner.connection.invoke("Typing", cfg.conversationId, true), undefined, "a void method completes without a result");
 const typing = await eventOf(agent, "Typing");
 assert.equal(typing.conversationId, cfg.conversationId);
 assert.equal(typing.isTyping, true);
@@ -117,7 +125,7 @@ assert.equal(note.kind, "note");
 await eventOf(owner, "MessageCreated", (p) => p.message.id === note.id);
 step("SendNote");
 
-assert.equal(await agent.connection.invoke("LeaveConversation", cfg.conversationId), null);
+assert.equal(await agent.connection.invoke("LeaveConversation", cfg.conversationId), undefined, "a void method completes without a result");
 await owner.connection.invoke("Typing", cfg.conversationId, false);
 await new Promise((r) => setTimeout(r, 300));
 assert.equal(agent.events.filter((e) => e.name === "Typing").length, 1, "no typing after leaving");
@@ -147,7 +155,7 @@ step("ConversationCreated and ConversationUpdated from REST writes");
 
 await until("a reconnect after the token expired", () => reconnected, 20000);
 assert.match(String(reconnectingError), /expired/);
-assert.equal(await expiring.connection.invoke("JoinConversation", cfg.conversationId), null);
+assert.equal(await expiring.connection.invoke("JoinConversation", cfg.conversationId), undefined, "a void method completes without a result");
 step("automatic reconnect after a server-initiated close (token expiry)");
 
 
