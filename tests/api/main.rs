@@ -51,6 +51,9 @@ mod text_input;
 // The chat hub.
 mod helpers_hub;
 mod hub;
+mod hub_access;
+mod hub_admission;
+mod hub_msgpack;
 mod hub_official_client;
 
 // The chat widget.

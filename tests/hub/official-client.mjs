@@ -25,7 +25,9 @@ function hub(base, headers) {
     .build();
   const events = [];
   for (const name of EVENTS) {
-    connection.on(name, (payload) => events.push({ name, payload }));
+    connection.on(name, (payload) => {
+      events.push({ name, payload });
+    });
   }
   return { connection, events };
 }
@@ -95,8 +97,8 @@ const online = await eventOf(owner, "PresenceChanged", (p) => p.agentId === cfg.
 assert.deepEqual(online, { agentId: cfg.agent.agentId, presence: "online" });
 step("PresenceChanged: an agent on the other replica came online");
 
-assert.equal(await agent.connection.invoke("JoinConversation", cfg.conversationId), null);
-assert.equal(await owner.connection.invoke("Typing", cfg.conversationId, true), null);
+assert.equal(await agent.connection.invoke("JoinConversation", cfg.conversationId), undefined, "a void method completes without a result");
+assert.equal(await owner.connection.invoke("Typing", cfg.conversationId, true), undefined, "a void method completes without a result");
 const typing = await eventOf(agent, "Typing");
 assert.equal(typing.conversationId, cfg.conversationId);
 assert.equal(typing.isTyping, true);
@@ -117,7 +119,7 @@ assert.equal(note.kind, "note");
 await eventOf(owner, "MessageCreated", (p) => p.message.id === note.id);
 step("SendNote");
 
-assert.equal(await agent.connection.invoke("LeaveConversation", cfg.conversationId), null);
+assert.equal(await agent.connection.invoke("LeaveConversation", cfg.conversationId), undefined, "a void method completes without a result");
 await owner.connection.invoke("Typing", cfg.conversationId, false);
 await new Promise((r) => setTimeout(r, 300));
 assert.equal(agent.events.filter((e) => e.name === "Typing").length, 1, "no typing after leaving");
@@ -147,7 +149,7 @@ step("ConversationCreated and ConversationUpdated from REST writes");
 
 await until("a reconnect after the token expired", () => reconnected, 20000);
 assert.match(String(reconnectingError), /expired/);
-assert.equal(await expiring.connection.invoke("JoinConversation", cfg.conversationId), null);
+assert.equal(await expiring.connection.invoke("JoinConversation", cfg.conversationId), undefined, "a void method completes without a result");
 step("automatic reconnect after a server-initiated close (token expiry)");
 
 
