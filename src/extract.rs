@@ -195,7 +195,7 @@ impl From<Error> for InputRejection {
 }
 
 /// The message given for each field that holds a NUL.
-const NUL_MESSAGE: &str = "must not contain the NUL character (U+0000)";
+pub const NUL_MESSAGE: &str = "must not contain the NUL character (U+0000)";
 
 /// At most this many fields are named; a body full of NULs needs no longer answer.
 const MAX_NUL_FIELDS: usize = 10;
@@ -230,7 +230,7 @@ impl IntoResponse for InputRejection {
 /// JSON carries a NUL only as the escape `\u0000`, so the body is parsed a second time only
 /// when the byte scan finds one. A body that does not parse names nothing here: the typed
 /// parse that follows refuses it as malformed.
-fn nul_fields_in_json(body: &[u8]) -> Vec<String> {
+pub fn nul_fields_in_json(body: &[u8]) -> Vec<String> {
     if !has_nul_escape(body) {
         return Vec::new();
     }

@@ -171,6 +171,12 @@ impl MembershipCache {
         self.broadcast(format!("w:{workspace_id}")).await;
     }
 
+    /// Forget one membership on this replica only, so the next look-up reads the database
+    /// (the hub's periodic check of its connections, which must not trust what may be stale).
+    pub async fn forget_here(&self, user_id: Uuid, workspace_id: Uuid) {
+        self.invalidate_one(user_id, workspace_id).await;
+    }
+
     async fn invalidate_one(&self, user_id: Uuid, workspace_id: Uuid) {
         self.generation.fetch_add(1, Ordering::SeqCst);
         self.cache.invalidate(&(user_id, workspace_id)).await;
@@ -251,8 +257,9 @@ impl MembershipCache {
         let on_state = |subscribed: bool| {
             if subscribed {
                 // Whatever was published while we were not listening is lost: start from
-                // nothing.
+                // nothing, and tell the listeners that anyone's access may have changed.
                 self.invalidate_all();
+                self.tell(None, None);
             }
             self.subscribed.store(subscribed, Ordering::SeqCst);
         };

@@ -9,8 +9,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::http::Request;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower::ServiceExt;
 
 use supportdesk_core::config::Settings;
 use supportdesk_core::db::{self, ReadPool};
@@ -29,6 +35,9 @@ use crate::{http, migrate};
 
 /// How long in-flight requests may take to finish after a shutdown signal.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+/// How long a client may take to send a request's head, from when its connection opens or
+/// its previous response went out.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long hub connections get to send their Close message on shutdown.
 const HUB_CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -214,31 +223,83 @@ pub fn connect_redis(settings: &Settings) -> anyhow::Result<redis::aio::Connecti
 
 /// Serves `router` on `listener` until `shutdown` resolves, then lets in-flight requests
 /// finish for up to [`DRAIN_TIMEOUT`].
+///
+/// Each connection speaks HTTP/1.1 (with upgrades, for the chat hub) under hyper's header
+/// read timeout: a client gets [`HEADER_READ_TIMEOUT`] to send a request's head, counted from
+/// when the connection opens or the previous response went out, so a silent connection or
+/// one that trickles its headers cannot hold a file descriptor for long without an ingress in
+/// front. (axum's `serve` sets no timer, and its protocol detection waits without one.)
 pub async fn launch(
     listener: TcpListener,
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     telemetry::spawn_metrics_upkeep();
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let server = axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown.await;
-        let _ = stop_tx.send(true);
-    });
-    let deadline = async move {
-        let mut stop_rx = stop_rx;
-        let _ = stop_rx.wait_for(|stopped| *stopped).await;
-        tokio::time::sleep(DRAIN_TIMEOUT).await;
-    };
-    tokio::select! {
-        result = server.into_future() => result,
-        () = deadline => {
-            tracing::warn!("requests still running after the drain timeout; stopping anyway");
-            Ok(())
-        }
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .keep_alive(true);
+    let builder = Arc::new(builder);
+    let (draining, drain_rx) = tokio::sync::watch::channel(false);
+    let connections = TaskTracker::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, remote) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    pause_after_accept_error(&err).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(remote));
+            router.clone().oneshot(request)
+        });
+        let builder = builder.clone();
+        let mut drain_rx = drain_rx.clone();
+        connections.spawn(async move {
+            let connection = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                _ = drain_rx.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
     }
+    drop(listener);
+    let _ = draining.send(true);
+    connections.close();
+    if tokio::time::timeout(DRAIN_TIMEOUT, connections.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("requests still running after the drain timeout; stopping anyway");
+    }
+    Ok(())
+}
+
+/// An accept that failed: a connection reset before it was accepted is nothing; anything
+/// else (out of file descriptors, say) is logged and waited out, as accepting again at once
+/// would fail again at once.
+async fn pause_after_accept_error(err: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!(error = %err, "accepting a connection failed; pausing for a second");
+    tokio::time::sleep(Duration::from_secs(1)).await;
 }

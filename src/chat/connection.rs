@@ -1,10 +1,14 @@
 //! One hub connection, from the handshake to its close, in one task.
 //!
-//! The task reads the client's frames, runs the methods they invoke one after another (so a
-//! client's calls take effect in the order it sent them), writes what the registry queues for
-//! it, pings every 15 s and drops a client silent for 30 s. It ends with a Close message whose
-//! `allowReconnect` tells the client whether to negotiate again: yes at token expiry, on
-//! shutdown and for a slow consumer; no when the member may no longer connect.
+//! The connection's place in the registry was taken at the upgrade; the task reads the
+//! handshake (JSON or MessagePack), checks the caller's access once more (a membership change
+//! between negotiate and now is caught here, one after it by the registry), and only then
+//! hears events. It reads the client's frames through a `Reader` (records may span frames),
+//! runs the methods they invoke one after another (so a client's calls take effect in the
+//! order it sent them), writes what the registry queues for it, pings every 15 s and drops a
+//! client silent for 30 s. It ends with a Close message whose `allowReconnect` tells the
+//! client whether to negotiate again: yes at token expiry, on shutdown and for a slow
+//! consumer; no when the member may no longer connect.
 
 use std::time::Duration;
 
@@ -13,11 +17,12 @@ use futures::{SinkExt, StreamExt};
 use time::OffsetDateTime;
 use tokio::time::{Instant, sleep_until};
 
-use crate::hub::protocol::{self, Incoming};
-use crate::hub::registry::CloseReason;
+use crate::hub::protocol::{self, Completion, Incoming, Protocol, Reader};
+use crate::hub::registry::{CloseReason, Mailbox, Participant};
 use crate::hub::tokens::Grant;
 use crate::state::AppState;
 
+use super::lifecycle::{self, Access};
 use super::methods::{self, Caller};
 
 /// The server pings this often.
@@ -30,6 +35,7 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(15);
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 type Sink = futures::stream::SplitSink<WebSocket, Message>;
+type Stream = futures::stream::SplitStream<WebSocket>;
 
 /// Writes one message; false when the client is gone or stopped reading.
 async fn send(sink: &mut Sink, message: Message) -> bool {
@@ -43,14 +49,33 @@ async fn send(sink: &mut Sink, message: Message) -> bool {
 const RATE_BURST: f64 = 40.0;
 const RATE_PER_SECOND: f64 = 10.0;
 
-pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
+/// The bytes of a data frame; `None` for control frames.
+fn data_of(message: &Message) -> Option<&[u8]> {
+    match message {
+        Message::Text(text) => Some(text.as_str().as_bytes()),
+        Message::Binary(bytes) => Some(bytes),
+        Message::Ping(_) | Message::Pong(_) | Message::Close(_) => None,
+    }
+}
+
+pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
-    let Some(rest) = handshake(&mut sink, &mut stream).await else {
+    let who = grant.who;
+    let mut reader = Reader::new();
+    let Some(protocol) = handshake(
+        &state,
+        &who,
+        &mut mailbox,
+        &mut reader,
+        &mut sink,
+        &mut stream,
+    )
+    .await
+    else {
+        // Dropping the mailbox gives the place back.
         return;
     };
-    let who = grant.who;
     let hub = state.hub.clone();
-    let mut mailbox = hub.registry.register(who);
     metrics::gauge!("hub_open_connections", "kind" => who.kind()).increment(1.0);
     if let Some(agent) = who.agent()
         && !hub.registry.is_connected_elsewhere(agent, mailbox.id)
@@ -68,42 +93,36 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
     // reconnects at once, and their pings would otherwise stay in step for good.
     let mut next_ping = Instant::now() + PING_INTERVAL.mul_f64(rand::random::<f64>());
 
-    let mut end: Option<End> = None;
-    for record in rest {
-        end = handle(&state, &caller, &record, &mut rate, &mut sink).await;
-        if end.is_some() {
-            break;
-        }
-    }
+    // What followed the handshake in its frame.
+    let mut end = act_on(
+        &state,
+        &caller,
+        protocol,
+        reader.read(&[]),
+        &mut rate,
+        &mut sink,
+    )
+    .await;
     while end.is_none() {
         tokio::select! {
             frame = stream.next() => {
                 last_heard = Instant::now();
-                match frame {
-                    Some(Ok(Message::Text(text))) => {
-                        match protocol::records(text.as_str()) {
-                            Ok(records) => {
-                                for record in records {
-                                    end = handle(&state, &caller, record, &mut rate, &mut sink).await;
-                                    if end.is_some() {
-                                        break;
-                                    }
-                                }
-                            }
-                            Err(err) => end = Some(End::Close(CloseReason::ended(&err.to_string()))),
+                end = match frame {
+                    Some(Ok(message)) => match data_of(&message) {
+                        Some(data) => {
+                            let read = reader.read(data);
+                            act_on(&state, &caller, protocol, read, &mut rate, &mut sink).await
                         }
-                    }
-                    Some(Ok(Message::Binary(_))) => {
-                        end = Some(End::Close(CloseReason::ended("this hub speaks the json protocol over text frames")));
-                    }
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                    // The client left (its Close frame, or the socket dropped): nothing to say.
-                    Some(Ok(Message::Close(_)) | Err(_)) | None => end = Some(End::Silently),
-                }
+                        None if matches!(message, Message::Close(_)) => Some(End::Silently),
+                        None => None,
+                    },
+                    // The socket failed or dropped: nothing to say.
+                    Some(Err(_)) | None => Some(End::Silently),
+                };
             }
             record = mailbox.records.recv() => {
                 let Some(record) = record else { break };
-                if !send(&mut sink, Message::Text(Utf8Bytes::from(&*record))).await {
+                if !send(&mut sink, record).await {
                     end = Some(End::Silently);
                 }
                 next_ping = Instant::now() + PING_INTERVAL;
@@ -113,7 +132,7 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
                 end = Some(End::Close(told.unwrap_or_else(|| CloseReason::reconnect(None))));
             }
             () = sleep_until(next_ping) => {
-                if !send(&mut sink, Message::Text(protocol::ping().into())).await {
+                if !send(&mut sink, protocol.ping()).await {
                     end = Some(End::Silently);
                 }
                 next_ping = Instant::now() + PING_INTERVAL;
@@ -130,8 +149,8 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
         }
     }
     if let Some(End::Close(reason)) = end {
-        let close = protocol::close(reason.error.as_deref(), reason.allow_reconnect);
-        if send(&mut sink, Message::Text(close.into())).await {
+        let close = protocol.close(reason.error.as_deref(), reason.allow_reconnect);
+        if send(&mut sink, close).await {
             let frame = CloseFrame {
                 code: close_code::NORMAL,
                 reason: Utf8Bytes::from_static(""),
@@ -140,54 +159,99 @@ pub async fn serve(state: AppState, grant: Grant, socket: WebSocket) {
         }
     }
     metrics::gauge!("hub_open_connections", "kind" => who.kind()).decrement(1.0);
-    if hub.registry.unregister(who.workspace_id(), mailbox.id)
+    if mailbox.release()
         && let Some(agent) = who.agent()
     {
         hub.agent_disconnected(*agent).await;
     }
 }
 
-/// Reads the handshake; `Some(records after it)` once answered `{}`, `None` when the
-/// connection ended (an error answered, or nothing came).
+/// Reads the handshake and lets the connection hear events; the protocol once answered
+/// `{}`, `None` when the connection ended (an error answered, or nothing came).
 async fn handshake(
+    state: &AppState,
+    who: &Participant,
+    mailbox: &mut Mailbox,
+    reader: &mut Reader,
     sink: &mut Sink,
-    stream: &mut futures::stream::SplitStream<WebSocket>,
-) -> Option<Vec<String>> {
-    let first = tokio::time::timeout(HANDSHAKE_TIMEOUT, stream.next()).await;
-    let text = match first {
-        Ok(Some(Ok(Message::Text(text)))) => text,
-        Ok(Some(Ok(Message::Binary(_)))) => {
-            refuse(sink, "the handshake is a JSON text frame").await;
-            return None;
+    stream: &mut Stream,
+) -> Option<Protocol> {
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    let protocol = loop {
+        let message = tokio::select! {
+            frame = tokio::time::timeout_at(deadline, stream.next()) => match frame {
+                Ok(Some(Ok(message))) => message,
+                Err(_) => {
+                    refuse(sink, "no handshake within 15 s").await;
+                    return None;
+                }
+                Ok(Some(Err(_)) | None) => return None,
+            },
+            // Access lost, or a shutdown, while the handshake was pending.
+            _ = mailbox.close.changed() => {
+                let told = mailbox.close.borrow().clone();
+                let error = told.and_then(|reason| reason.error);
+                refuse(sink, error.as_deref().unwrap_or("the connection was closed")).await;
+                return None;
+            }
+            () = state.hub.closing.cancelled() => {
+                refuse(sink, "the server is restarting").await;
+                return None;
+            }
+        };
+        let Some(data) = data_of(&message) else {
+            if matches!(message, Message::Close(_)) {
+                return None;
+            }
+            continue;
+        };
+        match reader.handshake(data) {
+            Ok(Some(protocol)) => break protocol,
+            Ok(None) => {}
+            Err(error) => {
+                refuse(sink, &error).await;
+                return None;
+            }
         }
-        Err(_) => {
-            refuse(sink, "no handshake within 15 s").await;
-            return None;
-        }
-        _ => return None,
     };
-    let mut records = match protocol::records(text.as_str()) {
-        Ok(records) => records,
-        Err(err) => {
-            refuse(sink, &err.to_string()).await;
+    // The place was taken at the upgrade, so a change from now on reaches this connection;
+    // one that came between negotiate and the upgrade is caught here.
+    match lifecycle::access(state, who).await {
+        Access::Allowed => {}
+        Access::Lost(reason) => {
+            refuse(sink, reason.error.as_deref().unwrap_or_default()).await;
             return None;
         }
-    };
-    let request = records.next().unwrap_or_default();
-    if let Err(error) = protocol::handshake(request) {
-        refuse(sink, &error).await;
+        Access::Unknown => {
+            refuse(
+                sink,
+                "access cannot be checked right now; try again shortly",
+            )
+            .await;
+            return None;
+        }
+    }
+    if !state
+        .hub
+        .registry
+        .ready(mailbox.workspace_id, mailbox.id, protocol)
+    {
+        let told = mailbox.close.borrow().clone();
+        let error = told.and_then(|reason| reason.error);
+        refuse(
+            sink,
+            error.as_deref().unwrap_or("the connection was closed"),
+        )
+        .await;
         return None;
     }
-    let rest: Vec<String> = records.map(str::to_owned).collect();
-    send(sink, Message::Text(protocol::handshake_ok().into()))
+    send(sink, protocol.handshake_ok())
         .await
-        .then_some(rest)
+        .then_some(protocol)
 }
 
 async fn refuse(sink: &mut Sink, error: &str) {
-    let _ = sink
-        .send(Message::Text(protocol::handshake_error(error).into()))
-        .await;
+    let _ = sink.send(protocol::handshake_error(error)).await;
     let _ = sink
         .send(Message::Close(Some(CloseFrame {
             code: close_code::POLICY,
@@ -204,25 +268,43 @@ enum End {
     Close(CloseReason),
 }
 
-/// Acts on one record; `Some` ends the connection.
+/// Acts on the messages of a read, in order, then on its error; `Some` ends the connection.
+async fn act_on(
+    state: &AppState,
+    caller: &Caller,
+    protocol: Protocol,
+    read: protocol::Read,
+    rate: &mut Bucket,
+    sink: &mut Sink,
+) -> Option<End> {
+    for message in read.messages {
+        let end = handle(state, caller, protocol, message, rate, sink).await;
+        if end.is_some() {
+            return end;
+        }
+    }
+    read.error
+        .map(|error| End::Close(CloseReason::ended(&error.to_string())))
+}
+
+/// Acts on one message; `Some` ends the connection.
 async fn handle(
     state: &AppState,
     caller: &Caller,
-    record: &str,
+    protocol: Protocol,
+    message: Incoming,
     rate: &mut Bucket,
     sink: &mut Sink,
 ) -> Option<End> {
     metrics::counter!("hub_messages_in_total").increment(1);
-    let message = match protocol::parse(record) {
-        Ok(message) => message,
-        Err(err) => return Some(End::Close(CloseReason::ended(&err.to_string()))),
-    };
     let reply = match message {
         Incoming::Ping | Incoming::Ignored => return None,
         Incoming::Close => return Some(End::Silently),
-        Incoming::StreamInvocation { id, target } => Some(protocol::completion_error(
+        Incoming::StreamInvocation { id, target } => Some(protocol.completion(
             &id,
-            &format!("'{target}' is not a streaming method: this hub has none"),
+            Completion::Error(&format!(
+                "'{target}' is not a streaming method: this hub has none"
+            )),
         )),
         Incoming::Invocation {
             id,
@@ -239,14 +321,15 @@ async fn handle(
             if let Err(methods::Failure::Ended(reason)) = &outcome {
                 return Some(End::Close(reason.clone()));
             }
-            id.map(|id| match outcome {
-                Ok(result) => protocol::completion_result(&id, &result),
-                Err(failure) => protocol::completion_error(&id, &failure.message()),
+            id.map(|id| match &outcome {
+                Ok(Some(result)) => protocol.completion(&id, Completion::Result(result)),
+                Ok(None) => protocol.completion(&id, Completion::Void),
+                Err(failure) => protocol.completion(&id, Completion::Error(&failure.message())),
             })
         }
     };
     if let Some(reply) = reply
-        && !send(sink, Message::Text(reply.into())).await
+        && !send(sink, reply).await
     {
         return Some(End::Silently);
     }

@@ -1,25 +1,44 @@
-//! Connections of members who lose access close, on every replica, as soon as the change is
-//! known: a deactivation, a role change, a removal, a password reset or a deleted workspace.
+//! Connections that lose access close, on every replica, as soon as the change is known: a
+//! deactivation, a role change, a removal, a password reset or a deleted workspace.
 //!
 //! Every membership change reaches every replica's membership cache (through Redis, or on
 //! the replica that made it when Redis is down); the cache tells this loop, which checks the
 //! affected connections here exactly as a REST request would and closes those that fail with
 //! `allowReconnect: false`, so the official client stops instead of reconnecting. A deleted
 //! workspace's widget visitors are closed the same way.
+//!
+//! A replica that was cut off from Redis missed the changes published meanwhile: when its
+//! subscription comes back the cache tells this loop that everything may have changed, and
+//! every connection here is checked. Besides, every connection is checked against the
+//! database (not the cache) every [`RECHECK_INTERVAL`], so a change this replica never heard
+//! of closes its connections within that interval all the same.
+
+use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use crate::authz::current_member;
 use crate::error::Error;
-use crate::hub::registry::{AgentIdentity, CloseReason};
+use crate::hub::registry::{AgentIdentity, CloseReason, Participant, VisitorIdentity};
 use crate::state::AppState;
+use crate::widget::visitor::Visitor;
+
+/// How often every connection of this replica is checked, whatever was heard.
+pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
 
 pub async fn run(state: AppState, stop: CancellationToken) {
     let mut changes = state.memberships.subscribe_changes();
+    let mut recheck_all = tokio::time::interval(RECHECK_INTERVAL);
+    recheck_all.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    recheck_all.reset();
     loop {
         let change = tokio::select! {
             () = stop.cancelled() => return,
+            _ = recheck_all.tick() => {
+                recheck_from_the_database(&state).await;
+                continue;
+            }
             change = changes.recv() => change,
         };
         match change {
@@ -28,17 +47,75 @@ pub async fn run(state: AppState, stop: CancellationToken) {
                     change.concerns(agent.user_id, agent.workspace_id)
                 })
                 .await;
-                if let (None, Some(workspace_id)) = (change.user_id, change.workspace_id) {
-                    close_visitors_if_gone(&state, workspace_id).await;
+                match (change.user_id, change.workspace_id) {
+                    (None, Some(workspace_id)) => {
+                        close_visitors_if_gone(&state, workspace_id).await;
+                    }
+                    // Anything may have changed (a subscription that was lost came back).
+                    (None, None) => recheck_visitors(&state).await,
+                    _ => {}
                 }
             }
             // Missed some: check everyone connected here.
-            Err(RecvError::Lagged(_)) => recheck(&state, |_| true).await,
+            Err(RecvError::Lagged(_)) => {
+                recheck(&state, |_| true).await;
+                recheck_visitors(&state).await;
+            }
             Err(RecvError::Closed) => return,
         }
     }
 }
 
+/// Whether a connection's holder may still hold it.
+pub enum Access {
+    Allowed,
+    /// No longer: the connection closes with this reason, for good.
+    Lost(CloseReason),
+    /// The check itself failed (the database did not answer).
+    Unknown,
+}
+
+/// `who`'s access now, checked as a REST request would be.
+pub async fn access(state: &AppState, who: &Participant) -> Access {
+    match who {
+        Participant::Agent(agent) => agent_access(state, agent).await,
+        Participant::Visitor(visitor) => visitor_access(state, visitor).await,
+    }
+}
+
+async fn agent_access(state: &AppState, agent: &AgentIdentity) -> Access {
+    match current_member(
+        state,
+        agent.user_id,
+        agent.workspace_id,
+        agent.token_version,
+    )
+    .await
+    {
+        Ok(actor) if actor.role() != agent.role => Access::Lost(CloseReason::ended(
+            "your role in this workspace changed; reconnect to continue",
+        )),
+        Ok(_) => Access::Allowed,
+        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
+            Access::Lost(CloseReason::ended(&error.into_detail()))
+        }
+        Err(_) => Access::Unknown,
+    }
+}
+
+async fn visitor_access(state: &AppState, visitor: &VisitorIdentity) -> Access {
+    match Visitor::of_connection(state, visitor).await {
+        Ok(_) => Access::Allowed,
+        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
+            Access::Lost(CloseReason::ended(&error.into_detail()))
+        }
+        Err(_) => Access::Unknown,
+    }
+}
+
+/// Checks the agents connected here that `affected` selects; closes those who lost access.
+/// A check that fails (the database) closes nothing: the next call on the connection, or
+/// the next round, checks again.
 async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
     for agent in state
         .hub
@@ -47,11 +124,33 @@ async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
         .into_iter()
         .filter(|a| affected(a))
     {
-        if let Some(reason) = lost_access(state, &agent).await {
+        if let Access::Lost(reason) = agent_access(state, &agent).await {
             state.hub.registry.close_where(
                 |other| other.user_id == agent.user_id && other.workspace_id == agent.workspace_id,
                 &reason,
             );
+        }
+    }
+}
+
+/// Checks every connection here against the database: cached memberships of connected
+/// agents are forgotten first, as they may be what a missed change left behind.
+async fn recheck_from_the_database(state: &AppState) {
+    for agent in state.hub.registry.agents() {
+        state
+            .memberships
+            .forget_here(agent.user_id, agent.workspace_id)
+            .await;
+    }
+    recheck(state, |_| true).await;
+    recheck_visitors(state).await;
+}
+
+/// Checks every widget visitor connected here.
+async fn recheck_visitors(state: &AppState) {
+    for visitor in state.hub.registry.visitors() {
+        if let Access::Lost(reason) = visitor_access(state, &visitor).await {
+            state.hub.registry.close_visitor(&visitor, &reason);
         }
     }
 }
@@ -64,26 +163,5 @@ async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
     {
         let reason = CloseReason::ended(&error.into_detail());
         state.hub.registry.close_workspace(workspace_id, &reason);
-    }
-}
-
-/// Why `agent` may no longer hold a connection, if so. A database failure closes nothing:
-/// the next call on the connection checks again.
-async fn lost_access(state: &AppState, agent: &AgentIdentity) -> Option<CloseReason> {
-    match current_member(
-        state,
-        agent.user_id,
-        agent.workspace_id,
-        agent.token_version,
-    )
-    .await
-    {
-        Ok(actor) if actor.role() != agent.role => Some(CloseReason::ended(
-            "your role in this workspace changed; reconnect to continue",
-        )),
-        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
-            Some(CloseReason::ended(&error.into_detail()))
-        }
-        Ok(_) | Err(_) => None,
     }
 }

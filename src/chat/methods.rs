@@ -2,7 +2,9 @@
 //! REST request does (an agent's membership: active, same role, live workspace, token not
 //! revoked; a visitor's workspace: live), then calls the same action as the REST route it
 //! mirrors, so permissions, validation, limits and tenant isolation are the REST route's own.
-//! Method names match case-insensitively, as ASP.NET's hubs do.
+//! Method names match case-insensitively, as ASP.NET's hubs do. Arguments follow REST's
+//! text rule too: text holding U+0000 is refused before any method runs, naming the
+//! argument, as `AppJson` refuses it in a body.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -50,7 +52,9 @@ impl From<Error> for Failure {
     }
 }
 
-type Outcome = Result<Value, Failure>;
+/// A method's result; `None` for methods that return nothing (their Completion carries no
+/// result at all).
+type Outcome = Result<Option<Value>, Failure>;
 
 pub async fn invoke(
     state: &AppState,
@@ -88,11 +92,11 @@ async fn invoke_as_visitor(
     if method == "sendmessage" {
         let (body,): (String,) = arguments_of(target, "(body)", arguments)?;
         let posted = widget::actions::post(state, &visitor, &body).await?;
-        Ok(serde_json::to_value(posted).unwrap_or(Value::Null))
+        Ok(Some(serde_json::to_value(posted).unwrap_or(Value::Null)))
     } else {
         let (is_typing,): (bool,) = arguments_of(target, "(isTyping)", arguments)?;
         widget::actions::typing(state, &visitor, is_typing).await?;
-        Ok(Value::Null)
+        Ok(None)
     }
 }
 
@@ -131,7 +135,7 @@ async fn invoke_as_agent(
             let message = NewMessage::parse(&body)?;
             let message =
                 actions::post_message(state, actor, conversation_id, message, kind).await?;
-            Ok(serde_json::to_value(message).unwrap_or(Value::Null))
+            Ok(Some(serde_json::to_value(message).unwrap_or(Value::Null)))
         }
         "typing" => {
             let (conversation_id, is_typing): (Uuid, bool) =
@@ -149,7 +153,7 @@ async fn invoke_as_agent(
             );
             state.hub.emit(event.clone().for_visitor(typist.contact_id));
             state.hub.emit(event);
-            Ok(Value::Null)
+            Ok(None)
         }
         _ => {
             let (conversation_id,): (Uuid,) = arguments_of(target, usage, arguments)?;
@@ -161,7 +165,7 @@ async fn invoke_as_agent(
                 .hub
                 .registry
                 .join(agent.workspace_id, connection, conversation_id, joining);
-            Ok(Value::Null)
+            Ok(None)
         }
     }
 }
@@ -216,6 +220,19 @@ fn arguments_of<T: DeserializeOwned>(
             .collect::<Vec<_>>()
             .join(",")
     );
+    let nul = crate::extract::nul_fields_in_json(joined.as_bytes());
+    if !nul.is_empty() {
+        let named: Vec<String> = nul
+            .iter()
+            .map(|field| {
+                format!(
+                    "'{target}' argument {field} {}",
+                    crate::extract::NUL_MESSAGE
+                )
+            })
+            .collect();
+        return Err(Failure::Refused(named.join("; ")));
+    }
     serde_json::from_str(&joined).map_err(|_| {
         Failure::Refused(format!(
             "'{target}' was called with the wrong arguments: {usage}"
@@ -263,5 +280,28 @@ mod tests {
                 "'SendMessage' was called with the wrong arguments: (conversationId, body)"
             );
         }
+    }
+
+    #[test]
+    fn text_holding_nul_is_refused_naming_the_argument_as_rest_does() {
+        let id = Uuid::new_v4();
+        let Err(failure) = arguments_of::<(Uuid, String)>(
+            "SendMessage",
+            "(conversationId, body)",
+            &raw(&[&format!("\"{id}\""), "\"a\\u0000b\""]),
+        ) else {
+            panic!("refused");
+        };
+        assert_eq!(
+            failure.message(),
+            "'SendMessage' argument [1] must not contain the NUL character (U+0000)"
+        );
+        let (_, body): (Uuid, String) = arguments_of(
+            "SendMessage",
+            "(conversationId, body)",
+            &raw(&[&format!("\"{id}\""), "\"a\\\\u0000b\""]),
+        )
+        .expect("an escaped backslash before u0000 is text, not a NUL");
+        assert_eq!(body, "a\\u0000b");
     }
 }

@@ -6,6 +6,19 @@
 //! redeems it from `?id=`. A client that skips negotiation sends `Authorization` on the
 //! WebSocket request itself. A token in the URL (`access_token`) is refused: the spec keeps
 //! credentials out of URLs, and the connection token is the only thing the URL may carry.
+//!
+//! Both negotiate versions ASP.NET Core serves are served: version 1 answers a
+//! `connectionId` (a name) and a `connectionToken` (the credential); version 0, asked for by
+//! clients that send no `negotiateVersion`, has only a `connectionId`, which its clients
+//! connect with, so there the id is the single-use credential (and, like every query
+//! string, never logged).
+//!
+//! The WebSocket request takes the connection's place in the registry before it upgrades
+//! (`Registry::reserve`): caps count connections still in their handshake, so a burst of
+//! upgrades with one token cannot exceed them. From the moment the process begins to shut
+//! down, both requests answer 503, so reconnecting clients land on another replica.
+
+use std::time::Duration;
 
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
@@ -23,24 +36,33 @@ use crate::conversations::actions;
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, Result};
 use crate::extract::AppJson;
-use crate::hub::registry::{AgentIdentity, Participant};
+use crate::hub::registry::{AgentIdentity, Limits, Participant};
 use crate::hub::tokens::{self, Grant, TokenError};
+use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::widget::visitor::Visitor;
 
 use super::connection;
 
-/// Hub connections one widget visitor may hold open on one replica (their open tabs).
+/// Hub connections one widget visitor token may hold open on one replica (their open tabs).
 pub const MAX_CONNECTIONS_PER_VISITOR: usize = 5;
+/// Hub connections one agent may hold open in one workspace on one replica (their tabs and
+/// devices).
+pub const MAX_CONNECTIONS_PER_AGENT: usize = 20;
+/// Negotiations one credential may start: every tab's start and reconnects, not a loop.
+const NEGOTIATIONS_PER_CREDENTIAL: Quota = Quota {
+    limit: 60,
+    window: Duration::from_secs(60),
+};
 /// Inbound messages (records) larger than this close the connection.
-pub const MAX_MESSAGE_BYTES: usize = 32 * 1024;
+pub const MAX_MESSAGE_BYTES: usize = crate::hub::protocol::MAX_RECORD_BYTES;
 /// What a connection reads from its socket at a time (records are far smaller).
 const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct NegotiateQuery {
-    /// The negotiate protocol version the client speaks: 1.
+    /// The negotiate protocol version the client speaks: 1, or 0 when absent.
     #[serde(rename = "negotiateVersion")]
     negotiate_version: Option<u32>,
     /// Refused: tokens are never sent in URLs.
@@ -51,12 +73,15 @@ pub struct NegotiateQuery {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Negotiated {
+    /// 1, or 0 for a client that asked for no version.
     #[schema(example = 1)]
     negotiate_version: u32,
-    /// Identifies the connection in logs; not a credential.
+    /// Version 1: names the connection, not a credential. Version 0: pass it as `id` on the
+    /// WebSocket request, within 60 s, once.
     connection_id: String,
-    /// Pass as `id` on the WebSocket request, within 60 s, once.
-    connection_token: String,
+    /// Version 1 only: pass as `id` on the WebSocket request, within 60 s, once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    connection_token: Option<String>,
     available_transports: [Transport; 1],
 }
 
@@ -84,8 +109,12 @@ fn refuse_token_in_url(access_token: Option<&String>) -> Result<()> {
     security(("bearer" = [])),
     params(NegotiateQuery),
     responses(
-        (status = 200, description = "A connection token for `GET /hubs/chat?id=`", body = Negotiated),
+        (status = 200, description = "A connection token for `GET /hubs/chat?id=` (version 1), or the connection id to connect with (version 0)", body = Negotiated),
         MemberErrors,
+        (status = 429, description = "Too many negotiations with this credential; see Retry-After",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "This server is shutting down: connect again to reach another replica",
+            body = crate::error::Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn negotiate(
@@ -94,23 +123,62 @@ pub async fn negotiate(
     Query(query): Query<NegotiateQuery>,
 ) -> Result<AppJson<Negotiated>> {
     refuse_token_in_url(query.access_token.as_ref())?;
-    if query.negotiate_version.unwrap_or(0) < 1 {
-        return Err(Error::bad_request(
-            "negotiate_version",
-            "this hub speaks negotiate version 1: add negotiateVersion=1",
+    refuse_while_draining(&state)?;
+    let grant = identify(&state, &headers).await?;
+    limit_negotiations(&state, &grant.who).await?;
+    let connection_token = state.hub.tokens.issue(&grant).await;
+    let transports = [Transport {
+        transport: "WebSockets",
+        transfer_formats: ["Text", "Binary"],
+    }];
+    Ok(AppJson(match query.negotiate_version {
+        Some(version) if version >= 1 => Negotiated {
+            negotiate_version: 1,
+            connection_id: URL_SAFE_NO_PAD.encode(rand::rng().random::<[u8; 16]>()),
+            connection_token: Some(connection_token),
+            available_transports: transports,
+        },
+        _ => Negotiated {
+            negotiate_version: 0,
+            connection_id: connection_token,
+            connection_token: None,
+            available_transports: transports,
+        },
+    }))
+}
+
+/// A process that is shutting down takes no new connections: the load balancer's next
+/// choice is another replica.
+fn refuse_while_draining(state: &AppState) -> Result<()> {
+    if state.hub.closing.is_cancelled() {
+        return Err(Error::Unavailable(
+            "this server is shutting down; connect again to reach another",
         ));
     }
-    let grant = identify(&state, &headers).await?;
-    let connection_token = state.hub.tokens.issue(&grant).await;
-    Ok(AppJson(Negotiated {
-        negotiate_version: 1,
-        connection_id: URL_SAFE_NO_PAD.encode(rand::rng().random::<[u8; 16]>()),
-        connection_token,
-        available_transports: [Transport {
-            transport: "WebSockets",
-            transfer_formats: ["Text", "Binary"],
-        }],
-    }))
+    Ok(())
+}
+
+/// One credential's negotiations, across replicas: each issues a connection token, which a
+/// loop would otherwise pile up in Redis.
+async fn limit_negotiations(state: &AppState, who: &Participant) -> Result<()> {
+    let key = match who {
+        Participant::Agent(agent) => format!(
+            "hub:negotiate:agent:{}:{}",
+            agent.workspace_id, agent.user_id
+        ),
+        Participant::Visitor(visitor) => format!(
+            "hub:negotiate:visitor:{}:{}",
+            visitor.workspace_id, visitor.visitor_id
+        ),
+    };
+    match state
+        .rate_limiter
+        .check(&key, NEGOTIATIONS_PER_CREDENTIAL)
+        .await
+    {
+        Decision::Allowed => Ok(()),
+        Decision::Limited { retry_after } => Err(Error::TooManyRequests { retry_after }),
+    }
 }
 
 /// Who connects, from `Authorization`: a widget visitor, or a member who handles
@@ -175,6 +243,7 @@ pub async fn connect(
     upgrade: Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
 ) -> Result<Response> {
     refuse_token_in_url(query.access_token.as_ref())?;
+    refuse_while_draining(&state)?;
     let upgrade = upgrade.map_err(|_| {
         Error::bad_request(
             "websocket_required",
@@ -198,21 +267,25 @@ pub async fn connect(
         }
         Participant::Visitor(visitor) => {
             Visitor::of_connection(&state, visitor).await?;
-            // A visitor's tabs, not a script's loop: one token cannot fill the workspace's
-            // share of visitor connections.
-            if state.hub.registry.visitor_connections(visitor) >= MAX_CONNECTIONS_PER_VISITOR {
-                return Err(Error::TooManyRequests {
-                    retry_after: std::time::Duration::from_secs(30),
-                });
-            }
         }
     }
-    let limit = state.settings.application.hub_max_connections_per_workspace;
-    if state.hub.registry.workspace_connections(&grant.who) >= limit {
-        return Err(Error::TooManyRequests {
-            retry_after: std::time::Duration::from_secs(30),
-        });
-    }
+    // A visitor's tabs or an agent's devices, not a script's loop: one credential cannot
+    // fill the workspace's share, and the place is taken before the upgrade.
+    let limits = Limits {
+        per_workspace: state.settings.application.hub_max_connections_per_workspace,
+        per_credential: match grant.who {
+            Participant::Agent(_) => MAX_CONNECTIONS_PER_AGENT,
+            Participant::Visitor(_) => MAX_CONNECTIONS_PER_VISITOR,
+        },
+    };
+    let mailbox =
+        state
+            .hub
+            .registry
+            .reserve(grant.who, limits)
+            .map_err(|_| Error::TooManyRequests {
+                retry_after: Duration::from_secs(30),
+            })?;
     Ok(upgrade
         // Buffers sized for chat records, not tungstenite's 128 KiB defaults: an idle
         // connection then costs the process a few KiB instead of a quarter of a MiB.
@@ -221,7 +294,7 @@ pub async fn connect(
         .max_write_buffer_size(MAX_MESSAGE_BYTES * 4)
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| connection::serve(state, grant, socket)))
+        .on_upgrade(move |socket| connection::serve(state, grant, mailbox, socket)))
 }
 
 async fn redeem(state: &AppState, token: &str) -> Result<Grant> {

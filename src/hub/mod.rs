@@ -6,7 +6,7 @@
 //! replica's connections at once and the other replicas' through Redis (`backplane`).
 //! Nothing here waits for a client or for Redis on the caller's behalf.
 //!
-//! - `protocol`: the SignalR JSON hub protocol's records.
+//! - `protocol`: the SignalR hub protocols' records, JSON and MessagePack.
 //! - `events`: what clients are told, and who hears it.
 //! - `registry`: this replica's connections and delivery to them.
 //! - `backplane`: events across replicas.
@@ -175,7 +175,7 @@ impl Hub {
     /// Renews this replica's agents and sweeps the workspaces it serves, so an agent of a
     /// replica that died is announced offline here.
     async fn heartbeat(&self) {
-        let agents = self.registry.agents();
+        let agents = self.registry.ready_agents();
         self.presence.renew(&agents).await;
         let mut workspaces: Vec<Uuid> = agents.iter().map(|a| a.workspace_id).collect();
         workspaces.dedup();

@@ -1,5 +1,12 @@
 //! The connections open on this replica, by workspace, and delivery to them.
 //!
+//! A connection holds its place from the WebSocket upgrade on, before its handshake: the
+//! caps ([`Limits`]) are checked and the place taken in one step under the lock, so a burst
+//! of upgrades cannot all pass the check before any of them counts, and a membership change
+//! that arrives while the handshake is pending reaches the connection. Until its handshake
+//! names a protocol a connection hears no events; its [`Mailbox`] gives the place back
+//! however the connection ends, even when the upgrade never completes.
+//!
 //! Delivery never waits for a client: each connection has a bounded queue, and one that is
 //! full (a client that does not read) is told to close instead of being buffered for without
 //! bound. The lock is held only to look entries up, never across an await.
@@ -8,13 +15,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
+use axum::extract::ws::Message;
 use tokio::sync::{mpsc, watch};
 use uuid::Uuid;
 
 use supportdesk_core::role::Role;
 
 use super::events::{Audience, Event};
-use super::protocol;
+use super::protocol::Protocol;
 
 /// Records queued for one connection before it counts as a slow consumer.
 pub const QUEUE: usize = 256;
@@ -90,6 +98,20 @@ impl Participant {
         }
     }
 
+    /// Whether `other` holds the same credential: one visitor token (its visitor id), or one
+    /// agent's membership.
+    fn same_credential(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Agent(a), Self::Agent(b)) => {
+                a.workspace_id == b.workspace_id && a.user_id == b.user_id
+            }
+            (Self::Visitor(a), Self::Visitor(b)) => {
+                a.workspace_id == b.workspace_id && a.visitor_id == b.visitor_id
+            }
+            _ => false,
+        }
+    }
+
     /// The label of the connection metrics.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -101,14 +123,20 @@ impl Participant {
 
 struct Entry {
     who: Participant,
+    /// The protocol its handshake chose; `None` while the handshake is pending, when the
+    /// connection hears nothing.
+    protocol: Option<Protocol>,
     joined: HashSet<Uuid>,
-    queue: mpsc::Sender<Arc<str>>,
+    queue: mpsc::Sender<Message>,
     close: watch::Sender<Option<CloseReason>>,
 }
 
 impl Entry {
     /// Agents hear agent audiences, a visitor only events addressed to their own contact.
     fn hears(&self, event: &Event) -> bool {
+        if self.protocol.is_none() {
+            return false;
+        }
         match (&self.who, event.audience) {
             (Participant::Agent(agent), Audience::Agents) => {
                 event.except_user != Some(agent.user_id)
@@ -127,7 +155,7 @@ impl Entry {
         self.who.agent()
     }
 
-    fn send(&self, record: &Arc<str>) {
+    fn send(&self, record: &Message) {
         if let Err(mpsc::error::TrySendError::Full(_)) = self.queue.try_send(record.clone()) {
             metrics::counter!("hub_slow_consumers_dropped_total").increment(1);
             self.close.send_if_modified(|reason| {
@@ -143,59 +171,152 @@ impl Entry {
     }
 }
 
+/// The caps a new connection is held to, counting those still in their handshake.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Connections of one kind (agents, visitors) in one workspace on this replica.
+    pub per_workspace: usize,
+    /// Connections of one credential (a visitor token, an agent's membership).
+    pub per_credential: usize,
+}
+
+/// Which cap a connection would pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapReached {
+    Workspace,
+    Credential,
+}
+
+type Connections = HashMap<Uuid, HashMap<u64, Entry>>;
+
 /// What a connection's own task reads: records to write, and a reason once it must close.
+/// Dropping it gives the connection's place back.
 pub struct Mailbox {
     pub id: u64,
-    pub records: mpsc::Receiver<Arc<str>>,
+    pub workspace_id: Uuid,
+    pub records: mpsc::Receiver<Message>,
     pub close: watch::Receiver<Option<CloseReason>>,
+    connections: Arc<RwLock<Connections>>,
+    released: bool,
+}
+
+impl Mailbox {
+    /// Gives the place back; true when this was an agent's last connection here that
+    /// finished its handshake (they go offline, after the grace period).
+    pub fn release(mut self) -> bool {
+        self.released = true;
+        unregister(&self.connections, self.workspace_id, self.id)
+    }
+}
+
+impl Drop for Mailbox {
+    fn drop(&mut self) {
+        if !self.released {
+            unregister(&self.connections, self.workspace_id, self.id);
+        }
+    }
+}
+
+/// Removes a connection; true when it was an agent's last ready one on this replica.
+fn unregister(connections: &RwLock<Connections>, workspace_id: Uuid, id: u64) -> bool {
+    let mut workspaces = write(connections);
+    let Some(connections) = workspaces.get_mut(&workspace_id) else {
+        return false;
+    };
+    let Some(gone) = connections.remove(&id) else {
+        return false;
+    };
+    let last = gone.protocol.is_some()
+        && gone.agent().is_some_and(|gone| {
+            !connections.values().any(|c| {
+                c.protocol.is_some() && c.agent().is_some_and(|a| a.agent_id == gone.agent_id)
+            })
+        });
+    if connections.is_empty() {
+        workspaces.remove(&workspace_id);
+    }
+    last
+}
+
+fn read(connections: &RwLock<Connections>) -> std::sync::RwLockReadGuard<'_, Connections> {
+    // A panic while holding the lock cannot leave the maps half-updated (each update is
+    // one insert or remove), so a poisoned lock is still sound to use.
+    connections
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write(connections: &RwLock<Connections>) -> std::sync::RwLockWriteGuard<'_, Connections> {
+    connections
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[derive(Default)]
 pub struct Registry {
     next_id: AtomicU64,
-    workspaces: RwLock<HashMap<Uuid, HashMap<u64, Entry>>>,
+    workspaces: Arc<RwLock<Connections>>,
 }
 
 impl Registry {
-    pub fn register(&self, who: Participant) -> Mailbox {
+    /// Takes a place for `who` if `limits` leave one, counting connections whose handshake
+    /// is pending: the check and the place are one step.
+    pub fn reserve(&self, who: Participant, limits: Limits) -> Result<Mailbox, CapReached> {
+        let mut workspaces = self.write();
+        let connections = workspaces.entry(who.workspace_id()).or_default();
+        let (mut same_kind, mut same_credential) = (0, 0);
+        for entry in connections.values() {
+            if entry.agent().is_some() == who.agent().is_some() {
+                same_kind += 1;
+            }
+            if entry.who.same_credential(&who) {
+                same_credential += 1;
+            }
+        }
+        if same_credential >= limits.per_credential {
+            return Err(CapReached::Credential);
+        }
+        if same_kind >= limits.per_workspace {
+            return Err(CapReached::Workspace);
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (queue, records) = mpsc::channel(QUEUE);
         let (close, close_rx) = watch::channel(None);
-        let entry = Entry {
-            who,
-            joined: HashSet::new(),
-            queue,
-            close,
-        };
-        self.write()
-            .entry(who.workspace_id())
-            .or_default()
-            .insert(id, entry);
-        Mailbox {
+        connections.insert(
             id,
+            Entry {
+                who,
+                protocol: None,
+                joined: HashSet::new(),
+                queue,
+                close,
+            },
+        );
+        Ok(Mailbox {
+            id,
+            workspace_id: who.workspace_id(),
             records,
             close: close_rx,
-        }
+            connections: self.workspaces.clone(),
+            released: false,
+        })
     }
 
-    /// Removes a connection; true when it was an agent's last one on this replica.
-    pub fn unregister(&self, workspace_id: Uuid, id: u64) -> bool {
+    /// The connection finished its handshake: from now on it hears events, in `protocol`.
+    /// False when it is gone, or already told to close.
+    pub fn ready(&self, workspace_id: Uuid, id: u64, protocol: Protocol) -> bool {
         let mut workspaces = self.write();
-        let Some(connections) = workspaces.get_mut(&workspace_id) else {
+        let Some(entry) = workspaces
+            .get_mut(&workspace_id)
+            .and_then(|c| c.get_mut(&id))
+        else {
             return false;
         };
-        let Some(gone) = connections.remove(&id) else {
+        if entry.close.borrow().is_some() {
             return false;
-        };
-        let last = gone.agent().is_some_and(|gone| {
-            !connections
-                .values()
-                .any(|c| c.agent().is_some_and(|a| a.agent_id == gone.agent_id))
-        });
-        if connections.is_empty() {
-            workspaces.remove(&workspace_id);
         }
-        last
+        entry.protocol = Some(protocol);
+        true
     }
 
     pub fn join(&self, workspace_id: Uuid, id: u64, conversation_id: Uuid, joined: bool) {
@@ -218,10 +339,14 @@ impl Registry {
         let Some(connections) = workspaces.get(&event.workspace_id) else {
             return;
         };
-        let mut record: Option<Arc<str>> = None;
+        // Each protocol's record is made once, for the first connection that speaks it.
+        let (mut json, mut msgpack): (Option<Message>, Option<Message>) = (None, None);
         for entry in connections.values().filter(|e| e.hears(event)) {
-            let record =
-                record.get_or_insert_with(|| protocol::event(&event.target, &event.payload).into());
+            let (slot, protocol) = match entry.protocol {
+                Some(Protocol::MessagePack) => (&mut msgpack, Protocol::MessagePack),
+                _ => (&mut json, Protocol::Json),
+            };
+            let record = slot.get_or_insert_with(|| protocol.event(&event.target, &event.payload));
             entry.send(record);
             metrics::counter!("hub_messages_out_total").increment(1);
         }
@@ -239,6 +364,35 @@ impl Registry {
         }
     }
 
+    /// Tells the connections of one widget visitor (their token's identity) to close.
+    pub fn close_visitor(&self, visitor: &VisitorIdentity, reason: &CloseReason) {
+        if let Some(connections) = self.read().get(&visitor.workspace_id) {
+            for entry in connections
+                .values()
+                .filter(|e| matches!(&e.who, Participant::Visitor(v) if v == visitor))
+            {
+                entry.close.send_replace(Some(reason.clone()));
+            }
+        }
+    }
+
+    /// The widget visitors with a connection here, their handshake done or not.
+    pub fn visitors(&self) -> Vec<VisitorIdentity> {
+        let mut visitors: Vec<VisitorIdentity> = self
+            .read()
+            .values()
+            .flat_map(|c| {
+                c.values().filter_map(|e| match e.who {
+                    Participant::Visitor(visitor) => Some(visitor),
+                    Participant::Agent(_) => None,
+                })
+            })
+            .collect();
+        visitors.sort_by_key(|v| (v.workspace_id, v.contact_id, v.visitor_id));
+        visitors.dedup();
+        visitors
+    }
+
     /// Tells every connection of the workspace, agents' and visitors', to close.
     pub fn close_workspace(&self, workspace_id: Uuid, reason: &CloseReason) {
         if let Some(connections) = self.read().get(&workspace_id) {
@@ -248,23 +402,39 @@ impl Registry {
         }
     }
 
-    /// The identities with a connection here (for presence heartbeats and membership checks).
+    /// The identities with a connection here, their handshake done or not (for membership
+    /// checks).
     pub fn agents(&self) -> Vec<AgentIdentity> {
+        self.agents_where(|_| true)
+    }
+
+    /// The identities with a connection here past its handshake (presence counts them).
+    pub fn ready_agents(&self) -> Vec<AgentIdentity> {
+        self.agents_where(|e| e.protocol.is_some())
+    }
+
+    fn agents_where(&self, include: impl Fn(&Entry) -> bool) -> Vec<AgentIdentity> {
         let mut agents: Vec<AgentIdentity> = self
             .read()
             .values()
-            .flat_map(|c| c.values().filter_map(|e| e.agent().copied()))
+            .flat_map(|c| {
+                c.values()
+                    .filter(|e| include(e))
+                    .filter_map(|e| e.agent().copied())
+            })
             .collect();
         agents.sort_by_key(|a| (a.workspace_id, a.agent_id, a.user_id));
         agents.dedup();
         agents
     }
 
-    /// Whether the agent has another connection than `id` on this replica.
+    /// Whether the agent has another connection than `id` past its handshake here.
     pub fn is_connected_elsewhere(&self, agent: &AgentIdentity, id: u64) -> bool {
         self.read().get(&agent.workspace_id).is_some_and(|c| {
             c.iter().any(|(other, e)| {
-                *other != id && e.agent().is_some_and(|a| a.agent_id == agent.agent_id)
+                *other != id
+                    && e.protocol.is_some()
+                    && e.agent().is_some_and(|a| a.agent_id == agent.agent_id)
             })
         })
     }
@@ -275,38 +445,19 @@ impl Registry {
             .get(&workspace_id)
             .map(|c| {
                 c.values()
+                    .filter(|e| e.protocol.is_some())
                     .filter_map(|e| Some(e.agent()?.agent_id))
                     .collect()
             })
             .unwrap_or_default()
     }
 
-    /// Whether the agent has a connection on this replica.
+    /// Whether the agent has a connection past its handshake on this replica.
     pub fn is_connected(&self, workspace_id: Uuid, agent_id: Uuid) -> bool {
         self.read().get(&workspace_id).is_some_and(|c| {
             c.values()
-                .any(|e| e.agent().is_some_and(|a| a.agent_id == agent_id))
+                .any(|e| e.protocol.is_some() && e.agent().is_some_and(|a| a.agent_id == agent_id))
         })
-    }
-
-    /// Connections of this visitor (contact) open on this replica.
-    pub fn visitor_connections(&self, visitor: &VisitorIdentity) -> usize {
-        self.read().get(&visitor.workspace_id).map_or(0, |c| {
-            c.values()
-                .filter(|e| {
-                    matches!(&e.who, Participant::Visitor(v) if v.contact_id == visitor.contact_id)
-                })
-                .count()
-        })
-    }
-
-    /// Connections of the workspace open on this replica, of the kind `like` holds: agents
-    /// and visitors are counted apart, so visitors cannot crowd the team out.
-    pub fn workspace_connections(&self, like: &Participant) -> usize {
-        let same_kind = |e: &&Entry| e.agent().is_some() == like.agent().is_some();
-        self.read()
-            .get(&like.workspace_id())
-            .map_or(0, |c| c.values().filter(same_kind).count())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -317,24 +468,30 @@ impl Registry {
         self.read().values().map(HashMap::len).sum()
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<Uuid, HashMap<u64, Entry>>> {
-        // A panic while holding the lock cannot leave the maps half-updated (each update is
-        // one insert or remove), so a poisoned lock is still sound to use.
-        self.workspaces
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Connections> {
+        read(&self.workspaces)
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<Uuid, HashMap<u64, Entry>>> {
-        self.workspaces
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Connections> {
+        write(&self.workspaces)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ROOMY: Limits = Limits {
+        per_workspace: 1000,
+        per_credential: 1000,
+    };
+
+    /// A connection past its handshake, speaking JSON.
+    fn connect(registry: &Registry, who: Participant) -> Mailbox {
+        let mailbox = registry.reserve(who, ROOMY).unwrap();
+        assert!(registry.ready(who.workspace_id(), mailbox.id, Protocol::Json));
+        mailbox
+    }
 
     fn agent(workspace_id: Uuid) -> Participant {
         Participant::Agent(identity(workspace_id))
@@ -354,10 +511,13 @@ mod tests {
     fn an_event_reaches_its_workspace_only() {
         let registry = Registry::default();
         let (here, there) = (Uuid::new_v4(), Uuid::new_v4());
-        let mut mine = registry.register(agent(here));
-        let mut theirs = registry.register(agent(there));
+        let mut mine = connect(&registry, agent(here));
+        let mut theirs = connect(&registry, agent(there));
         registry.deliver(&Event::presence_changed(here, Uuid::nil(), true));
-        assert!(mine.records.try_recv().unwrap().contains("PresenceChanged"));
+        let Ok(Message::Text(record)) = mine.records.try_recv() else {
+            panic!("a text frame");
+        };
+        assert!(record.as_str().contains("PresenceChanged"));
         assert!(theirs.records.try_recv().is_err());
     }
 
@@ -367,9 +527,9 @@ mod tests {
         let workspace = Uuid::new_v4();
         let conversation = Uuid::new_v4();
         let typist = identity(workspace);
-        let mut own = registry.register(Participant::Agent(typist));
-        let mut joined = registry.register(agent(workspace));
-        let mut elsewhere = registry.register(agent(workspace));
+        let mut own = connect(&registry, Participant::Agent(typist));
+        let mut joined = connect(&registry, agent(workspace));
+        let mut elsewhere = connect(&registry, agent(workspace));
         registry.join(workspace, own.id, conversation, true);
         registry.join(workspace, joined.id, conversation, true);
         let typing = Event::agent_typing(
@@ -393,7 +553,7 @@ mod tests {
     fn a_full_queue_closes_the_connection_instead_of_growing() {
         let registry = Registry::default();
         let workspace = Uuid::new_v4();
-        let mailbox = registry.register(agent(workspace));
+        let mailbox = connect(&registry, agent(workspace));
         for _ in 0..=QUEUE {
             registry.deliver(&Event::presence_changed(workspace, Uuid::nil(), true));
         }
@@ -406,11 +566,11 @@ mod tests {
     fn the_last_connection_of_an_agent_is_reported() {
         let registry = Registry::default();
         let who = identity(Uuid::new_v4());
-        let first = registry.register(Participant::Agent(who));
-        let second = registry.register(Participant::Agent(who));
+        let first = connect(&registry, Participant::Agent(who));
+        let second = connect(&registry, Participant::Agent(who));
         assert!(registry.is_connected(who.workspace_id, who.agent_id));
-        assert!(!registry.unregister(who.workspace_id, first.id));
-        assert!(registry.unregister(who.workspace_id, second.id));
+        assert!(!first.release());
+        assert!(second.release());
         assert!(!registry.is_connected(who.workspace_id, who.agent_id));
         assert_eq!(registry.len(), 0);
     }
@@ -427,9 +587,9 @@ mod tests {
             })
         };
         let (mine, theirs) = (Uuid::new_v4(), Uuid::new_v4());
-        let mut me = registry.register(visitor(mine));
-        let mut other = registry.register(visitor(theirs));
-        let mut team = registry.register(agent(workspace));
+        let mut me = connect(&registry, visitor(mine));
+        let mut other = connect(&registry, visitor(theirs));
+        let mut team = connect(&registry, agent(workspace));
         let conversation = Uuid::new_v4();
         registry.join(workspace, me.id, conversation, true);
 
@@ -451,12 +611,7 @@ mod tests {
             "a visitor's event is not the team's"
         );
 
-        assert_eq!(registry.workspace_connections(&visitor(mine)), 2);
-        assert_eq!(registry.workspace_connections(&agent(workspace)), 1);
-        assert!(
-            !registry.unregister(workspace, me.id),
-            "no presence for visitors"
-        );
+        assert!(!me.release(), "no presence for visitors");
         assert!(
             registry
                 .agents()
@@ -464,5 +619,86 @@ mod tests {
                 .all(|a| a.workspace_id == workspace)
         );
         assert_eq!(registry.agents().len(), 1);
+    }
+
+    #[test]
+    fn caps_count_connections_whose_handshake_is_pending() {
+        let registry = Registry::default();
+        let workspace = Uuid::new_v4();
+        let visitor = VisitorIdentity {
+            workspace_id: workspace,
+            contact_id: Uuid::new_v4(),
+            visitor_id: Uuid::new_v4(),
+        };
+        let limits = Limits {
+            per_workspace: 3,
+            per_credential: 2,
+        };
+        let one = registry
+            .reserve(Participant::Visitor(visitor), limits)
+            .unwrap();
+        let _two = registry
+            .reserve(Participant::Visitor(visitor), limits)
+            .unwrap();
+        assert_eq!(
+            registry
+                .reserve(Participant::Visitor(visitor), limits)
+                .err(),
+            Some(CapReached::Credential),
+            "one token's pending upgrades count"
+        );
+        let other = VisitorIdentity {
+            visitor_id: Uuid::new_v4(),
+            ..visitor
+        };
+        let _three = registry
+            .reserve(Participant::Visitor(other), limits)
+            .unwrap();
+        assert_eq!(
+            registry.reserve(Participant::Visitor(other), limits).err(),
+            Some(CapReached::Workspace)
+        );
+        let _agent = registry
+            .reserve(agent(workspace), limits)
+            .expect("agents are counted apart from visitors");
+        drop(one);
+        assert!(
+            registry
+                .reserve(Participant::Visitor(other), limits)
+                .is_ok(),
+            "a connection that ends before its handshake gives its place back"
+        );
+    }
+
+    #[test]
+    fn a_pending_connection_hears_nothing_and_cannot_get_ready_once_told_to_close() {
+        let registry = Registry::default();
+        let workspace = Uuid::new_v4();
+        let who = identity(workspace);
+        let mut pending = registry.reserve(Participant::Agent(who), ROOMY).unwrap();
+        registry.deliver(&Event::presence_changed(workspace, Uuid::nil(), true));
+        assert!(pending.records.try_recv().is_err());
+        assert!(
+            !registry.is_connected(workspace, who.agent_id),
+            "not online yet"
+        );
+        assert_eq!(registry.agents(), vec![who], "membership checks see it");
+
+        registry.close_where(|a| a.user_id == who.user_id, &CloseReason::ended("gone"));
+        assert!(!registry.ready(workspace, pending.id, Protocol::Json));
+        assert!(pending.close.borrow().is_some());
+        assert!(!pending.release(), "never online, so never offline");
+    }
+
+    #[test]
+    fn each_protocol_hears_the_event_in_its_own_frames() {
+        let registry = Registry::default();
+        let workspace = Uuid::new_v4();
+        let mut json = connect(&registry, agent(workspace));
+        let mut packed = registry.reserve(agent(workspace), ROOMY).unwrap();
+        assert!(registry.ready(workspace, packed.id, Protocol::MessagePack));
+        registry.deliver(&Event::presence_changed(workspace, Uuid::nil(), true));
+        assert!(matches!(json.records.try_recv(), Ok(Message::Text(_))));
+        assert!(matches!(packed.records.try_recv(), Ok(Message::Binary(_))));
     }
 }

@@ -178,3 +178,64 @@ async fn the_dashboards_origins_may_call_the_api_from_browsers() {
         .to_ascii_lowercase();
     assert!(exposed.contains("retry-after"), "{exposed}");
 }
+
+/// Whether the server closed `stream` within `wait`, reading (and discarding) what it sent.
+async fn closed_within(stream: &mut tokio::net::TcpStream, wait: std::time::Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut buffer = [0u8; 1024];
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+            Err(_) => return false,
+            Ok(Ok(0) | Err(_)) => return true,
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+/// A connection that sends nothing, trickles its headers, or idles after a response is cut
+/// after 10 s, so file descriptors cannot be held without an ingress in front.
+#[tokio::test]
+async fn silent_and_trickling_connections_are_cut_after_10_s() {
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt;
+
+    let app = spawn_app().await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let started = tokio::time::Instant::now();
+
+    let mut silent = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let mut trickling = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let trickle = async {
+        for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\n" {
+            if trickling.write_all(&[*byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(14), trickle).await;
+    assert!(
+        closed_within(&mut trickling, Duration::from_secs(1)).await,
+        "a head trickled a byte every 2 s is cut"
+    );
+    assert!(
+        closed_within(&mut silent, Duration::from_secs(1)).await,
+        "a silent connection is cut"
+    );
+    assert!(started.elapsed() < Duration::from_secs(16));
+
+    // After a response, a kept-alive connection may idle as long, and no longer.
+    let mut idle = tokio::net::TcpStream::connect(&address).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    assert!(
+        !closed_within(&mut idle, Duration::from_secs(5)).await,
+        "kept alive for a while"
+    );
+    assert!(
+        closed_within(&mut idle, Duration::from_secs(10)).await,
+        "then closed"
+    );
+}

@@ -54,8 +54,27 @@ async fn negotiate_answers_a_connection_token_for_a_workspace_token_only() {
             .unwrap()
             .contains("Authorization")
     );
+
+    // Version 0 (no negotiateVersion, as older and third-party clients send): the
+    // connectionId is what the client connects with, once.
     let old = negotiate_at(&app.client, &app.address, Some(&owner.workspace_token), "").await;
-    assert_problem(old, StatusCode::BAD_REQUEST, "negotiate_version").await;
+    assert_eq!(old.status(), StatusCode::OK);
+    let body: Value = old.json().await.unwrap();
+    assert_eq!(body["negotiateVersion"], 0);
+    assert!(body.get("connectionToken").is_none(), "{body}");
+    assert_eq!(
+        body["availableTransports"],
+        json!([{"transport": "WebSockets", "transferFormats": ["Text", "Binary"]}])
+    );
+    let id = body["connectionId"].as_str().unwrap();
+    let mut hub = HubClient::connect(&socket_url(&app.address, id))
+        .await
+        .expect("version 0 connects with its connectionId");
+    hub.send_records(&[json!({"protocol": "json", "version": 1})])
+        .await;
+    assert_eq!(hub.next().await, json!({}));
+    let again = HubClient::connect(&socket_url(&app.address, id)).await;
+    assert_eq!(http_status(again.err()), Some(409), "single use");
 }
 
 #[tokio::test]
@@ -96,13 +115,26 @@ fn http_status(error: Option<tokio_tungstenite::tungstenite::Error>) -> Option<u
 }
 
 #[tokio::test]
-async fn the_handshake_accepts_json_version_1_only() {
+async fn the_handshake_accepts_any_version_up_to_1_and_refuses_others() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("hub-handshake").await;
+    // An older version is served, as ASP.NET Core serves it.
+    let token = app.connection_token(&owner.workspace_token).await;
+    let mut hub = HubClient::connect(&socket_url(&app.address, &token))
+        .await
+        .unwrap();
+    hub.send_records(&[json!({"protocol": "json", "version": 0})])
+        .await;
+    assert_eq!(hub.next().await, json!({}));
+    let left = hub
+        .invoke("1", "LeaveConversation", json!([uuid::Uuid::nil()]))
+        .await;
+    assert_eq!(left, json!({"type": 3, "invocationId": "1"}));
+
     for (request, error) in [
         (
-            json!({"protocol": "messagepack", "version": 1}),
-            "Requested protocol 'messagepack' is not available.",
+            json!({"protocol": "xml", "version": 1}),
+            "Requested protocol 'xml' is not available.",
         ),
         (
             json!({"protocol": "json", "version": 7}),
@@ -161,11 +193,36 @@ async fn records_are_split_per_frame_and_bad_ones_answered() {
         "'sendmessage' was called with the wrong arguments: (conversationId, body)"
     );
 
-    // A record without its separator ends the connection.
-    hub.send_text("{\"type\":6}").await;
+    // A void method completes without a result, not with a null one.
+    let left = hub
+        .invoke("4", "LeaveConversation", json!([uuid::Uuid::nil()]))
+        .await;
+    assert_eq!(left, json!({"type": 3, "invocationId": "4"}));
+
+    // A record split across frames waits for its separator, as ASP.NET Core buffers it.
+    hub.send_text("{\"type\":1,\"invocationId\":\"5\",\"target\":\"Leave")
+        .await;
+    hub.send_text(&format!(
+        "Conversation\",\"arguments\":[\"{}\"]}}{RS}{{\"type\":1,\"invocationId\":\"6\",",
+        uuid::Uuid::nil()
+    ))
+    .await;
+    assert_eq!(hub.reply().await, json!({"type": 3, "invocationId": "5"}));
+    hub.send_text(&format!("\"target\":\"Nope\",\"arguments\":[]}}{RS}"))
+        .await;
+    assert_eq!(
+        hub.reply().await,
+        json!({"type": 3, "invocationId": "6", "error": "Unknown hub method 'Nope'"})
+    );
+
+    // A record that is not one ends the connection.
+    hub.send_text(&format!("[]{RS}")).await;
     let close = hub.close_message().await;
     assert_eq!(close["allowReconnect"], false);
-    assert!(close["error"].as_str().unwrap().contains("separator"));
+    assert!(
+        close["error"].as_str().unwrap().contains("not valid"),
+        "{close}"
+    );
 }
 
 #[tokio::test]
@@ -253,7 +310,10 @@ async fn hub_methods_act_as_the_rest_routes_do() {
     let joined = theirs_hub
         .invoke("1", "JoinConversation", json!([id(&conversation)]))
         .await;
-    assert_eq!(joined["result"], Value::Null);
+    assert!(
+        joined.get("result").is_none() && joined.get("error").is_none(),
+        "{joined}"
+    );
     let joined = mine
         .invoke("6", "JoinConversation", json!([id(&conversation)]))
         .await;
@@ -665,7 +725,7 @@ async fn a_workspace_cannot_open_connections_beyond_its_cap_nor_call_without_pau
                 assert_eq!(error, "too many messages; slow down");
                 refused.push(id);
             }
-            None => assert_eq!(completion["result"], Value::Null),
+            None => assert!(completion.get("result").is_none(), "{completion}"),
         }
     }
     assert!(!refused.is_empty(), "some of the burst is refused");

@@ -51,7 +51,10 @@ mod text_input;
 // The chat hub.
 mod helpers_hub;
 mod hub;
+mod hub_access;
+mod hub_admission;
 mod hub_browser_client;
+mod hub_msgpack;
 mod hub_official_client;
 mod hub_python_client;
 

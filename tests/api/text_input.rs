@@ -145,3 +145,41 @@ async fn a_nul_in_a_registration_name_creates_no_user() {
     assert_eq!(app.count("users").await, 0);
     assert_eq!(app.count("outbox").await, 0);
 }
+
+/// The hub follows the same rule: a call whose text holds a NUL is refused as REST refuses
+/// the body, naming the argument, for visitors and agents alike, and stores nothing.
+#[tokio::test]
+async fn hub_calls_holding_nul_are_refused_like_rest_bodies() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-nul").await;
+    let site_key = app
+        .widget_site(&owner, &[crate::helpers_widget::SITE])
+        .await;
+    let visitor = app.visitor(&site_key, None).await;
+    let mut widget = app.hub(&visitor.token).await;
+    let refused = widget.invoke("1", "SendMessage", json!(["a\u{0}b"])).await;
+    assert_eq!(
+        refused["error"],
+        format!("'SendMessage' argument [0] {NUL_MESSAGE}"),
+        "{refused}"
+    );
+    assert_eq!(
+        tenant_count(&app, owner.workspace_id, "messages").await,
+        0,
+        "nothing stored"
+    );
+
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "nul@example.org", "Hello")
+        .await;
+    let mut team = app.hub(&owner.workspace_token).await;
+    let refused = team
+        .invoke("2", "SendNote", json!([conversation["id"], "note\u{0}"]))
+        .await;
+    assert_eq!(
+        refused["error"],
+        format!("'SendNote' argument [1] {NUL_MESSAGE}"),
+        "{refused}"
+    );
+    assert_eq!(tenant_count(&app, owner.workspace_id, "messages").await, 1);
+}

@@ -172,7 +172,7 @@ try {
   await chat.getByRole("log").getByText(text).waitFor();
   step("the agent received the visitor's message live, and the visitor sees it sent");
 
-  assert.equal(await agent.connection.invoke("JoinConversation", conversationId), null);
+  assert.equal(await agent.connection.invoke("JoinConversation", conversationId), undefined, "a void method completes without a result");
   await agent.connection.invoke("Typing", conversationId, true);
   await chat.getByText(TYPING).waitFor();
   step(`the visitor sees "${(await chat.getByText(TYPING).textContent())?.trim()}"`);

@@ -1276,12 +1276,16 @@ export interface components {
         };
         Negotiated: {
             availableTransports: components["schemas"]["Transport"][];
-            /** @description Identifies the connection in logs; not a credential. */
+            /**
+             * @description Version 1: names the connection, not a credential. Version 0: pass it as `id` on the
+             *     WebSocket request, within 60 s, once.
+             */
             connectionId: string;
-            /** @description Pass as `id` on the WebSocket request, within 60 s, once. */
-            connectionToken: string;
+            /** @description Version 1 only: pass as `id` on the WebSocket request, within 60 s, once. */
+            connectionToken?: string | null;
             /**
              * Format: int32
+             * @description 1, or 0 for a client that asked for no version.
              * @example 1
              */
             negotiateVersion: number;
@@ -4319,7 +4323,7 @@ export interface operations {
     postHubsChatNegotiate: {
         parameters: {
             query?: {
-                /** @description The negotiate protocol version the client speaks: 1. */
+                /** @description The negotiate protocol version the client speaks: 1, or 0 when absent. */
                 negotiateVersion?: number;
             };
             header?: never;
@@ -4328,7 +4332,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A connection token for `GET /hubs/chat?id=` */
+            /** @description A connection token for `GET /hubs/chat?id=` (version 1), or the connection id to connect with (version 0) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4358,8 +4362,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many negotiations with this credential; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            /** @description This server is shutting down: connect again to reach another replica */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postInvitationsAccept: {

@@ -1,98 +1,24 @@
-//! The SignalR JSON hub protocol, version 1: what the official clients (`@microsoft/signalr`
-//! and the .NET, Java and Swift ones) speak over the WebSocket after negotiating.
-//!
-//! Every message is one JSON object followed by the record separator `0x1e`; a frame may hold
-//! several records, and the official clients never split a record across frames, so neither
-//! do we accept one split (a frame whose last record is unterminated is a protocol error). The
-//! first record is the handshake request; the server answers `{}` or `{"error": ...}`.
-//!
-//! Parsing is lenient where the clients differ (unknown fields and message types are ignored,
-//! as ASP.NET does) and strict where a mistake would be ours to answer (an Invocation's
-//! `target` and `arguments`).
+//! The JSON hub protocol: one JSON object per record, ended by the record separator `0x1e`,
+//! in text frames.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::{Completion, Incoming, ProtocolError, Split};
+
 pub const RECORD_SEPARATOR: char = '\u{1e}';
+const SEPARATOR: u8 = 0x1e;
 
-/// The only protocol this hub serves.
-pub const PROTOCOL: &str = "json";
-/// The versions of it we accept: 1, as every client sends without stateful reconnect (which
-/// negotiate never offers).
-const VERSION: u32 = 1;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProtocolError {
-    #[error("a message was not terminated by the record separator")]
-    Unterminated,
-    #[error("a message is not valid JSON for the hub protocol: {0}")]
-    Malformed(String),
-}
-
-/// The records of a text frame, without their separators.
-pub fn records(frame: &str) -> Result<impl Iterator<Item = &str>, ProtocolError> {
-    let Some(body) = frame.strip_suffix(RECORD_SEPARATOR) else {
-        return Err(ProtocolError::Unterminated);
-    };
-    Ok(body.split(RECORD_SEPARATOR))
-}
-
-#[derive(Deserialize)]
-struct HandshakeRequest {
-    protocol: String,
-    version: u32,
-}
-
-/// Checks the handshake request; `Err` holds the error to answer with (safe to show).
-pub fn handshake(record: &str) -> Result<(), String> {
-    let request: HandshakeRequest = serde_json::from_str(record)
-        .map_err(|_| "the handshake request is not valid JSON with a protocol and a version")?;
-    if request.protocol != PROTOCOL {
-        return Err(format!(
-            "Requested protocol '{}' is not available.",
-            request.protocol
-        ));
-    }
-    if request.version != VERSION {
-        return Err(format!(
-            "The server does not support version {} of the '{}' protocol.",
-            request.version, request.protocol
-        ));
-    }
-    Ok(())
+/// The first record of `bytes` (without its separator) and what follows it, once whole.
+pub fn split(bytes: &[u8]) -> Split<'_> {
+    let end = bytes.iter().position(|&b| b == SEPARATOR)?;
+    Some((&bytes[..end], &bytes[end + 1..]))
 }
 
 /// The handshake's success answer, a record of its own.
 pub fn handshake_ok() -> String {
     format!("{{}}{RECORD_SEPARATOR}")
-}
-
-/// The handshake's failure answer; the socket closes after it.
-pub fn handshake_error(error: &str) -> String {
-    let body = serde_json::json!({ "error": error });
-    format!("{body}{RECORD_SEPARATOR}")
-}
-
-/// A message from a client, as far as the hub acts on it.
-#[derive(Debug)]
-pub enum Incoming {
-    /// A hub method call. `id` absent: the caller expects no Completion.
-    Invocation {
-        id: Option<String>,
-        target: String,
-        arguments: Vec<Box<RawValue>>,
-    },
-    /// The hub has no streaming methods: answered with a Completion error.
-    StreamInvocation {
-        id: String,
-        target: String,
-    },
-    Ping,
-    Close,
-    /// Stream items, completions of server-to-client calls (the hub makes none),
-    /// cancellations, acks and message types added after version 1: nothing to do.
-    Ignored,
 }
 
 #[derive(Deserialize)]
@@ -105,9 +31,9 @@ struct RawIncoming {
     arguments: Option<Vec<Box<RawValue>>>,
 }
 
-pub fn parse(record: &str) -> Result<Incoming, ProtocolError> {
+pub fn parse(record: &[u8]) -> Result<Incoming, ProtocolError> {
     let raw: RawIncoming =
-        serde_json::from_str(record).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
+        serde_json::from_slice(record).map_err(|e| ProtocolError::Malformed(e.to_string()))?;
     let malformed = |what: &str| ProtocolError::Malformed(what.to_owned());
     Ok(match raw.kind {
         1 => Incoming::Invocation {
@@ -139,7 +65,7 @@ pub fn parse(record: &str) -> Result<Incoming, ProtocolError> {
 /// A message to a client.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
-pub enum Outgoing<'a> {
+enum Outgoing<'a> {
     /// An event: a call of the client's handler `target` with `arguments`, no answer expected.
     Invocation {
         #[serde(rename = "type")]
@@ -147,13 +73,20 @@ pub enum Outgoing<'a> {
         target: &'a str,
         arguments: [&'a RawValue; 1],
     },
-    /// The answer to an Invocation that carried an id: a result or an error, never both.
+    /// The answer to an Invocation that carried an id: a result, nothing (a void method)
+    /// or an error, never two of them.
     Result {
         #[serde(rename = "type")]
         kind: Kind<3>,
         #[serde(rename = "invocationId")]
         id: &'a str,
         result: &'a Value,
+    },
+    Void {
+        #[serde(rename = "type")]
+        kind: Kind<3>,
+        #[serde(rename = "invocationId")]
+        id: &'a str,
     },
     Error {
         #[serde(rename = "type")]
@@ -166,8 +99,6 @@ pub enum Outgoing<'a> {
         #[serde(rename = "type")]
         kind: Kind<6>,
     },
-    /// The server ends the connection; `allow_reconnect` tells an auto-reconnecting client
-    /// whether to negotiate again.
     Close {
         #[serde(rename = "type")]
         kind: Kind<7>,
@@ -180,7 +111,7 @@ pub enum Outgoing<'a> {
 
 /// A message type number, serialised as itself.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Kind<const N: u8>;
+struct Kind<const N: u8>;
 
 impl<const N: u8> Serialize for Kind<N> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -190,7 +121,7 @@ impl<const N: u8> Serialize for Kind<N> {
 
 impl Outgoing<'_> {
     /// The message as a record, separator included.
-    pub fn record(&self) -> String {
+    fn record(&self) -> String {
         // Serialising plain data to a string cannot fail.
         let mut out = serde_json::to_string(self).unwrap_or_default();
         out.push(RECORD_SEPARATOR);
@@ -211,20 +142,19 @@ pub fn close(error: Option<&str>, allow_reconnect: bool) -> String {
     .record()
 }
 
-pub fn completion_result(id: &str, result: &Value) -> String {
-    Outgoing::Result {
-        kind: Kind,
-        id,
-        result,
-    }
-    .record()
-}
-
-pub fn completion_error(id: &str, error: &str) -> String {
-    Outgoing::Error {
-        kind: Kind,
-        id,
-        error,
+pub fn completion(id: &str, completion: Completion<'_>) -> String {
+    match completion {
+        Completion::Void => Outgoing::Void { kind: Kind, id },
+        Completion::Result(result) => Outgoing::Result {
+            kind: Kind,
+            id,
+            result,
+        },
+        Completion::Error(error) => Outgoing::Error {
+            kind: Kind,
+            id,
+            error,
+        },
     }
     .record()
 }
@@ -243,46 +173,22 @@ pub fn event(target: &str, argument: &RawValue) -> String {
 mod tests {
     use super::*;
 
+    fn parse_str(record: &str) -> Result<Incoming, ProtocolError> {
+        parse(record.as_bytes())
+    }
+
     #[test]
-    fn a_frame_splits_into_its_records() {
+    fn records_split_at_their_separator() {
         let frame = "{\"type\":6}\u{1e}{\"type\":1,\"target\":\"Typing\",\"arguments\":[]}\u{1e}";
-        let all: Vec<&str> = records(frame).unwrap().collect();
-        assert_eq!(all.len(), 2);
-        assert!(matches!(parse(all[0]).unwrap(), Incoming::Ping));
+        let (first, rest) = split(frame.as_bytes()).unwrap();
+        assert!(matches!(parse(first).unwrap(), Incoming::Ping));
+        let (second, rest) = split(rest).unwrap();
+        assert!(rest.is_empty());
         assert!(matches!(
-            parse(all[1]).unwrap(),
+            parse(second).unwrap(),
             Incoming::Invocation { id: None, ref target, .. } if target == "Typing"
         ));
-    }
-
-    #[test]
-    fn an_unterminated_record_is_refused() {
-        assert_eq!(
-            records("{\"type\":6}").err(),
-            Some(ProtocolError::Unterminated)
-        );
-        assert_eq!(
-            records("{\"type\":6}\u{1e}{\"ty").err(),
-            Some(ProtocolError::Unterminated)
-        );
-    }
-
-    #[test]
-    fn the_json_protocol_version_1_is_the_one_handshake_accepted() {
-        assert_eq!(handshake(r#"{"protocol":"json","version":1}"#), Ok(()));
-        assert_eq!(
-            handshake(r#"{"protocol":"messagepack","version":1}"#),
-            Err("Requested protocol 'messagepack' is not available.".into())
-        );
-        assert!(handshake(r#"{"protocol":"json","version":2}"#).is_err());
-        assert!(handshake(r#"{"protocol":"json"}"#).is_err());
-        assert!(handshake("not json").is_err());
-        assert_eq!(handshake_ok(), "{}\u{1e}");
-        assert_eq!(
-            handshake_error("no"),
-            "{\"error\":\"no\"}\u{1e}",
-            "an object with the error"
-        );
+        assert_eq!(split(b"{\"type\":6}"), None, "unfinished");
     }
 
     #[test]
@@ -291,7 +197,7 @@ mod tests {
             id,
             target,
             arguments,
-        } = parse(r#"{"type":1,"invocationId":"7","target":"SendNote","arguments":["c",{"a":1}],"extra":true}"#)
+        } = parse_str(r#"{"type":1,"invocationId":"7","target":"SendNote","arguments":["c",{"a":1}],"extra":true}"#)
             .unwrap()
         else {
             panic!("an invocation");
@@ -314,7 +220,7 @@ mod tests {
             r#"{"type":"1"}"#,
             "[]",
         ] {
-            assert!(parse(bad).is_err(), "{bad}");
+            assert!(parse_str(bad).is_err(), "{bad}");
         }
     }
 
@@ -328,12 +234,12 @@ mod tests {
             r#"{"type":42}"#,
         ] {
             assert!(
-                matches!(parse(other).unwrap(), Incoming::Ignored),
+                matches!(parse_str(other).unwrap(), Incoming::Ignored),
                 "{other}"
             );
         }
         assert!(matches!(
-            parse(r#"{"type":7,"error":"bye"}"#).unwrap(),
+            parse_str(r#"{"type":7,"error":"bye"}"#).unwrap(),
             Incoming::Close
         ));
     }
@@ -350,11 +256,16 @@ mod tests {
             "{\"type\":7,\"error\":\"deactivated\",\"allowReconnect\":false}\u{1e}"
         );
         assert_eq!(
-            completion_result("3", &serde_json::json!({"id": 1})),
+            completion("3", Completion::Result(&serde_json::json!({"id": 1}))),
             "{\"type\":3,\"invocationId\":\"3\",\"result\":{\"id\":1}}\u{1e}"
         );
         assert_eq!(
-            completion_error("3", "not found"),
+            completion("3", Completion::Void),
+            "{\"type\":3,\"invocationId\":\"3\"}\u{1e}",
+            "a void method's completion has no result, not a null one"
+        );
+        assert_eq!(
+            completion("3", Completion::Error("not found")),
             "{\"type\":3,\"invocationId\":\"3\",\"error\":\"not found\"}\u{1e}"
         );
         let payload = RawValue::from_string(r#"{"agentId":"a"}"#.into()).unwrap();
@@ -362,5 +273,6 @@ mod tests {
             event("PresenceChanged", &payload),
             "{\"type\":1,\"target\":\"PresenceChanged\",\"arguments\":[{\"agentId\":\"a\"}]}\u{1e}"
         );
+        assert_eq!(handshake_ok(), "{}\u{1e}");
     }
 }
