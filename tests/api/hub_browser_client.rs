@@ -47,6 +47,7 @@ async fn the_official_client_in_a_browser_chats_over_json_and_messagepack() {
         Duration::from_secs(120),
     )
     .await;
+    println!("{stdout}");
     assert!(
         stdout.contains("all passed"),
         "hub-client.mjs did not finish\n{stdout}"
