@@ -78,7 +78,7 @@ pub fn name(value: Option<String>) -> Result<Option<String>, String> {
 }
 
 /// The columns of a [`Contact`] as a visitor's statements return it.
-const CONTACT: &str = "id, name, coalesce(email, claimed_email) AS email";
+const CONTACT: &str = "id, name, email, claimed_email";
 
 /// The anonymous contact of a visitor id this workspace minted, if any.
 pub async fn known_visitor(

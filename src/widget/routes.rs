@@ -39,6 +39,7 @@ pub struct ContactDetails {
 #[derive(Serialize, ToSchema)]
 pub struct VisitorContact {
     name: Option<String>,
+    /// The address the visitor gave (agents see it as the contact's `claimedEmail`).
     email: Option<String>,
 }
 
@@ -139,6 +140,6 @@ pub async fn contact(
     tx.commit().await?;
     Ok(AppJson(VisitorContact {
         name: updated.name,
-        email: updated.email,
+        email: updated.claimed_email,
     }))
 }

@@ -1034,8 +1034,14 @@ export interface components {
         };
         Contact: {
             /**
-             * @description Null for a chat widget visitor who has not given one. A visitor's own word for it
-             *     (unverified) is shown here too, but never finds this contact by email.
+             * @description The address a chat widget visitor typed, or their identity carried: their word,
+             *     unverified. It never finds this contact, and is no address to file anything under.
+             *     Null when none was given.
+             */
+            claimedEmail?: string | null;
+            /**
+             * @description An address the workspace established (an agent gave it): conversations and tickets
+             *     find the contact by it. Null for a chat widget visitor until then.
              */
             email?: string | null;
             /** Format: uuid */
@@ -1547,6 +1553,7 @@ export interface components {
             id: string;
         };
         VisitorContact: {
+            /** @description The address the visitor gave (agents see it as the contact's `claimedEmail`). */
             email?: string | null;
             name?: string | null;
         };
