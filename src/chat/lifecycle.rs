@@ -5,15 +5,19 @@
 //! the replica that made it when Redis is down); the cache tells this loop, which checks the
 //! affected connections here exactly as a REST request would and closes those that fail with
 //! `allowReconnect: false`, so the official client stops instead of reconnecting. A deleted
-//! workspace's widget visitors are closed the same way.
+//! workspace's widget visitors are closed the same way, and so are visitors whose token no
+//! longer vouches enough for them (their contact was verified, or the workspace turned
+//! identity verification on: `crate::widget::visitor`).
 
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use crate::authz::current_member;
+use crate::credentials::jwt::Trust;
 use crate::error::Error;
 use crate::hub::registry::{AgentIdentity, CloseReason};
 use crate::state::AppState;
+use crate::widget::visitor::Visitor;
 
 pub async fn run(state: AppState, stop: CancellationToken) {
     let mut changes = state.memberships.subscribe_changes();
@@ -30,6 +34,7 @@ pub async fn run(state: AppState, stop: CancellationToken) {
                 .await;
                 if let (None, Some(workspace_id)) = (change.user_id, change.workspace_id) {
                     close_visitors_if_gone(&state, workspace_id).await;
+                    close_untrusted_visitors(&state, workspace_id, change.contact_id).await;
                 }
             }
             // Missed some: check everyone connected here.
@@ -64,6 +69,27 @@ async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
     {
         let reason = CloseReason::ended(&error.into_detail());
         state.hub.registry.close_workspace(workspace_id, &reason);
+    }
+}
+
+/// Visitors of the workspace (of one contact, when given) whose token claimed an identity
+/// without proving it: checked as each of their calls is, and closed for good when refused.
+async fn close_untrusted_visitors(
+    state: &AppState,
+    workspace_id: uuid::Uuid,
+    contact_id: Option<uuid::Uuid>,
+) {
+    for visitor in state.hub.registry.visitors().into_iter().filter(|v| {
+        v.workspace_id == workspace_id
+            && v.trust.trust == Trust::Claimed
+            && contact_id.is_none_or(|c| c == v.contact_id)
+    }) {
+        if let Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) =
+            Visitor::of_connection(state, &visitor).await
+        {
+            let reason = CloseReason::ended(&error.into_detail());
+            state.hub.registry.close_visitor(&visitor, &reason);
+        }
     }
 }
 

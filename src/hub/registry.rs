@@ -13,6 +13,8 @@ use uuid::Uuid;
 
 use supportdesk_core::role::Role;
 
+use crate::credentials::jwt::VisitorTrust;
+
 use super::events::{Audience, Event};
 use super::protocol;
 
@@ -65,6 +67,9 @@ pub struct VisitorIdentity {
     /// The contact the visitor is: events for `Audience::Visitor(contact_id)` reach them.
     pub contact_id: Uuid,
     pub visitor_id: Uuid,
+    /// How far the token vouched for the visitor: every call checks it against the contact.
+    #[serde(default)]
+    pub trust: VisitorTrust,
 }
 
 /// Who holds a connection: an agent (workspace token) or a widget visitor (visitor token).
@@ -237,6 +242,35 @@ impl Registry {
                 entry.close.send_replace(Some(reason.clone()));
             }
         }
+    }
+
+    /// Tells the connections of one widget visitor (their token's identity) to close.
+    pub fn close_visitor(&self, visitor: &VisitorIdentity, reason: &CloseReason) {
+        if let Some(connections) = self.read().get(&visitor.workspace_id) {
+            for entry in connections
+                .values()
+                .filter(|e| matches!(&e.who, Participant::Visitor(v) if v == visitor))
+            {
+                entry.close.send_replace(Some(reason.clone()));
+            }
+        }
+    }
+
+    /// The widget visitors with a connection here.
+    pub fn visitors(&self) -> Vec<VisitorIdentity> {
+        let mut visitors: Vec<VisitorIdentity> = self
+            .read()
+            .values()
+            .flat_map(|c| {
+                c.values().filter_map(|e| match e.who {
+                    Participant::Visitor(visitor) => Some(visitor),
+                    Participant::Agent(_) => None,
+                })
+            })
+            .collect();
+        visitors.sort_by_key(|v| (v.workspace_id, v.contact_id, v.visitor_id));
+        visitors.dedup();
+        visitors
     }
 
     /// Tells every connection of the workspace, agents' and visitors', to close.
@@ -424,6 +458,7 @@ mod tests {
                 workspace_id: workspace,
                 contact_id,
                 visitor_id: Uuid::new_v4(),
+                trust: VisitorTrust::default(),
             })
         };
         let (mine, theirs) = (Uuid::new_v4(), Uuid::new_v4());

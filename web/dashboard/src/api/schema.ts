@@ -423,7 +423,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the allowed origins or turn identity verification on or off; fields left out stay. */
+        /**
+         * Change the allowed origins or turn identity verification on or off; fields left out stay.
+         * @description Turning verification on refuses, from then on, every visitor token issued to an identity
+         *     that was not signed, and closes their hub connections.
+         */
         patch: operations["patchApiSettingsWidget"];
         trace?: never;
     };
@@ -1181,7 +1185,10 @@ export interface components {
             name?: string | null;
         };
         IdentityVerification: {
-            /** @description When on, every `identity` a session names must carry its HMAC `hash`. */
+            /**
+             * @description When on, every `identity` a session names must carry its HMAC `hash`; turning it on
+             *     revokes the visitor tokens of identities that carried none.
+             */
             enabled: boolean;
             /** @description Whether an identity secret was generated (it is shown only then). */
             hasSecret: boolean;
@@ -4474,7 +4481,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidRequest"];
-            /** @description Missing, invalid or expired visitor token */
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4525,7 +4532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationView"];
                 };
             };
-            /** @description Missing, invalid or expired visitor token */
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4570,7 +4577,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidRequest"];
-            /** @description Missing, invalid or expired visitor token */
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
             401: {
                 headers: {
                     [name: string]: unknown;
