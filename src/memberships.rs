@@ -61,16 +61,22 @@ type Key = (Uuid, Uuid);
 
 /// Whose access may have changed: one membership, every membership of an account, or every
 /// membership of a workspace. Told to this replica's listeners (the chat hub closes the
-/// connections that lost access) after the cache forgot the entries.
+/// connections that lost access) after the cache forgot the entries. The chat widget's
+/// visitors travel the same way: a change to a whole workspace concerns its visitors too, and
+/// a change to one widget contact (`contact_id`) concerns that contact's visitors only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MembershipChange {
     pub user_id: Option<Uuid>,
     pub workspace_id: Option<Uuid>,
+    /// A contact of `workspace_id` whose visitors' tokens may have lost their trust (its
+    /// identity was verified): no member is concerned.
+    pub contact_id: Option<Uuid>,
 }
 
 impl MembershipChange {
     pub fn concerns(&self, user_id: Uuid, workspace_id: Uuid) -> bool {
-        self.user_id.is_none_or(|u| u == user_id)
+        self.contact_id.is_none()
+            && self.user_id.is_none_or(|u| u == user_id)
             && self.workspace_id.is_none_or(|w| w == workspace_id)
     }
 }
@@ -147,6 +153,15 @@ impl MembershipCache {
         let _ = self.changes.send(MembershipChange {
             user_id,
             workspace_id,
+            contact_id: None,
+        });
+    }
+
+    fn tell_contact(&self, workspace_id: Uuid, contact_id: Uuid) {
+        let _ = self.changes.send(MembershipChange {
+            user_id: None,
+            workspace_id: Some(workspace_id),
+            contact_id: Some(contact_id),
         });
     }
 
@@ -175,6 +190,14 @@ impl MembershipCache {
     /// (the hub's periodic check of its connections, which must not trust what may be stale).
     pub async fn forget_here(&self, user_id: Uuid, workspace_id: Uuid) {
         self.invalidate_one(user_id, workspace_id).await;
+    }
+
+    /// A chat widget contact's visitors may have lost access (the contact was verified), here
+    /// and on every replica. No membership changed, so the cache keeps its entries.
+    pub async fn contact_changed(&self, workspace_id: Uuid, contact_id: Uuid) {
+        self.tell_contact(workspace_id, contact_id);
+        self.broadcast(format!("c:{workspace_id}:{contact_id}"))
+            .await;
     }
 
     async fn invalidate_one(&self, user_id: Uuid, workspace_id: Uuid) {
@@ -289,6 +312,11 @@ impl MembershipCache {
                 if let Ok(workspace) = workspace.parse() {
                     self.invalidate_workspace(workspace);
                     self.tell(None, Some(workspace));
+                }
+            }
+            (Some("c"), Some(workspace), Some(contact)) => {
+                if let (Ok(workspace), Ok(contact)) = (workspace.parse(), contact.parse()) {
+                    self.tell_contact(workspace, contact);
                 }
             }
             _ => tracing::warn!(payload, "unknown membership invalidation message"),

@@ -5,7 +5,9 @@
 //! the replica that made it when Redis is down); the cache tells this loop, which checks the
 //! affected connections here exactly as a REST request would and closes those that fail with
 //! `allowReconnect: false`, so the official client stops instead of reconnecting. A deleted
-//! workspace's widget visitors are closed the same way.
+//! workspace's widget visitors are closed the same way, and so are visitors whose token no
+//! longer vouches enough for them (their contact was verified, or the workspace turned
+//! identity verification on: `crate::widget::visitor`).
 //!
 //! A replica that was cut off from Redis missed the changes published meanwhile: when its
 //! subscription comes back the cache tells this loop that everything may have changed, and
@@ -19,6 +21,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use crate::authz::current_member;
+use crate::credentials::jwt::Trust;
 use crate::error::Error;
 use crate::hub::registry::{AgentIdentity, CloseReason, Participant, VisitorIdentity};
 use crate::state::AppState;
@@ -50,6 +53,7 @@ pub async fn run(state: AppState, stop: CancellationToken) {
                 match (change.user_id, change.workspace_id) {
                     (None, Some(workspace_id)) => {
                         close_visitors_if_gone(&state, workspace_id).await;
+                        close_untrusted_visitors(&state, workspace_id, change.contact_id).await;
                     }
                     // Anything may have changed (a subscription that was lost came back).
                     (None, None) => recheck_visitors(&state).await,
@@ -163,5 +167,23 @@ async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
     {
         let reason = CloseReason::ended(&error.into_detail());
         state.hub.registry.close_workspace(workspace_id, &reason);
+    }
+}
+
+/// Visitors of the workspace (of one contact, when given) whose token claimed an identity
+/// without proving it: checked as each of their calls is, and closed for good when refused.
+async fn close_untrusted_visitors(
+    state: &AppState,
+    workspace_id: uuid::Uuid,
+    contact_id: Option<uuid::Uuid>,
+) {
+    for visitor in state.hub.registry.visitors().into_iter().filter(|v| {
+        v.workspace_id == workspace_id
+            && v.trust.trust == Trust::Claimed
+            && contact_id.is_none_or(|c| c == v.contact_id)
+    }) {
+        if let Access::Lost(reason) = visitor_access(state, &visitor).await {
+            state.hub.registry.close_visitor(&visitor, &reason);
+        }
     }
 }

@@ -64,6 +64,7 @@ impl FromRow<'_, PgRow> for Conversation {
                 id: row.try_get("contact_id")?,
                 name: row.try_get("contact_name")?,
                 email: row.try_get("contact_email")?,
+                claimed_email: row.try_get("contact_claimed_email")?,
             },
             last_message_at: row.try_get("last_message_at")?,
             created_at: row.try_get("created_at")?,
@@ -75,7 +76,8 @@ impl FromRow<'_, PgRow> for Conversation {
 /// The columns of a [`Conversation`], from `c` (conversations) joined with `ct` (contacts).
 const COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assignee_id,
                        c.last_message_at, c.created_at, c.updated_at,
-                       ct.id AS contact_id, ct.name AS contact_name, coalesce(ct.email, ct.claimed_email) AS contact_email";
+                       ct.id AS contact_id, ct.name AS contact_name, ct.email AS contact_email,
+                       ct.claimed_email AS contact_claimed_email";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ListFilter {

@@ -3,7 +3,10 @@
 //!
 //! Widget visitors get tokens of their own audience (`supportdesk-widget`): the decoder every
 //! `/api` and `/auth` route uses accepts only the API's audience, so no route written for
-//! people can take a visitor's token by mistake; only [`JwtKeys::decode_visitor`] does.
+//! people can take a visitor's token by mistake; only [`JwtKeys::decode_visitor`] does. A
+//! visitor token also says how far its identity was vouched for ([`VisitorTrust`]), which
+//! every use checks against the contact and the workspace as they are then
+//! (`crate::widget::visitor`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +57,32 @@ pub struct Claims {
     pub ver: i32,
 }
 
+/// How far a visitor's identity was vouched for when their token was issued.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trust {
+    /// No identity: the anonymous visitor's own contact.
+    Anonymous,
+    /// An identity the customer's site named without a valid signature (verification off):
+    /// its word only. The default, so a token that predates the claim counts as no more.
+    #[default]
+    Claimed,
+    /// An identity signed with the workspace's identity secret.
+    Verified,
+}
+
+/// What a visitor token was issued on, checked on every use: a [`Trust::Claimed`] token is
+/// refused once its contact is verified, and while the workspace verifies identities or after
+/// it turned verification on (its `epoch` moved on).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct VisitorTrust {
+    #[serde(default)]
+    pub trust: Trust,
+    /// The workspace's identity epoch when the token was issued.
+    #[serde(default)]
+    pub epoch: i32,
+}
+
 /// A visitor token's claims.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct VisitorClaims {
@@ -72,6 +101,9 @@ pub struct VisitorClaims {
     pub exp: i64,
     pub jti: Uuid,
     pub kind: TokenKind,
+    /// `trust` and `epoch`: how far the identity was vouched for.
+    #[serde(flatten)]
+    pub trust: VisitorTrust,
 }
 
 pub struct IssuedToken {
@@ -139,12 +171,14 @@ impl JwtKeys {
         )
     }
 
-    /// A widget visitor's token: contact `contact_id` of workspace `workspace_id`.
+    /// A widget visitor's token: contact `contact_id` of workspace `workspace_id`, vouched for
+    /// as far as `trust` says.
     pub fn issue_visitor(
         &self,
         workspace_id: Uuid,
         contact_id: Uuid,
         visitor_id: Uuid,
+        trust: VisitorTrust,
     ) -> anyhow::Result<IssuedToken> {
         let now = OffsetDateTime::now_utc().replace_nanosecond(0)?;
         let expires_at = now + TOKEN_LIFETIME;
@@ -158,6 +192,7 @@ impl JwtKeys {
             exp: expires_at.unix_timestamp(),
             jti: Uuid::new_v4(),
             kind: TokenKind::Visitor,
+            trust,
         };
         let token =
             jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.0.encoding)?;
@@ -291,9 +326,14 @@ mod tests {
     fn visitor_and_api_tokens_never_pass_for_each_other() {
         let keys = keys(SECRET);
         let (ws, contact, visitor) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
-        let issued = keys.issue_visitor(ws, contact, visitor).unwrap();
+        let trust = VisitorTrust {
+            trust: Trust::Verified,
+            epoch: 3,
+        };
+        let issued = keys.issue_visitor(ws, contact, visitor, trust).unwrap();
         let claims = keys.decode_visitor(&issued.token).unwrap();
         assert_eq!((claims.tid, claims.sub, claims.vid), (ws, contact, visitor));
+        assert_eq!(claims.trust, trust);
         assert_eq!(claims.exp - claims.iat, 3600);
         assert_eq!(
             keys.decode(&issued.token).unwrap_err(),
@@ -323,6 +363,37 @@ mod tests {
         assert_eq!(
             other.decode_visitor(&issued.token).unwrap_err(),
             TokenError::Invalid
+        );
+    }
+
+    #[test]
+    fn a_visitor_token_without_trust_counts_as_claimed() {
+        let keys = keys(SECRET);
+        let issued = keys
+            .issue_visitor(
+                Uuid::new_v4(),
+                Uuid::new_v4(),
+                Uuid::new_v4(),
+                VisitorTrust::default(),
+            )
+            .unwrap();
+        let mut claims: serde_json::Value =
+            jsonwebtoken::decode(&issued.token, &keys.0.decoding, &keys.0.visitor_validation)
+                .unwrap()
+                .claims;
+        assert_eq!(claims["trust"], "claimed");
+        let object = claims.as_object_mut().unwrap();
+        object.remove("trust");
+        object.remove("epoch");
+        let older = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &keys.0.encoding)
+            .unwrap();
+        let decoded = keys.decode_visitor(&older).unwrap();
+        assert_eq!(
+            decoded.trust,
+            VisitorTrust {
+                trust: Trust::Claimed,
+                epoch: 0
+            }
         );
     }
 

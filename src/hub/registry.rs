@@ -21,6 +21,8 @@ use uuid::Uuid;
 
 use supportdesk_core::role::Role;
 
+use crate::credentials::jwt::VisitorTrust;
+
 use super::events::{Audience, Event};
 use super::protocol::Protocol;
 
@@ -73,6 +75,9 @@ pub struct VisitorIdentity {
     /// The contact the visitor is: events for `Audience::Visitor(contact_id)` reach them.
     pub contact_id: Uuid,
     pub visitor_id: Uuid,
+    /// How far the token vouched for the visitor: every call checks it against the contact.
+    #[serde(default)]
+    pub trust: VisitorTrust,
 }
 
 /// Who holds a connection: an agent (workspace token) or a widget visitor (visitor token).
@@ -584,6 +589,7 @@ mod tests {
                 workspace_id: workspace,
                 contact_id,
                 visitor_id: Uuid::new_v4(),
+                trust: VisitorTrust::default(),
             })
         };
         let (mine, theirs) = (Uuid::new_v4(), Uuid::new_v4());
@@ -629,6 +635,7 @@ mod tests {
             workspace_id: workspace,
             contact_id: Uuid::new_v4(),
             visitor_id: Uuid::new_v4(),
+            trust: VisitorTrust::default(),
         };
         let limits = Limits {
             per_workspace: 3,

@@ -174,6 +174,7 @@ mod tests {
                 workspace_id: uuid::Uuid::nil(),
                 contact_id: uuid::Uuid::max(),
                 visitor_id: uuid::Uuid::nil(),
+                trust: Default::default(),
             }),
             expires_at: 2,
         };

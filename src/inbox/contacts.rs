@@ -1,6 +1,12 @@
 //! Contacts: the people writing in, one per email address in a workspace. A conversation or a
 //! ticket names its contact by email; the first mention creates the contact. Chat widget
 //! visitors are contacts too, before they give an email (`crate::widget::contacts`).
+//!
+//! A contact's `email` is an address the workspace established (an agent named it; later the
+//! email channel): it is how conversations and tickets find the contact. What a widget visitor
+//! typed, or an identity carried (its signature covers the external id only), is their word,
+//! `claimedEmail`, kept apart so that agents can tell the two and nothing is filed under a
+//! claim.
 
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
@@ -14,13 +20,18 @@ use crate::error::FieldChecks;
 pub const NAME_MAX_CHARS: usize = 200;
 
 #[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
 pub struct Contact {
     pub id: Uuid,
     /// Null until someone tells us.
     pub name: Option<String>,
-    /// Null for a chat widget visitor who has not given one. A visitor's own word for it
-    /// (unverified) is shown here too, but never finds this contact by email.
+    /// An address the workspace established (an agent gave it): conversations and tickets
+    /// find the contact by it. Null for a chat widget visitor until then.
     pub email: Option<String>,
+    /// The address a chat widget visitor typed, or their identity carried: their word,
+    /// unverified. It never finds this contact, and is no address to file anything under.
+    /// Null when none was given.
+    pub claimed_email: Option<String>,
 }
 
 /// A contact as a request names it.
@@ -85,7 +96,7 @@ pub async fn upsert(
             SET name = coalesce(contacts.name, EXCLUDED.name),
                 updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
                                   THEN now() ELSE contacts.updated_at END
-         RETURNING id, name, email",
+         RETURNING id, name, email, claimed_email",
     ))
     .bind(contact.email.as_str())
     .bind(&contact.name)

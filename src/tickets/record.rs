@@ -76,6 +76,7 @@ impl FromRow<'_, PgRow> for Ticket {
                 id: row.try_get("requester_id")?,
                 name: row.try_get("requester_name")?,
                 email: row.try_get("requester_email")?,
+                claimed_email: row.try_get("requester_claimed_email")?,
             },
             conversation_id: row.try_get("conversation_id")?,
             created_at: row.try_get("created_at")?,
@@ -89,7 +90,7 @@ impl FromRow<'_, PgRow> for Ticket {
 const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.priority,
                        t.assignee_id, t.conversation_id, t.created_at, t.updated_at,
                        t.resolved_at, ct.id AS requester_id, ct.name AS requester_name,
-                       coalesce(ct.email, ct.claimed_email) AS requester_email";
+                       ct.email AS requester_email, ct.claimed_email AS requester_claimed_email";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ListFilter {

@@ -168,18 +168,9 @@ pub async fn conversation(
 pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Posted> {
     let body = text::required(body, BODY_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
     let mut tx = VisitorTx::begin(state, &visitor.schema).await?;
-    let (conn, schema) = tx.parts();
     // The contact's row lock makes one visitor's racing first messages open one conversation.
-    let contact: Option<Uuid> =
-        sqlx::query_scalar(schema.sql("SELECT id FROM {schema}.contacts WHERE id = $1 FOR UPDATE"))
-            .bind(visitor.contact_id)
-            .fetch_optional(&mut *conn)
-            .await?;
-    if contact.is_none() {
-        return Err(Error::Unauthorized(
-            "this visitor no longer exists; start a new session",
-        ));
-    }
+    tx.lock_contact(visitor).await?;
+    let (conn, schema) = tx.parts();
     let open = lock_open_conversation(&mut *conn, schema, visitor.contact_id).await?;
     // The conversation limit first: a message refused for it does not count as sent.
     if open.is_none() {

@@ -7,6 +7,10 @@
 //!   external id only) is kept as `claimed_email`, which never finds a contact, so no claim
 //!   routes an agent's conversation with that address into a visitor's widget;
 //! - an unverified identity never takes over a contact that a verified one made;
+//! - when a signed identity first names a contact that unverified sessions made, the contact
+//!   is verified from then on: the tokens those sessions hold are refused
+//!   (`super::visitor`), and the name and email they wrote are dropped for the verified
+//!   session's own, so nothing a claim wrote passes for the verified person's word;
 //! - a visitor id the API did not mint for this workspace names nothing.
 
 use serde::Deserialize;
@@ -78,7 +82,7 @@ pub fn name(value: Option<String>) -> Result<Option<String>, String> {
 }
 
 /// The columns of a [`Contact`] as a visitor's statements return it.
-const CONTACT: &str = "id, name, coalesce(email, claimed_email) AS email";
+const CONTACT: &str = "id, name, email, claimed_email";
 
 /// The anonymous contact of a visitor id this workspace minted, if any.
 pub async fn known_visitor(
@@ -116,9 +120,18 @@ pub async fn anonymous(
     Ok((contact, visitor_id))
 }
 
+/// What [`identified`] found or made.
+pub struct Identified {
+    pub contact: Contact,
+    /// The contact existed unverified and this signed identity verified it: tokens issued to
+    /// it before are refused from now on, and their hub connections are to close.
+    pub newly_verified: bool,
+}
+
 /// The identified visitor's contact, made on first sight of its external id. `verified`: the
 /// identity carried a valid HMAC. A contact a verified identity made refuses an unverified
-/// one. The name and email the identity carries are kept (the email as a claim).
+/// one. The name and email the identity carries are kept (the email as a claim); the first
+/// verified session replaces what unverified ones wrote, rather than adding to it.
 ///
 /// `anonymous_visitor`: the same browser's anonymous contact (a visitor id this workspace
 /// minted), whose conversations are handed over, so a visitor who signs in mid-chat keeps
@@ -129,7 +142,7 @@ pub async fn identified(
     identity: &Identity,
     verified: bool,
     anonymous_visitor: Option<Uuid>,
-) -> Result<Contact> {
+) -> Result<Identified> {
     // Racing first sessions of one identity: one insert wins, both then read the same row.
     sqlx::query(schema.sql(
         "INSERT INTO {schema}.contacts (external_id, identity_verified) VALUES ($1, $2)
@@ -150,9 +163,11 @@ pub async fn identified(
             "this visitor's identity must be verified: send its hash",
         ));
     }
+    let newly_verified = verified && !was_verified;
     let contact: Contact = sqlx::query_as(schema.sql(&format!(
         "UPDATE {{schema}}.contacts
-            SET name = coalesce($2, name), claimed_email = coalesce($3, claimed_email),
+            SET name = CASE WHEN $5 THEN $2 ELSE coalesce($2, name) END,
+                claimed_email = CASE WHEN $5 THEN $3 ELSE coalesce($3, claimed_email) END,
                 identity_verified = identity_verified OR $4, updated_at = now()
           WHERE id = $1
           RETURNING {CONTACT}"
@@ -161,12 +176,16 @@ pub async fn identified(
     .bind(&identity.name)
     .bind(identity.email.as_ref().map(EmailAddress::as_str))
     .bind(verified)
+    .bind(newly_verified)
     .fetch_one(&mut *conn)
     .await?;
     if let Some(visitor_id) = anonymous_visitor {
         hand_over(conn, schema, visitor_id, contact.id).await?;
     }
-    Ok(contact)
+    Ok(Identified {
+        contact,
+        newly_verified,
+    })
 }
 
 /// Moves the anonymous contact's conversations and tickets to `to`.

@@ -39,6 +39,7 @@ pub struct ContactDetails {
 #[derive(Serialize, ToSchema)]
 pub struct VisitorContact {
     name: Option<String>,
+    /// The address the visitor gave (agents see it as the contact's `claimedEmail`).
     email: Option<String>,
 }
 
@@ -48,7 +49,7 @@ pub struct VisitorContact {
     security(("visitor" = [])),
     responses(
         (status = 200, description = "The open conversation, or null", body = ConversationView),
-        (status = 401, description = "Missing, invalid or expired visitor token",
+        (status = 401, description = "Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities)",
             body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
             body = crate::error::Problem, content_type = "application/problem+json"),
@@ -71,7 +72,7 @@ pub async fn conversation(
     request_body = NewVisitorMessage,
     responses(
         (status = 201, description = "The visitor's message", body = Posted),
-        (status = 401, description = "Missing, invalid or expired visitor token",
+        (status = 401, description = "Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities)",
             body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
             body = crate::error::Problem, content_type = "application/problem+json"),
@@ -97,7 +98,7 @@ pub async fn send(
     request_body = ContactDetails,
     responses(
         (status = 200, description = "The visitor's details as stored", body = VisitorContact),
-        (status = 401, description = "Missing, invalid or expired visitor token",
+        (status = 401, description = "Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities)",
             body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
             body = crate::error::Problem, content_type = "application/problem+json"),
@@ -127,6 +128,7 @@ pub async fn contact(
     }
     actions::limit(&state, "contact", &visitor, actions::CONTACT_CHANGES).await?;
     let mut tx = VisitorTx::begin(&state, &visitor.schema).await?;
+    tx.lock_contact(&visitor).await?;
     let (conn, schema) = tx.parts();
     let updated = contacts::update(
         conn,
@@ -139,6 +141,6 @@ pub async fn contact(
     tx.commit().await?;
     Ok(AppJson(VisitorContact {
         name: updated.name,
-        email: updated.email,
+        email: updated.claimed_email,
     }))
 }

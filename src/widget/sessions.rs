@@ -18,6 +18,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::authz::check_workspace;
+use crate::credentials::jwt::{Trust, VisitorTrust};
 use crate::credentials::widget_identity;
 use crate::error::{Error, FieldChecks, Result};
 use crate::extract::{AppJson, ClientIp};
@@ -76,6 +77,7 @@ struct Site {
     allowed_origins: Vec<String>,
     identity_verification: bool,
     identity_secret_nonce: Option<Vec<u8>>,
+    identity_epoch: i32,
 }
 
 /// The live workspace whose site key this is.
@@ -84,7 +86,8 @@ async fn site(state: &AppState, site_key: &str) -> Result<Site> {
     let site_key = SiteKey::parse(site_key).ok_or(UNKNOWN)?;
     let row = sqlx::query!(
         "SELECT w.id, w.name, w.schema_name, w.status, w.schema_version,
-                s.allowed_origins, s.identity_verification, s.identity_secret_nonce
+                s.allowed_origins, s.identity_verification, s.identity_secret_nonce,
+                s.identity_epoch
            FROM public.widget_sites s JOIN public.workspaces w ON w.id = s.workspace_id
           WHERE s.site_key = $1",
         site_key.as_str(),
@@ -104,6 +107,7 @@ async fn site(state: &AppState, site_key: &str) -> Result<Site> {
         allowed_origins: row.allowed_origins,
         identity_verification: row.identity_verification,
         identity_secret_nonce: row.identity_secret_nonce,
+        identity_epoch: row.identity_epoch,
     })
 }
 
@@ -161,6 +165,7 @@ pub async fn create(
 
     let mut tx = VisitorTx::begin(&state, &site.schema).await?;
     let (conn, schema) = tx.parts();
+    let mut newly_verified = false;
     let (contact, visitor_id) = match &identity {
         None => contacts::anonymous(&mut *conn, schema, request.visitor_id).await?,
         Some(identity) => {
@@ -171,9 +176,10 @@ pub async fn create(
                     .map(|_| id),
                 None => None,
             };
-            let contact =
+            let identified =
                 contacts::identified(&mut *conn, schema, identity, verified, known).await?;
-            (contact, known.unwrap_or_else(Uuid::new_v4))
+            newly_verified = identified.newly_verified;
+            (identified.contact, known.unwrap_or_else(Uuid::new_v4))
         }
     };
     let Json(branding): Json<Branding> =
@@ -181,10 +187,26 @@ pub async fn create(
             .fetch_one(conn)
             .await?;
     tx.commit().await?;
+    if newly_verified {
+        // Sessions that named this identity unverified lose it: their hub connections close
+        // on every replica (`crate::chat::lifecycle`); their requests are refused already.
+        state
+            .memberships
+            .contact_changed(site.workspace_id, contact.id)
+            .await;
+    }
 
+    let trust = VisitorTrust {
+        trust: match (&identity, verified) {
+            (None, _) => Trust::Anonymous,
+            (Some(_), false) => Trust::Claimed,
+            (Some(_), true) => Trust::Verified,
+        },
+        epoch: site.identity_epoch,
+    };
     let issued = state
         .jwt
-        .issue_visitor(site.workspace_id, contact.id, visitor_id)
+        .issue_visitor(site.workspace_id, contact.id, visitor_id, trust)
         .map_err(Error::Internal)?;
     let agents_online = !state.hub.online(site.workspace_id).await.is_empty();
     Ok((

@@ -1,5 +1,11 @@
 //! `/api/settings/widget` (Owners): the site key, the allowed origins and identity
 //! verification. The row is made the first time an Owner looks, with a fresh site key.
+//!
+//! Turning identity verification on revokes the tokens of visitors whose identity was only
+//! claimed (`crate::widget::visitor`): it moves the workspace's identity epoch, which such
+//! tokens carry, so they stay refused even if verification is turned off again, and it is told
+//! to every replica as a change to the whole workspace, whose hub then closes their
+//! connections (`crate::chat::lifecycle`).
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -28,7 +34,8 @@ pub struct WidgetSettings {
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IdentityVerification {
-    /// When on, every `identity` a session names must carry its HMAC `hash`.
+    /// When on, every `identity` a session names must carry its HMAC `hash`; turning it on
+    /// revokes the visitor tokens of identities that carried none.
     enabled: bool,
     /// Whether an identity secret was generated (it is shown only then).
     has_secret: bool,
@@ -140,6 +147,9 @@ pub async fn get(State(state): State<AppState>, actor: Actor) -> Result<AppJson<
 }
 
 /// Change the allowed origins or turn identity verification on or off; fields left out stay.
+///
+/// Turning verification on refuses, from then on, every visitor token issued to an identity
+/// that was not signed, and closes their hub connections.
 #[utoipa::path(
     patch, path = "/api/settings/widget", tag = "settings",
     security(("bearer" = [])),
@@ -162,6 +172,7 @@ pub async fn update(
     if let Some(origins) = origins {
         row.allowed_origins = origins;
     }
+    let was_on = row.identity_verification;
     if let Some(verification) = patch.identity_verification {
         if verification.enabled && !row.has_secret {
             return Err(Error::conflict(
@@ -171,17 +182,27 @@ pub async fn update(
         }
         row.identity_verification = verification.enabled;
     }
+    let turned_on = row.identity_verification && !was_on;
     sqlx::query!(
         "UPDATE public.widget_sites
-            SET allowed_origins = $2, identity_verification = $3, updated_at = now()
+            SET allowed_origins = $2, identity_verification = $3,
+                identity_epoch = identity_epoch + CASE WHEN $4 THEN 1 ELSE 0 END,
+                updated_at = now()
           WHERE workspace_id = $1",
         actor.workspace_id,
         &row.allowed_origins,
         row.identity_verification,
+        turned_on,
     )
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
+    if turned_on {
+        state
+            .memberships
+            .workspace_changed(actor.workspace_id)
+            .await;
+    }
     Ok(AppJson(row.try_into()?))
 }
 

@@ -29,6 +29,7 @@ async fn an_agent_starts_a_conversation_numbered_per_workspace() {
         "the starter owns it"
     );
     assert_eq!(first["contact"]["email"], "carla@example.org");
+    assert_eq!(first["contact"]["claimedEmail"], Value::Null);
     assert_eq!(first["contact"]["name"], "Carla");
     assert_eq!(first["lastMessageAt"], first["createdAt"]);
     assert!(first["createdAt"].as_str().unwrap().ends_with('Z'));

@@ -64,4 +64,5 @@ mod widget_browser;
 mod widget_hub;
 mod widget_sessions;
 mod widget_settings;
+mod widget_trust;
 mod widget_visitors;

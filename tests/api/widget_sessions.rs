@@ -202,7 +202,8 @@ async fn identified_visitors_are_verified_by_hmac() {
     let record = app
         .get_ok(&format!("/api/conversations/{conversation}"), token)
         .await;
-    assert_eq!(record["contact"]["email"], "carla@example.org");
+    assert_eq!(record["contact"]["email"], Value::Null, "a claim only");
+    assert_eq!(record["contact"]["claimedEmail"], "carla@example.org");
     assert_eq!(record["contact"]["name"], "Carla");
 
     let secret = app.identity_secret(&owner).await;
@@ -324,7 +325,7 @@ async fn an_anonymous_visitor_who_signs_in_keeps_the_thread() {
             &owner.workspace_token,
         )
         .await;
-    assert_eq!(record["contact"]["email"], "eve@example.org");
+    assert_eq!(record["contact"]["claimedEmail"], "eve@example.org");
 }
 
 #[tokio::test]

@@ -1,10 +1,13 @@
 //! The visitor's routes: messages reach the inbox unassigned, replies come back, notes never
-//! do; one visitor never reads another's conversation; limits and bad input change nothing.
+//! do; one visitor never reads another's conversation; limits and bad input change nothing;
+//! the address a visitor gives is shown to agents as their claim, apart from an address the
+//! workspace established.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
+use supportdesk::credentials::widget_identity::signature;
 
-use crate::helpers::{assert_problem, spawn_app};
+use crate::helpers::{Owner, TestApp, assert_problem, spawn_app};
 use crate::helpers_widget::SITE;
 
 #[tokio::test]
@@ -31,6 +34,7 @@ async fn a_visitor_writes_into_the_inbox_and_reads_replies_but_never_notes() {
     assert_eq!(listed["assigneeId"], Value::Null);
     assert_eq!(listed["status"], "open");
     assert_eq!(listed["contact"]["email"], Value::Null);
+    assert_eq!(listed["contact"]["claimedEmail"], Value::Null);
 
     let path = format!("/api/conversations/{conversation}");
     app.json_ok(
@@ -219,7 +223,12 @@ async fn a_visitor_leaves_an_email_for_replies() {
     let record = app
         .get_ok(&format!("/api/conversations/{conversation}"), &agent.token)
         .await;
-    assert_eq!(record["contact"]["email"], "finn@example.org");
+    assert_eq!(
+        record["contact"]["email"],
+        Value::Null,
+        "the visitor's word only"
+    );
+    assert_eq!(record["contact"]["claimedEmail"], "finn@example.org");
     assert_eq!(record["contact"]["name"], "Finn");
 
     for bad in [
@@ -304,4 +313,85 @@ async fn racing_first_messages_open_one_conversation() {
     assert_eq!(conversations.len(), 1, "{conversations:?}");
     let thread = app.visitor_conversation(&visitor).await;
     assert_eq!(thread["messages"].as_array().unwrap().len(), 8);
+}
+
+/// The contact of a conversation, as agents see it.
+async fn contact_in(app: &TestApp, owner: &Owner, conversation: uuid::Uuid) -> Value {
+    app.get_ok(
+        &format!("/api/conversations/{conversation}"),
+        &owner.workspace_token,
+    )
+    .await["contact"]
+        .clone()
+}
+
+#[tokio::test]
+async fn agents_tell_a_visitors_claimed_email_from_an_established_one() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("widget-claims").await;
+    let agent = app.owner_agent(&owner).await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let secret = app.identity_secret(&owner).await;
+
+    // A customer the workspace knows by address.
+    let real = app
+        .start_conversation(&agent.token, "ivy@example.org", "About your order")
+        .await;
+    assert_eq!(real["contact"]["email"], "ivy@example.org");
+    assert_eq!(real["contact"]["claimedEmail"], Value::Null);
+
+    // A visitor types the same address: a claim, shown apart.
+    let visitor = app.visitor(&site_key, None).await;
+    let conversation = app.visitor_said(&visitor, "It is Ivy").await;
+    let typed = json!({"email": "ivy@example.org", "name": "Ivy"});
+    app.json_ok(
+        Method::POST,
+        "/widget/v1/contact",
+        &typed,
+        &visitor.token,
+        StatusCode::OK,
+    )
+    .await;
+    let contact = contact_in(&app, &owner, conversation).await;
+    assert_ne!(contact["id"], real["contact"]["id"]);
+    assert_eq!(
+        contact,
+        json!({"id": contact["id"], "name": "Ivy", "email": null, "claimedEmail": "ivy@example.org"})
+    );
+    let listed = app.get_ok("/api/conversations", &agent.token).await;
+    let entry = listed["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == conversation.to_string())
+        .unwrap()
+        .clone();
+    assert_eq!(entry["contact"], contact);
+
+    // An identity's email is a claim too, signed or not: the signature covers the external id
+    // only.
+    let signed = json!({"externalId": "u-5", "email": "jo@example.org",
+        "hash": signature(&secret, "u-5")});
+    let identified = app
+        .visitor_with(&json!({"siteKey": site_key, "identity": signed}))
+        .await;
+    let theirs = app.visitor_said(&identified, "Hi").await;
+    let contact = contact_in(&app, &owner, theirs).await;
+    assert_eq!(contact["email"], Value::Null, "{contact}");
+    assert_eq!(contact["claimedEmail"], "jo@example.org", "{contact}");
+
+    // A ticket is filed under the address an agent gives, and shows the contact the same way.
+    let ticket = app
+        .json_ok(
+            Method::POST,
+            "/api/tickets",
+            &json!({"subject": "Refund", "requester": {"email": "ivy@example.org"},
+                "conversationId": conversation}),
+            &agent.token,
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(ticket["requester"], real["contact"]);
+    let tickets = app.get_ok("/api/tickets", &agent.token).await;
+    assert_eq!(tickets["tickets"][0]["requester"], real["contact"]);
 }

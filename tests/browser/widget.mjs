@@ -231,8 +231,9 @@ try {
   await small.screenshot({ path: shot("4-phone.png") });
   assert.notEqual(phoneMessage.payload.conversationId, conversationId, "another visitor, another conversation");
   const conversation = await rest("GET", `/api/conversations/${phoneMessage.payload.conversationId}`);
-  assert.equal(conversation.contact?.email, cfg.identity.email, "the contact carries the identity's email");
-  step("an identified visitor on a 375x667 screen: Enter sends, and the contact has the identity's email");
+  assert.equal(conversation.contact?.claimedEmail, cfg.identity.email, "the contact carries the identity's email, as a claim");
+  assert.equal(conversation.contact?.email, null, "a claim is no established address");
+  step("an identified visitor on a 375x667 screen: Enter sends, and the contact has the identity's email as a claim");
 
   const leaked = urls.filter((u) => /access_token|eyJ[\w-]+\.eyJ/.test(u));
   assert.deepEqual(leaked, [], "no token in any URL the browser requested");

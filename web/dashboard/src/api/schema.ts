@@ -423,7 +423,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the allowed origins or turn identity verification on or off; fields left out stay. */
+        /**
+         * Change the allowed origins or turn identity verification on or off; fields left out stay.
+         * @description Turning verification on refuses, from then on, every visitor token issued to an identity
+         *     that was not signed, and closes their hub connections.
+         */
         patch: operations["patchApiSettingsWidget"];
         trace?: never;
     };
@@ -1034,8 +1038,14 @@ export interface components {
         };
         Contact: {
             /**
-             * @description Null for a chat widget visitor who has not given one. A visitor's own word for it
-             *     (unverified) is shown here too, but never finds this contact by email.
+             * @description The address a chat widget visitor typed, or their identity carried: their word,
+             *     unverified. It never finds this contact, and is no address to file anything under.
+             *     Null when none was given.
+             */
+            claimedEmail?: string | null;
+            /**
+             * @description An address the workspace established (an agent gave it): conversations and tickets
+             *     find the contact by it. Null for a chat widget visitor until then.
              */
             email?: string | null;
             /** Format: uuid */
@@ -1175,7 +1185,10 @@ export interface components {
             name?: string | null;
         };
         IdentityVerification: {
-            /** @description When on, every `identity` a session names must carry its HMAC `hash`. */
+            /**
+             * @description When on, every `identity` a session names must carry its HMAC `hash`; turning it on
+             *     revokes the visitor tokens of identities that carried none.
+             */
             enabled: boolean;
             /** @description Whether an identity secret was generated (it is shown only then). */
             hasSecret: boolean;
@@ -1551,6 +1564,7 @@ export interface components {
             id: string;
         };
         VisitorContact: {
+            /** @description The address the visitor gave (agents see it as the contact's `claimedEmail`). */
             email?: string | null;
             name?: string | null;
         };
@@ -4488,7 +4502,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidRequest"];
-            /** @description Missing, invalid or expired visitor token */
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4539,7 +4553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationView"];
                 };
             };
-            /** @description Missing, invalid or expired visitor token */
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4584,7 +4598,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["InvalidRequest"];
-            /** @description Missing, invalid or expired visitor token */
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,8 @@ import {
   useState,
 } from "react";
 import { ApiError, errorDetail } from "@/api/errors";
+import type { Contact } from "@/api/types";
+import { contactEmails } from "@/lib/format";
 
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
@@ -156,6 +158,30 @@ export function PresenceBadge({ presence }: { presence: "online" | "offline" }) 
     <span className={`presence presence-${presence}`}>
       <span className="dot" aria-hidden="true" />
       {presence}
+    </span>
+  );
+}
+
+/**
+ * A contact's email as agents should read it. An address the visitor only typed carries an
+ * "unverified" badge, in words rather than colour, so that it is never taken for a known
+ * customer's address.
+ */
+export function ContactEmail({ contact }: { contact: Contact }) {
+  const emails = contactEmails(contact);
+  if (!emails.length) return null;
+  return (
+    <span className="contact-email">
+      {emails.map(({ address, claimed }) => (
+        <span key={`${claimed}-${address}`} className={claimed ? "claimed-email" : undefined}>
+          {address}
+          {claimed ? (
+            <span className="badge badge-unverified">
+              unverified<span className="visually-hidden">: typed by the visitor, not confirmed</span>
+            </span>
+          ) : null}
+        </span>
+      ))}
     </span>
   );
 }

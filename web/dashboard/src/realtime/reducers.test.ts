@@ -27,7 +27,7 @@ function conversation(id: string, overrides: Partial<Conversation> = {}): Conver
     status: "open",
     priority: null,
     assigneeId: null,
-    contact: { id: `contact-${id}`, name: "Ida", email: null },
+    contact: { id: `contact-${id}`, name: "Ida", email: null, claimedEmail: null },
     lastMessageAt: "2026-11-23T10:00:00Z",
     createdAt: "2026-11-23T10:00:00Z",
     updatedAt: "2026-11-23T10:00:00Z",

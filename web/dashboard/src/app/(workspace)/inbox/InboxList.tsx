@@ -11,7 +11,7 @@ import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { CONVERSATION_STATUSES, type ConversationStatus } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
+import { ContactEmail, ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { capitalize, contactName } from "@/lib/format";
 import { useLiveState } from "@/realtime/live";
@@ -116,6 +116,7 @@ export function InboxList() {
                 <Link href={href} aria-current={pathname === href ? "page" : undefined}>
                   <span className="conversation-title">
                     <span className="number">#{c.number}</span> {contactName(c)}
+                    {c.contact.email ? null : <ContactEmail contact={c.contact} />}
                     {isUnread ? <span className="badge badge-unread">Unread</span> : null}
                   </span>
                   <span className="conversation-meta">

@@ -7,7 +7,7 @@ import { unwrap } from "@/api/client";
 import { keys, type TicketFilter } from "@/api/keys";
 import { PRIORITIES, type Priority, type Ticket, TICKET_STATUSES, type TicketStatus } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { Dialog, ErrorMessage, fieldErrors, formatTime, formText, SelectField, StatusMessage, SubmitButton, TextArea, TextField } from "@/components/ui";
+import { ContactEmail, Dialog, ErrorMessage, fieldErrors, formatTime, formText, SelectField, StatusMessage, SubmitButton, TextArea, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { capitalize } from "@/lib/format";
 import { useWorkspace } from "../WorkspaceContext";
@@ -259,7 +259,7 @@ function TicketDetail({ ticketId, onClose }: { ticketId: string; onClose: () => 
         </button>
       </div>
       <p className="muted">
-        Requester: {t.requester.name ?? ""} {t.requester.email ?? ""} · created {formatTime(t.createdAt)}
+        Requester: {t.requester.name ?? ""} <ContactEmail contact={t.requester} /> · created {formatTime(t.createdAt)}
         {t.resolvedAt ? ` · resolved ${formatTime(t.resolvedAt)}` : ""}
         {t.conversationId ? (
           <>

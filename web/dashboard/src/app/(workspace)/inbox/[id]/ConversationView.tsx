@@ -6,7 +6,7 @@ import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { type Agent, CONVERSATION_STATUSES, type Conversation, type ConversationStatus, PRIORITIES, type Priority } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { ErrorMessage, formatTime, SelectField } from "@/components/ui";
+import { ContactEmail, ErrorMessage, formatTime, SelectField } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { useHub } from "@/realtime/HubProvider";
 import { capitalize, contactName } from "@/lib/format";
@@ -101,7 +101,11 @@ export function ConversationView({ conversationId }: { conversationId: string })
           #{c.number} {contactName(c)}
           {c.subject ? <span className="muted"> · {c.subject}</span> : null}
         </h2>
-        {c.contact.email ? <p className="muted">{c.contact.email}</p> : null}
+        {c.contact.email || c.contact.claimedEmail ? (
+          <p className="muted">
+            <ContactEmail contact={c.contact} />
+          </p>
+        ) : null}
         <div className="conversation-controls">
           <AssigneeControl workspaceId={workspace.id} assigneeId={c.assigneeId ?? null} meId={me?.id ?? null} onAssign={(id) => assign.mutate(id)} pending={assign.isPending} />
           <SelectField label="Status" value={c.status} disabled={setStatus.isPending} onChange={(e) => setStatus.mutate(e.target.value as ConversationStatus)}>

@@ -6,10 +6,15 @@ import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { type Conversation, PRIORITIES, type Priority } from "@/api/types";
 import { Dialog, ErrorMessage, fieldErrors, formText, SelectField, SubmitButton, TextArea, TextField } from "@/components/ui";
+import { requesterDefaults } from "@/lib/format";
 import { useApi } from "@/app/providers";
 import { useWorkspace } from "../../WorkspaceContext";
 
-/** "Create ticket" from a conversation: POST /api/tickets with its id and contact. */
+/**
+ * "Create ticket" from a conversation: POST /api/tickets with its id and a requester. The
+ * requester is filled in from the contact's established email only: an address the visitor
+ * typed is their word, and a ticket filed under it would go to whoever owns it.
+ */
 export function CreateTicketDialog({ open, onClose, conversation }: { open: boolean; onClose: () => void; conversation: Conversation }) {
   const api = useApi();
   const { workspace } = useWorkspace();
@@ -23,6 +28,8 @@ export function CreateTicketDialog({ open, onClose, conversation }: { open: bool
     create.reset();
     onClose();
   };
+  const requester = requesterDefaults(conversation.contact);
+  const claimed = conversation.contact.email ? null : conversation.contact.claimedEmail;
   return (
     <Dialog open={open} title="Create ticket" onClose={close}>
       {create.isSuccess ? (
@@ -61,10 +68,18 @@ export function CreateTicketDialog({ open, onClose, conversation }: { open: bool
             name="email"
             type="email"
             required
-            defaultValue={conversation.contact.email ?? ""}
+            defaultValue={requester.email}
+            hint={
+              claimed ? (
+                <>
+                  The visitor typed {claimed} (unverified), so it is not filled in: enter the requester&apos;s address once you
+                  know it is theirs.
+                </>
+              ) : undefined
+            }
             errors={fieldErrors(create.error, "requester.email")}
           />
-          <TextField label="Requester name" name="name" defaultValue={conversation.contact.name ?? ""} />
+          <TextField label="Requester name" name="name" defaultValue={requester.name} />
           <SelectField label="Priority" name="priority" defaultValue={conversation.priority ?? ""}>
             <option value="">None</option>
             {PRIORITIES.map((p) => (
