@@ -176,7 +176,7 @@ async fn the_messagepack_protocol_calls_methods_and_hears_events() {
     assert_eq!(field(&done[4], "body"), &Pack::from("Packed note"));
     assert_eq!(field(&done[4], "kind"), &Pack::from("note"));
 
-    // A REST write's event, as MessagePack: [1, headers, nil, target, [payload]].
+    // A REST write's event, as MessagePack: [1, headers, nil, target, [payload], []].
     app.json_ok(
         Method::POST,
         &format!("/api/conversations/{conversation_id}/messages"),
@@ -194,6 +194,11 @@ async fn the_messagepack_protocol_calls_methods_and_hears_events() {
         }
     };
     assert_eq!(event[2], Pack::Nil, "events expect no answer");
+    assert_eq!(
+        event.get(5),
+        Some(&Pack::Array(vec![])),
+        "stream ids close the array, as ASP.NET Core writes it"
+    );
     assert_eq!(
         field(&event[4][0], "conversationId"),
         &Pack::from(conversation_id.as_str())

@@ -2,7 +2,8 @@
 //! varint (7 bits a byte, least significant first, at most 5 bytes), in binary frames.
 //!
 //! Records are arrays whose first item is the message type (`HubProtocol.md`):
-//! Invocation `[1, headers, invocationId | nil, target, arguments, streamIds?]`,
+//! Invocation `[1, headers, invocationId | nil, target, arguments, streamIds]` (stream ids
+//! optional from clients, always written by us),
 //! StreamInvocation `[4, ...the same]`, Completion `[3, headers, invocationId, kind, result?]`
 //! (kind 1 error, 2 void, 3 result), Ping `[6]`, Close `[7, error | nil, allowReconnect]`.
 //! Arguments arrive as MessagePack values and leave this module as JSON, which the hub
@@ -152,12 +153,15 @@ pub fn completion(id: &str, completion: Completion<'_>) -> Vec<u8> {
 /// An event record: `target` called with one argument, given as JSON.
 pub fn event(target: &str, argument: &RawValue) -> Vec<u8> {
     let argument = serde_json::from_str::<Pack>(argument.get()).unwrap_or(Pack::Nil);
+    // The empty stream ids close the array as ASP.NET Core writes it: some clients read
+    // all six items.
     record(vec![
         1.into(),
         no_headers(),
         Pack::Nil,
         target.into(),
         Pack::Array(vec![argument]),
+        Pack::Array(Vec::new()),
     ])
 }
 
@@ -353,6 +357,7 @@ pub(super) mod tests {
                         Pack::Array(vec![1.into(), Pack::F64(2.5), Pack::Nil])
                     ),
                 ])]),
+                Pack::Array(vec![]),
             ])
         );
     }
