@@ -270,3 +270,33 @@ impl HubClient {
         }
     }
 }
+
+/// Runs a hub client program of `tests/hub` (`program script`, with `config` as JSON in
+/// `HUB_TEST_CONFIG`) and asserts it printed "all passed" and exited 0 within `limit`,
+/// showing what it printed otherwise. `what` names it in the failure.
+pub async fn run_client_script(
+    program: &std::ffi::OsStr,
+    script: &str,
+    config: &Value,
+    limit: Duration,
+    what: &str,
+) {
+    let run = tokio::process::Command::new(program)
+        .arg(script)
+        .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hub"))
+        .env("HUB_TEST_CONFIG", config.to_string())
+        .env("PYTHONUNBUFFERED", "1")
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(limit, run)
+        .await
+        .unwrap_or_else(|_| panic!("{what} finished within {limit:?}"))
+        .unwrap_or_else(|e| panic!("{what} runs: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains("all passed"),
+        "{what} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+}

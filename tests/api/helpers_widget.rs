@@ -100,4 +100,14 @@ impl TestApp {
         assert_eq!(response.status(), StatusCode::OK);
         response.json::<Value>().await.unwrap()["conversation"].clone()
     }
+
+    /// The contact of a conversation, as the workspace's agents see it.
+    pub async fn contact_in(&self, owner: &Owner, conversation: Uuid) -> Value {
+        self.get_ok(
+            &format!("/api/conversations/{conversation}"),
+            &owner.workspace_token,
+        )
+        .await["contact"]
+            .clone()
+    }
 }

@@ -7,7 +7,6 @@
 //! (`tests/hub/package-lock.json`).
 
 use std::path::Path;
-use std::process::Stdio;
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::json;
@@ -15,6 +14,7 @@ use uuid::Uuid;
 
 use crate::helpers::{JWT_SECRET, spawn_app, spawn_replica};
 use crate::helpers_conversations::id;
+use crate::helpers_hub::run_client_script;
 
 /// A workspace token like the API's, signed with its key, expiring in `lifetime_secs`.
 fn short_workspace_token(user_id: Uuid, workspace_id: Uuid, lifetime_secs: i64) -> String {
@@ -72,23 +72,14 @@ async fn official_client_scenario(protocol: &str) {
         "conversationId": id(&conversation),
         "otherConversationId": id(&theirs),
     });
-    let run = tokio::process::Command::new("node")
-        .arg("official-client.mjs")
-        .current_dir(&dir)
-        .env("HUB_TEST_CONFIG", config.to_string())
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(std::time::Duration::from_secs(120), run)
-        .await
-        .expect("the Node client finished within 2 minutes")
-        .expect("node runs (Node 20 is required)");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("all passed"),
-        "the official client ({protocol}) failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
+    run_client_script(
+        std::ffi::OsStr::new("node"),
+        "official-client.mjs",
+        &config,
+        std::time::Duration::from_secs(120),
+        &format!("the official client ({protocol}; Node 20 is required)"),
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

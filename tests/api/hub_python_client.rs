@@ -7,13 +7,13 @@
 //! environment (`ensure_python_venv`) and exports `HUB_PYTHON`, its interpreter.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::json;
 
 use crate::helpers::spawn_app;
 use crate::helpers_conversations::id;
+use crate::helpers_hub::run_client_script;
 
 /// The virtual environment's interpreter: `HUB_PYTHON`, or where `.ci/test` makes it.
 fn python() -> PathBuf {
@@ -48,24 +48,14 @@ async fn python_client_scenario(protocol: &str) {
         "conversationId": id(&conversation),
         "protocol": protocol,
     });
-    let run = tokio::process::Command::new(python)
-        .arg("python_client.py")
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hub"))
-        .env("HUB_TEST_CONFIG", config.to_string())
-        .env("PYTHONUNBUFFERED", "1")
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(60), run)
-        .await
-        .expect("the Python client finished within a minute")
-        .expect("the virtual environment's python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.contains("all passed"),
-        "the Python client ({protocol}) failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
+    run_client_script(
+        python.as_os_str(),
+        "python_client.py",
+        &config,
+        Duration::from_secs(60),
+        &format!("the Python client ({protocol})"),
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,7 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use supportdesk::credentials::widget_identity::signature;
 
-use crate::helpers::{Owner, TestApp, assert_problem, spawn_app, spawn_replica};
+use crate::helpers::{TestApp, assert_problem, spawn_app, spawn_replica};
 use crate::helpers_hub::hub_at;
 use crate::helpers_widget::{SITE, Visitor};
 
@@ -42,16 +42,6 @@ async fn refused_everywhere(app: &TestApp, visitor: &Visitor, because: &str) {
         let detail = problem["detail"].as_str().unwrap_or_default();
         assert!(detail.contains(because), "{path}: {problem}");
     }
-}
-
-/// The workspace's contact with this external id, as the agent sees it in its conversation.
-async fn contact_of(app: &TestApp, owner: &Owner, conversation: uuid::Uuid) -> Value {
-    app.get_ok(
-        &format!("/api/conversations/{conversation}"),
-        &owner.workspace_token,
-    )
-    .await["contact"]
-        .clone()
 }
 
 #[tokio::test]
@@ -94,7 +84,7 @@ async fn an_unverified_session_loses_the_contact_once_its_identity_is_verified()
     assert!(!thread.to_string().contains("still me"), "{thread}");
 
     // What the unverified session wrote is not shown as the verified contact's.
-    let contact = contact_of(&app, &owner, conversation).await;
+    let contact = app.contact_in(&owner, conversation).await;
     assert_eq!(contact["name"], "Vera", "{contact}");
     assert_eq!(contact["claimedEmail"], "vera@example.org", "{contact}");
     assert_eq!(contact["email"], Value::Null, "{contact}");

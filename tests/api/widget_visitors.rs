@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use supportdesk::credentials::widget_identity::signature;
 
-use crate::helpers::{Owner, TestApp, assert_problem, spawn_app};
+use crate::helpers::{assert_problem, spawn_app};
 use crate::helpers_widget::SITE;
 
 #[tokio::test]
@@ -315,16 +315,6 @@ async fn racing_first_messages_open_one_conversation() {
     assert_eq!(thread["messages"].as_array().unwrap().len(), 8);
 }
 
-/// The contact of a conversation, as agents see it.
-async fn contact_in(app: &TestApp, owner: &Owner, conversation: uuid::Uuid) -> Value {
-    app.get_ok(
-        &format!("/api/conversations/{conversation}"),
-        &owner.workspace_token,
-    )
-    .await["contact"]
-        .clone()
-}
-
 #[tokio::test]
 async fn agents_tell_a_visitors_claimed_email_from_an_established_one() {
     let app = spawn_app().await;
@@ -352,7 +342,7 @@ async fn agents_tell_a_visitors_claimed_email_from_an_established_one() {
         StatusCode::OK,
     )
     .await;
-    let contact = contact_in(&app, &owner, conversation).await;
+    let contact = app.contact_in(&owner, conversation).await;
     assert_ne!(contact["id"], real["contact"]["id"]);
     assert_eq!(
         contact,
@@ -376,7 +366,7 @@ async fn agents_tell_a_visitors_claimed_email_from_an_established_one() {
         .visitor_with(&json!({"siteKey": site_key, "identity": signed}))
         .await;
     let theirs = app.visitor_said(&identified, "Hi").await;
-    let contact = contact_in(&app, &owner, theirs).await;
+    let contact = app.contact_in(&owner, theirs).await;
     assert_eq!(contact["email"], Value::Null, "{contact}");
     assert_eq!(contact["claimedEmail"], "jo@example.org", "{contact}");
 
