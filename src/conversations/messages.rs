@@ -42,6 +42,48 @@ pub struct Added {
     pub contact_id: Uuid,
 }
 
+/// A message an agent just posted, with its author's profile.
+#[derive(Debug, sqlx::FromRow)]
+pub struct Posted {
+    #[sqlx(flatten)]
+    pub added: Added,
+    pub author_display_name: String,
+    pub author_avatar_url: Option<String>,
+}
+
+/// Adds the reply or note of the member `user_id` (their agent profile the author) to
+/// conversation `conversation_id` and moves its `lastMessageAt`: one statement, so it commits
+/// on its own in a single round trip. `None` when there is no such conversation, or the member
+/// has no profile.
+pub async fn add_by_member<'c>(
+    conn: impl sqlx::PgExecutor<'c>,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    kind: MessageKind,
+    body: &str,
+    user_id: Uuid,
+) -> sqlx::Result<Option<Posted>> {
+    sqlx::query_as(schema.sql(
+        "WITH a AS (SELECT id, display_name, avatar_url FROM {schema}.agent_profiles
+                     WHERE user_id = $4),
+              c AS (UPDATE {schema}.conversations
+                       SET last_message_at = greatest(last_message_at, now()), updated_at = now()
+                     WHERE id = $1 AND EXISTS (SELECT 1 FROM a) RETURNING id, contact_id),
+              m AS (INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
+                    SELECT c.id, $2, $3, a.id FROM c, a
+                    RETURNING id, kind, body, author_agent_id, created_at)
+         SELECT m.id, m.kind, m.body, m.author_agent_id, m.created_at, c.contact_id,
+                a.display_name AS author_display_name, a.avatar_url AS author_avatar_url
+           FROM m, c, a",
+    ))
+    .bind(conversation_id)
+    .bind(kind)
+    .bind(body)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await
+}
+
 /// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`
 /// when there is no such conversation. `author` is the agent, `None` for incoming messages.
 pub async fn add(
