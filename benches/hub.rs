@@ -62,6 +62,7 @@ use rmpv::{Value as Pack, ValueRef};
 use serde_json::{Value, json};
 use supportdesk::chat::negotiate::MAX_CONNECTIONS_PER_AGENT;
 use supportdesk::credentials::jwt::JwtKeys;
+use supportdesk::hub::protocol::msgpack;
 use supportdesk::workspaces::provision::add_profile;
 use supportdesk_core::config::Settings;
 use supportdesk_core::role::Role;
@@ -112,7 +113,7 @@ impl Protocol {
     fn ping(self) -> Message {
         match self {
             Self::Json => Message::Text(format!("{{\"type\":6}}{RS}").into()),
-            Self::MessagePack => Message::Binary(packed(vec![6.into()]).into()),
+            Self::MessagePack => Message::Binary(msgpack::record(vec![6.into()]).into()),
         }
     }
 
@@ -124,7 +125,7 @@ impl Protocol {
                 Message::Text(format!("{record}{RS}").into())
             }
             Self::MessagePack => Message::Binary(
-                packed(vec![
+                msgpack::record(vec![
                     1.into(),
                     Pack::Map(vec![]),
                     id.into(),
@@ -137,50 +138,17 @@ impl Protocol {
     }
 }
 
-/// A MessagePack record as a client frames it: the array behind its length (a varint).
-fn packed(items: Vec<Pack>) -> Vec<u8> {
-    let mut body = Vec::new();
-    rmpv::encode::write_value(&mut body, &Pack::Array(items)).unwrap();
-    let mut out = Vec::with_capacity(body.len() + 2);
-    let mut length = body.len();
-    loop {
-        let low = (length & 0x7f) as u8;
-        length >>= 7;
-        if length == 0 {
-            out.push(low);
-            break;
-        }
-        out.push(low | 0x80);
-    }
-    out.extend(body);
-    out
-}
-
 /// Takes the complete MessagePack records off the front of `buffer` (a record may span
 /// frames); their bodies.
 fn unpack(buffer: &mut Vec<u8>) -> Vec<Vec<u8>> {
     let mut records = Vec::new();
-    let mut at = 0;
-    'records: while at < buffer.len() {
-        let (mut length, mut shift, mut used) = (0usize, 0, 0);
-        loop {
-            let Some(byte) = buffer.get(at + used) else {
-                break 'records;
-            };
-            used += 1;
-            length |= usize::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        if buffer.len() < at + used + length {
-            break;
-        }
-        records.push(buffer[at + used..at + used + length].to_vec());
-        at += used + length;
+    let mut rest: &[u8] = buffer;
+    while let Ok(Some((record, after))) = msgpack::split(rest) {
+        records.push(record.to_vec());
+        rest = after;
     }
-    buffer.drain(..at);
+    let used = buffer.len() - rest.len();
+    buffer.drain(..used);
     records
 }
 

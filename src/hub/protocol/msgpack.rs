@@ -104,8 +104,9 @@ fn arguments(arguments: Option<&Pack>) -> Result<Vec<Box<RawValue>>, ProtocolErr
         .collect()
 }
 
-/// `items` as a record: the array behind its length.
-fn record(items: Vec<Pack>) -> Vec<u8> {
+/// `items` as a record: the array behind its length (the benchmark's client frames its
+/// records with it too).
+pub fn record(items: Vec<Pack>) -> Vec<u8> {
     let mut body = Vec::with_capacity(64);
     // Writing into a Vec cannot fail.
     let _ = rmpv::encode::write_value(&mut body, &Pack::Array(items));
