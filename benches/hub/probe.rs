@@ -153,29 +153,23 @@ fn postgres_sampler(
     url: String,
     sql: &'static str,
 ) -> JoinHandle<Samples> {
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let Ok(mut conn) = sqlx::PgConnection::connect(&url).await else {
-                return Vec::new();
-            };
-            // Commits wait for the WAL flush, whatever the database's default.
-            let _ = sqlx::query("SET synchronous_commit = on")
-                .execute(&mut conn)
-                .await;
-            let mut samples = Vec::new();
-            while !stop.load(Ordering::Relaxed) && started.elapsed() < AT_MOST {
-                let begun = Instant::now();
-                if sqlx::query(sql).execute(&mut conn).await.is_ok() {
-                    samples.push((started.elapsed().as_secs_f64(), begun.elapsed()));
-                }
-                tokio::time::sleep(EVERY).await;
+    on_a_thread_of_its_own(async move {
+        let Ok(mut conn) = sqlx::PgConnection::connect(&url).await else {
+            return Vec::new();
+        };
+        // Commits wait for the WAL flush, whatever the database's default.
+        let _ = sqlx::query("SET synchronous_commit = on")
+            .execute(&mut conn)
+            .await;
+        let mut samples = Vec::new();
+        while !stop.load(Ordering::Relaxed) && started.elapsed() < AT_MOST {
+            let begun = Instant::now();
+            if sqlx::query(sql).execute(&mut conn).await.is_ok() {
+                samples.push((started.elapsed().as_secs_f64(), begun.elapsed()));
             }
-            samples
-        })
+            tokio::time::sleep(EVERY).await;
+        }
+        samples
     })
 }
 
@@ -186,59 +180,47 @@ fn wal_sampler(
     started: Instant,
     url: String,
 ) -> JoinHandle<Vec<(f64, i64)>> {
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let Ok(mut conn) = sqlx::PgConnection::connect(&url).await else {
-                return Vec::new();
-            };
-            let mut samples = Vec::new();
-            while !stop.load(Ordering::Relaxed) && started.elapsed() < AT_MOST {
-                let position: Result<i64, _> =
-                    sqlx::query_scalar("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")
-                        .fetch_one(&mut conn)
-                        .await;
-                if let Ok(position) = position {
-                    samples.push((started.elapsed().as_secs_f64(), position));
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+    on_a_thread_of_its_own(async move {
+        let Ok(mut conn) = sqlx::PgConnection::connect(&url).await else {
+            return Vec::new();
+        };
+        let mut samples = Vec::new();
+        while !stop.load(Ordering::Relaxed) && started.elapsed() < AT_MOST {
+            let position: Result<i64, _> =
+                sqlx::query_scalar("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")
+                    .fetch_one(&mut conn)
+                    .await;
+            if let Ok(position) = position {
+                samples.push((started.elapsed().as_secs_f64(), position));
             }
-            samples
-        })
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        samples
     })
 }
 
 /// A thread with a runtime of its own that times a Redis `PING`.
 fn redis_sampler(stop: Arc<AtomicBool>, started: Instant, url: String) -> JoinHandle<Samples> {
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(async move {
-            let Ok(client) = redis::Client::open(url) else {
-                return Vec::new();
-            };
-            let Ok(mut conn) = client.get_multiplexed_async_connection().await else {
-                return Vec::new();
-            };
-            let mut samples = Vec::new();
-            while !stop.load(Ordering::Relaxed) && started.elapsed() < AT_MOST {
-                let begun = Instant::now();
-                if redis::cmd("PING")
-                    .query_async::<String>(&mut conn)
-                    .await
-                    .is_ok()
-                {
-                    samples.push((started.elapsed().as_secs_f64(), begun.elapsed()));
-                }
-                tokio::time::sleep(EVERY).await;
+    on_a_thread_of_its_own(async move {
+        let Ok(client) = redis::Client::open(url) else {
+            return Vec::new();
+        };
+        let Ok(mut conn) = client.get_multiplexed_async_connection().await else {
+            return Vec::new();
+        };
+        let mut samples = Vec::new();
+        while !stop.load(Ordering::Relaxed) && started.elapsed() < AT_MOST {
+            let begun = Instant::now();
+            if redis::cmd("PING")
+                .query_async::<String>(&mut conn)
+                .await
+                .is_ok()
+            {
+                samples.push((started.elapsed().as_secs_f64(), begun.elapsed()));
             }
-            samples
-        })
+            tokio::time::sleep(EVERY).await;
+        }
+        samples
     })
 }
 
@@ -356,4 +338,18 @@ impl Probe {
         ));
         out
     }
+}
+
+/// Runs `work` on an OS thread with a runtime of its own, so what it measures is not
+/// delayed by the load generator's runtime.
+fn on_a_thread_of_its_own<T: Send + 'static>(
+    work: impl std::future::Future<Output = T> + Send + 'static,
+) -> JoinHandle<T> {
+    std::thread::spawn(move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime")
+            .block_on(work)
+    })
 }
