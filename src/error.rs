@@ -53,6 +53,9 @@ pub enum Error {
     NotFound(&'static str),
     #[error("{detail}")]
     Conflict { code: &'static str, detail: String },
+    /// What was asked for existed and is no longer kept.
+    #[error("{detail}")]
+    Gone { code: &'static str, detail: String },
     #[error("too many requests")]
     TooManyRequests { retry_after: Duration },
     #[error("{0}")]
@@ -175,6 +178,7 @@ impl Error {
             Self::Conflict { code, detail } => {
                 Problem::new(StatusCode::CONFLICT, code, detail.clone())
             }
+            Self::Gone { code, detail } => Problem::new(StatusCode::GONE, code, detail.clone()),
             Self::TooManyRequests { retry_after } => Problem::new(
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limited",

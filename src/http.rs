@@ -52,6 +52,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
         .merge(crate::tickets::router(state))
+        .merge(crate::events::router(state))
         .merge(crate::canned_responses::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))

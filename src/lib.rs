@@ -16,6 +16,7 @@ pub mod cors;
 pub mod credentials;
 pub mod email_address;
 pub mod error;
+pub mod events;
 pub mod extract;
 pub mod health;
 pub mod http;

@@ -27,6 +27,7 @@ use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
 use crate::credentials::jwt::JwtKeys;
 use crate::credentials::password::PasswordHasher;
 use crate::credentials::widget_identity::IdentityKey;
+use crate::events::publisher::Publisher;
 use crate::hub::Hub;
 use crate::memberships::MembershipCache;
 use crate::rate_limit::RateLimiter;
@@ -190,12 +191,19 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         .jwt_secret
         .as_ref()
         .context("JWT_SECRET is required by the API")?;
+    let reads = ReadPool::new(
+        &settings.database,
+        settings.database.max_connections as usize,
+    )?;
+    let hub = Hub::new(
+        redis.clone(),
+        reads.clone(),
+        &settings.redis.namespace,
+        settings.redis.timeout(),
+    );
     Ok(AppState::new(Shared {
         db: db::pool(&settings.database, settings.database.max_connections),
-        reads: ReadPool::new(
-            &settings.database,
-            settings.database.max_connections as usize,
-        )?,
+        reads,
         jwt: JwtKeys::new(jwt_secret),
         widget_identity: IdentityKey::derive(jwt_secret),
         passwords: PasswordHasher::new(settings.application.password_hash_concurrency)?,
@@ -206,11 +214,12 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         ),
         email_tokens: EmailTokenKey::derive(&settings.email.token_secret),
         memberships: MembershipCache::new(
-            redis.clone(),
+            redis,
             &settings.redis.namespace,
             settings.redis.timeout(),
         ),
-        hub: Hub::new(redis, &settings.redis.namespace, settings.redis.timeout()),
+        events: Publisher::new(vec![Arc::new(hub.clone())]),
+        hub,
         settings: Arc::new(settings),
     }))
 }

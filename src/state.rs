@@ -13,6 +13,7 @@ use supportdesk_core::email_tokens::EmailTokenKey;
 use crate::credentials::jwt::JwtKeys;
 use crate::credentials::password::PasswordHasher;
 use crate::credentials::widget_identity::IdentityKey;
+use crate::events::publisher::Publisher;
 use crate::extract::HasTrustedProxies;
 use crate::hub::Hub;
 use crate::memberships::MembershipCache;
@@ -34,6 +35,8 @@ pub struct Shared {
     pub memberships: MembershipCache,
     /// The chat hub's connections, events and presence.
     pub hub: Hub,
+    /// Hands committed events to this process's subscribers (the hub).
+    pub events: Publisher,
     pub settings: Arc<Settings>,
 }
 

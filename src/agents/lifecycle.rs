@@ -6,7 +6,9 @@ use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
-use crate::conversations::record::Conversation;
+use crate::events::catalogue::{
+    AgentChange, AgentChanged, ConversationChange, ConversationChanged, DomainEvent,
+};
 
 use crate::agents::record::{self, Agent};
 use crate::authz::Role;
@@ -20,11 +22,12 @@ pub enum Change {
     SetRole(Role),
 }
 
-/// What a team change did: the agent as it now is, and the conversations a deactivation
-/// sent back to the Unassigned tab (to announce once committed).
+/// What a team change did: the agent as it now is, and the events that record it (the
+/// change itself, and the conversations and tickets a deactivation sent back to the team);
+/// none when nothing changed.
 pub struct Applied {
     pub agent: Agent,
-    pub released: Vec<Conversation>,
+    pub events: Vec<DomainEvent>,
 }
 
 /// Applies `change` to agent `agent_id` of the tenant's workspace.
@@ -71,7 +74,19 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
     let agent = record::find(conn, schema, agent_id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("agent {agent_id} vanished mid-change")))?;
-    Ok(Applied { agent, released })
+    let mut events = Vec::new();
+    if changed {
+        events.push(DomainEvent::AgentChanged(Box::new(AgentChanged {
+            change: match change {
+                Change::Deactivate => AgentChange::Deactivated,
+                Change::Reactivate => AgentChange::Reactivated,
+                Change::SetRole(_) => AgentChange::Role,
+            },
+            agent: agent.clone(),
+        })));
+        events.extend(released);
+    }
+    Ok(Applied { agent, events })
 }
 
 /// Serialises team changes within one workspace, so that two Owners demoting or
@@ -110,9 +125,22 @@ async fn release_assignments(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     agent_id: Uuid,
-) -> sqlx::Result<Vec<Conversation>> {
-    let released =
+) -> sqlx::Result<Vec<DomainEvent>> {
+    let conversations =
         crate::conversations::record::release_assignee(&mut *conn, schema, agent_id).await?;
-    crate::tickets::record::release_assignee(conn, schema, agent_id).await?;
-    Ok(released)
+    let tickets = crate::tickets::record::release_assignee(conn, schema, agent_id).await?;
+    Ok(conversations
+        .into_iter()
+        .map(|conversation| {
+            DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
+                change: ConversationChange::Assignee,
+                conversation,
+            }))
+        })
+        .chain(
+            tickets
+                .into_iter()
+                .map(|t| DomainEvent::TicketUpdated(Box::new(t))),
+        )
+        .collect())
 }

@@ -12,6 +12,8 @@ use crate::agents::record::{Agent, COLUMNS};
 use crate::authz::Actor;
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, FieldChecks, Result};
+use crate::events;
+use crate::events::catalogue::{AgentChange, AgentChanged, DomainEvent};
 use crate::extract::AppJson;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -169,6 +171,7 @@ pub async fn update(
         avatar_url,
         notification_preferences,
     } = ProfileChanges::try_from(patch)?;
+    let (display_name_given, avatar_given) = (display_name.is_some(), avatar_url.is_some());
 
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
@@ -198,7 +201,14 @@ pub async fn update(
     .execute(&mut *conn)
     .await?;
     let profile = load(&mut *conn, schema, user_id).await?;
-    tenant.commit().await?;
+    let shown_changed = display_name_given || avatar_given;
+    let changed = shown_changed.then(|| {
+        DomainEvent::AgentChanged(Box::new(AgentChanged {
+            change: AgentChange::Profile,
+            agent: profile.agent.clone(),
+        }))
+    });
+    events::record(&state, tenant, changed.into_iter().collect()).await?;
     Ok(AppJson(profile))
 }
 

@@ -126,6 +126,20 @@ pub async fn find<'e>(
     .await
 }
 
+/// The agent of account `user_id`.
+pub async fn find_by_user<'e>(
+    db: impl PgExecutor<'e>,
+    schema: &TenantSchema,
+    user_id: Uuid,
+) -> sqlx::Result<Option<Agent>> {
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.agent_profiles WHERE user_id = $1"
+    )))
+    .bind(user_id)
+    .fetch_optional(db)
+    .await
+}
+
 /// Copies a member's account (email, name) and membership (role, status, when they joined)
 /// into the workspace's `agent_profiles`, creating the profile (named after the account) the
 /// first time. Called in the transaction of every change to either, so the tenant's copy

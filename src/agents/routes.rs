@@ -17,8 +17,8 @@ use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
 use crate::error::responses::{TeamManageErrors, TeamViewErrors};
 use crate::error::{Error, FieldChecks, Problem, Result};
+use crate::events;
 use crate::extract::{AppJson, AppQuery, PathId};
-use crate::hub::events::Event;
 use crate::invitations::{self, Invitation};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
@@ -324,14 +324,9 @@ async fn change(
     change: Change,
 ) -> Result<AppJson<Agent>> {
     let workspace_id = tenant.actor.workspace_id;
-    let lifecycle::Applied { agent, released } = lifecycle::apply(&mut tenant, id, change).await?;
-    tenant.commit().await?;
+    let lifecycle::Applied { agent, events } = lifecycle::apply(&mut tenant, id, change).await?;
+    events::record(state, tenant, events).await?;
     state.memberships.changed(agent.user_id, workspace_id).await;
-    for conversation in &released {
-        state
-            .hub
-            .emit(Event::conversation_updated(workspace_id, conversation));
-    }
     tracing::info!(agent_id = %agent.id, %workspace_id, ?change, "team changed");
     Ok(AppJson(agent))
 }

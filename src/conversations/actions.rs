@@ -1,6 +1,7 @@
 //! What agents do to conversations, once: the REST routes and the chat hub's methods both
-//! call these, so both check, write and announce the same way. Each runs in a tenant
-//! transaction and raises its hub event only after the commit.
+//! call these, so both check, write and record the same way. Each records its events in the
+//! event log in the transaction of its change, and hands them to subscribers (the hub) after
+//! the commit.
 
 use uuid::Uuid;
 
@@ -9,7 +10,11 @@ use crate::conversations::messages::{self, Message, MessageKind};
 use crate::conversations::record::{self, Change, Conversation};
 use crate::conversations::requests::{NewConversation, NewMessage};
 use crate::error::{Error, Result};
-use crate::hub::events::{Author, Event};
+use crate::events;
+use crate::events::catalogue::{
+    ActorKind, Author, ConversationChange, ConversationChanged, DomainEvent, EventActor,
+    MessageCreated, Recorded,
+};
 use crate::inbox::assignee::{acting_agent, acting_author, ensure_assignable};
 use crate::inbox::contacts;
 use crate::state::AppState;
@@ -31,6 +36,7 @@ pub async fn post_message(
 ) -> Result<Message> {
     let workspace_id = actor.workspace_id;
     let user_id = actor.member_id()?;
+    let event_id = Uuid::now_v7();
     let posted = messages::add_by_member(
         &state.db,
         &actor.schema,
@@ -38,6 +44,7 @@ pub async fn post_message(
         kind,
         &message.body,
         user_id,
+        event_id,
     )
     .await?;
     let Some(posted) = posted else {
@@ -48,46 +55,65 @@ pub async fn post_message(
         acting_author(conn, schema, &actor).await?;
         return Err(Error::NotFound("conversation"));
     };
-    let author = Author {
-        display_name: posted.author_display_name,
-        avatar_url: posted.author_avatar_url,
+    let message = posted.added.message;
+    let recorded = Recorded {
+        id: event_id,
+        seq: posted.event_seq,
+        occurred_at: posted.event_occurred_at,
+        actor: EventActor {
+            kind: ActorKind::Agent,
+            id: Some(posted.agent_id),
+        },
+        event: DomainEvent::MessageCreated(Box::new(MessageCreated {
+            conversation_id,
+            contact_id: posted.added.contact_id,
+            message: message.clone(),
+            author: Some(Author {
+                display_name: posted.author_display_name,
+                avatar_url: posted.author_avatar_url,
+            }),
+        })),
     };
-    let added = posted.added;
-    let event =
-        Event::message_created(workspace_id, conversation_id, &added.message, Some(&author));
-    if kind != MessageKind::Note {
-        state.hub.emit(event.clone().for_visitor(added.contact_id));
-    }
-    state.hub.emit(event);
-    Ok(added.message)
+    state.events.committed(workspace_id, &[recorded]);
+    Ok(message)
 }
 
 /// Starts a conversation with a contact: the agent's first message, assigned to them.
 pub async fn start(state: &AppState, actor: Actor, new: NewConversation) -> Result<Conversation> {
-    let workspace_id = actor.workspace_id;
     let mut tenant = TenantTx::begin(state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
-    let (agent_id, _) = acting_author(&mut *conn, schema, &actor).await?;
+    let (agent_id, author) = acting_author(&mut *conn, schema, &actor).await?;
     // Holds off a concurrent deactivation of the starter until this assignment is visible.
     ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
     let contact = contacts::upsert(&mut *conn, schema, &new.contact).await?;
     let id = record::insert(
         &mut *conn,
         schema,
-        contact.id,
+        contact.contact.id,
         new.subject.as_deref(),
         Some(agent_id),
     )
     .await?;
     let first = MessageKind::Outgoing;
-    messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id)).await?;
+    let added = messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id))
+        .await?
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
     let conversation = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
-    tenant.commit().await?;
-    state
-        .hub
-        .emit(Event::conversation_created(workspace_id, &conversation));
+    let mut recorded: Vec<DomainEvent> = DomainEvent::contact_upserted(&contact)
+        .into_iter()
+        .collect();
+    recorded.push(DomainEvent::ConversationCreated(Box::new(
+        conversation.clone(),
+    )));
+    recorded.push(DomainEvent::MessageCreated(Box::new(MessageCreated {
+        conversation_id: id,
+        contact_id: added.contact_id,
+        message: added.message,
+        author: Some(author),
+    })));
+    events::record(state, tenant, recorded).await?;
     Ok(conversation)
 }
 
@@ -98,7 +124,6 @@ pub async fn change(
     conversation_id: Uuid,
     change: Change,
 ) -> Result<Conversation> {
-    let workspace_id = actor.workspace_id;
     let mut tenant = TenantTx::begin(state, actor).await?;
     let (conn, schema) = tenant.parts();
     if let Change::Assignee(Some(agent_id)) = change {
@@ -107,18 +132,15 @@ pub async fn change(
     let conversation = record::update(conn, schema, conversation_id, change)
         .await?
         .ok_or(Error::NotFound("conversation"))?;
-    tenant.commit().await?;
-    state
-        .hub
-        .emit(Event::conversation_updated(workspace_id, &conversation));
-    if let Change::Status(_) = change {
-        state.hub.emit(Event::visitor_conversation_updated(
-            workspace_id,
-            conversation.contact.id,
-            conversation.id,
-            &conversation.status,
-        ));
-    }
+    let updated = DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
+        change: match change {
+            Change::Status(_) => ConversationChange::Status,
+            Change::Assignee(_) => ConversationChange::Assignee,
+            Change::Priority(_) => ConversationChange::Priority,
+        },
+        conversation: conversation.clone(),
+    }));
+    events::record(state, tenant, vec![updated]).await?;
     Ok(conversation)
 }
 

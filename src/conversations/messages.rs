@@ -20,7 +20,7 @@ pub enum MessageKind {
     Note,
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     pub id: Uuid,
@@ -42,19 +42,27 @@ pub struct Added {
     pub contact_id: Uuid,
 }
 
-/// A message an agent just posted, with its author's profile.
+/// A message an agent just posted, with its author's profile and its place in the event log.
 #[derive(Debug, sqlx::FromRow)]
 pub struct Posted {
     #[sqlx(flatten)]
     pub added: Added,
+    /// The author's agent id (the event's actor).
+    pub agent_id: Uuid,
     pub author_display_name: String,
     pub author_avatar_url: Option<String>,
+    pub event_seq: i64,
+    pub event_occurred_at: OffsetDateTime,
 }
 
 /// Adds the reply or note of the member `user_id` (their agent profile the author) to
-/// conversation `conversation_id` and moves its `lastMessageAt`: one statement, so it commits
-/// on its own in a single round trip. `None` when there is no such conversation, or the member
-/// has no profile.
+/// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
+/// (id `event_id`) in the event log: one statement, so it commits on its own in a single
+/// round trip. `None` when there is no such conversation, or the member has no profile.
+///
+/// The event's data is built here, in the shape of `events::catalogue::MessageCreated`
+/// (times as UTC RFC 3339), because the message's id and time are only known inside the
+/// statement; a unit test there reads this shape back.
 pub async fn add_by_member<'c>(
     conn: impl sqlx::PgExecutor<'c>,
     schema: &TenantSchema,
@@ -62,6 +70,7 @@ pub async fn add_by_member<'c>(
     kind: MessageKind,
     body: &str,
     user_id: Uuid,
+    event_id: Uuid,
 ) -> sqlx::Result<Option<Posted>> {
     sqlx::query_as(schema.sql(
         "WITH a AS (SELECT id, display_name, avatar_url FROM {schema}.agent_profiles
@@ -71,15 +80,32 @@ pub async fn add_by_member<'c>(
                      WHERE id = $1 AND EXISTS (SELECT 1 FROM a) RETURNING id, contact_id),
               m AS (INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
                     SELECT c.id, $2, $3, a.id FROM c, a
-                    RETURNING id, kind, body, author_agent_id, created_at)
+                    RETURNING id, kind, body, author_agent_id, created_at),
+              h AS (UPDATE {schema}.event_log_head SET seq = seq + 1
+                     WHERE EXISTS (SELECT 1 FROM m) RETURNING seq),
+              e AS (INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+                    SELECT h.seq, $5, 'message.created', 'agent', a.id,
+                           jsonb_build_object(
+                               'conversationId', c.id, 'contactId', c.contact_id,
+                               'id', m.id, 'kind', m.kind, 'body', m.body,
+                               'authorAgentId', m.author_agent_id,
+                               'createdAt', to_char(m.created_at AT TIME ZONE 'UTC',
+                                                    'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),
+                               'author', jsonb_build_object('displayName', a.display_name,
+                                                            'avatarUrl', a.avatar_url))
+                      FROM h, m, c, a
+                    RETURNING seq, occurred_at)
          SELECT m.id, m.kind, m.body, m.author_agent_id, m.created_at, c.contact_id,
-                a.display_name AS author_display_name, a.avatar_url AS author_avatar_url
-           FROM m, c, a",
+                a.id AS agent_id, a.display_name AS author_display_name,
+                a.avatar_url AS author_avatar_url,
+                e.seq AS event_seq, e.occurred_at AS event_occurred_at
+           FROM m, c, a, e",
     ))
     .bind(conversation_id)
     .bind(kind)
     .bind(body)
     .bind(user_id)
+    .bind(event_id)
     .fetch_optional(conn)
     .await
 }

@@ -4,7 +4,9 @@
 //! index, so the inbox stays fast at any size.
 //!
 //! - `actions`: replying, noting, starting and changing a conversation, shared by the REST
-//!   routes and the chat hub, each announcing itself on the hub after its commit.
+//!   routes and the chat hub, each recording its events in the event log.
+//! - `intake`: a contact's message into their open conversation (or a new one), for every
+//!   channel.
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
 //! - `requests`: what the routes accept, checked into what they act on.
@@ -14,6 +16,7 @@
 //! responses, and live in `crate::inbox`.
 
 pub mod actions;
+pub mod intake;
 pub mod messages;
 pub mod record;
 pub mod requests;

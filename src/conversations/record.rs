@@ -23,7 +23,7 @@ pub enum ConversationStatus {
     Resolved,
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
     pub id: Uuid,

@@ -75,3 +75,11 @@ rule_errors!(
     "Missing, malformed, expired or revoked user token",
     "A workspace token instead of a user token (`wrong_token_type`)"
 );
+
+rule_errors!(
+    /// `Rule::members_or_api_key` for reading what every member may see: every member, and
+    /// the workspace's API keys.
+    WorkspaceViewErrors,
+    "Missing, malformed, expired or revoked credentials",
+    "A user token, a deactivated membership, or a deleted workspace (`code` says which)"
+);

@@ -2,13 +2,15 @@
 //!
 //! A replica delivers its own events to its own connections at once, then publishes them; every
 //! replica hears the channel and delivers what other replicas raised. One task publishes, in
-//! the order events were raised, and Redis hands subscribers messages in publication order, so
-//! a conversation's events (raised after each commit, in commit order on a replica) arrive in
-//! that order everywhere.
+//! the order events were raised, and Redis hands subscribers messages in publication order.
+//! Logged events cross as recorded (each replica projects them itself) and are put in `seq`
+//! order on arrival (`sequencer`), so two replicas writing to one conversation cannot reach
+//! clients out of order.
 //!
 //! When Redis does not answer, events still reach this replica's connections; the ones meant
-//! for other replicas are dropped and counted (clients reload what they show when they
-//! reconnect). Both loops reconnect by themselves.
+//! for other replicas are dropped and counted, and the replicas that missed logged events
+//! read them from the log at the next event of that workspace (clients also catch up through
+//! `GET /api/events`). Both loops reconnect by themselves.
 
 use std::time::Duration;
 
@@ -18,7 +20,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Hub;
-use super::events::Envelope;
+use super::events::{Body, Envelope};
 use crate::pubsub;
 
 /// Publishes what `outbox` yields until `stop`.
@@ -71,7 +73,13 @@ pub async fn subscribe(hub: Hub, client: redis::Client, stop: CancellationToken)
                 let lag = OffsetDateTime::now_utc() - envelope.sent_at;
                 metrics::histogram!("hub_backplane_lag_seconds")
                     .record(lag.as_seconds_f64().max(0.0));
-                hub.arrived(&envelope.event);
+                match envelope.body {
+                    Body::Logged {
+                        workspace_id,
+                        events,
+                    } => hub.heard(workspace_id, events),
+                    Body::Live(event) => hub.arrived(&event),
+                }
             }
             Err(err) => tracing::warn!(error = %err, "unreadable hub event ignored"),
         },

@@ -1,6 +1,8 @@
 //! What the hub tells clients, and who hears it.
 //!
-//! An event belongs to one workspace and is delivered only to connections of that workspace:
+//! Events of the workspace's log become hub events in `projection`, the one place that
+//! decides their audiences; typing and presence, which are not logged, are built here. An
+//! event belongs to one workspace and is delivered only to connections of that workspace:
 //! the workspace id is part of the event, not a filter a caller may forget. Its payload is
 //! serialised once, where it is raised; each replica turns it into one protocol record and
 //! hands the same bytes to every connection in its audience.
@@ -9,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use time::OffsetDateTime;
 use uuid::Uuid;
+
+use crate::events::catalogue::Recorded;
 
 /// Which connections of the workspace hear an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,29 +39,6 @@ pub struct Event {
     pub payload: Box<RawValue>,
 }
 
-/// Who wrote a message, as shown next to it.
-#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Author {
-    pub display_name: String,
-    pub avatar_url: Option<String>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct MessagePayload<'a, M> {
-    conversation_id: Uuid,
-    message: MessageView<'a, M>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct MessageView<'a, M> {
-    #[serde(flatten)]
-    message: &'a M,
-    author: Option<&'a Author>,
-}
-
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct TypingPayload<'a> {
@@ -68,14 +49,6 @@ struct TypingPayload<'a> {
     display_name: &'a str,
 }
 
-/// What a visitor learns of a conversation's change: its status, nothing of the inbox.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct VisitorConversationPayload<T> {
-    id: Uuid,
-    status: T,
-}
-
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct PresencePayload {
@@ -83,13 +56,13 @@ struct PresencePayload {
     presence: &'static str,
 }
 
-fn raw<T: Serialize>(payload: &T) -> Box<RawValue> {
+pub(super) fn raw<T: Serialize>(payload: &T) -> Box<RawValue> {
     // Plain data (ids, strings, timestamps) always serialises.
     serde_json::value::to_raw_value(payload).unwrap_or_default()
 }
 
 impl Event {
-    fn new<T: Serialize>(
+    pub(super) fn new<T: Serialize>(
         workspace_id: Uuid,
         audience: Audience,
         target: &str,
@@ -104,32 +77,12 @@ impl Event {
         }
     }
 
-    /// The same event for one visitor's widget instead (only what a visitor may see: the
-    /// caller never passes a note here).
+    /// The same typing event for one visitor's widget instead.
     #[must_use]
     pub fn for_visitor(mut self, contact_id: Uuid) -> Self {
         self.audience = Audience::Visitor(contact_id);
         self.except_user = None;
         self
-    }
-
-    /// A conversation's status changed, as its visitor's widget hears it.
-    pub fn visitor_conversation_updated(
-        workspace_id: Uuid,
-        contact_id: Uuid,
-        conversation_id: Uuid,
-        status: &impl Serialize,
-    ) -> Self {
-        let payload = VisitorConversationPayload {
-            id: conversation_id,
-            status,
-        };
-        Self::new(
-            workspace_id,
-            Audience::Visitor(contact_id),
-            "ConversationUpdated",
-            &payload,
-        )
     }
 
     /// A visitor started or stopped typing: to the agents who joined the conversation.
@@ -151,40 +104,6 @@ impl Event {
             Audience::Joined(conversation_id),
             "Typing",
             &payload,
-        )
-    }
-
-    /// A message or note (the Message record) was added to a conversation.
-    pub fn message_created(
-        workspace_id: Uuid,
-        conversation_id: Uuid,
-        message: &impl Serialize,
-        author: Option<&Author>,
-    ) -> Self {
-        let payload = MessagePayload {
-            conversation_id,
-            message: MessageView { message, author },
-        };
-        Self::new(workspace_id, Audience::Agents, "MessageCreated", &payload)
-    }
-
-    /// A conversation (the Conversation record) was started.
-    pub fn conversation_created(workspace_id: Uuid, conversation: &impl Serialize) -> Self {
-        Self::new(
-            workspace_id,
-            Audience::Agents,
-            "ConversationCreated",
-            conversation,
-        )
-    }
-
-    /// A conversation's assignee, status or priority changed.
-    pub fn conversation_updated(workspace_id: Uuid, conversation: &impl Serialize) -> Self {
-        Self::new(
-            workspace_id,
-            Audience::Agents,
-            "ConversationUpdated",
-            conversation,
         )
     }
 
@@ -223,48 +142,34 @@ impl Event {
     }
 }
 
-/// An event as it crosses the backplane: which replica raised it and when, for the lag
-/// metric and so the raising replica does not deliver it twice.
+/// What crosses the backplane: which replica raised it and when, for the lag metric and so
+/// the raising replica does not deliver it twice.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Envelope {
     pub origin: Uuid,
     #[serde(with = "time::serde::timestamp::microseconds")]
     pub sent_at: OffsetDateTime,
-    pub event: Event,
+    pub body: Body,
+}
+
+/// Adjacently tagged, so a live event's raw payload is read in place, not buffered.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "content", rename_all = "camelCase")]
+pub enum Body {
+    /// Events of the workspace's log, as committed: each replica projects them itself.
+    #[serde(rename_all = "camelCase")]
+    Logged {
+        workspace_id: Uuid,
+        events: Vec<Recorded>,
+    },
+    /// Typing and presence, which are not logged.
+    Live(Event),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_message_event_carries_the_documented_fields() {
-        let message = serde_json::json!({
-            "id": Uuid::nil(),
-            "kind": "note",
-            "body": "internal",
-            "authorAgentId": Uuid::nil(),
-            "createdAt": "1970-01-01T00:00:00Z",
-        });
-        let author = Author {
-            display_name: "Ada".into(),
-            avatar_url: None,
-        };
-        let event = Event::message_created(Uuid::nil(), Uuid::max(), &message, Some(&author));
-        let payload: serde_json::Value = serde_json::from_str(event.payload.get()).unwrap();
-        assert_eq!(payload["conversationId"], Uuid::max().to_string());
-        assert_eq!(payload["message"]["kind"], "note");
-        assert_eq!(payload["message"]["authorAgentId"], Uuid::nil().to_string());
-        assert_eq!(payload["message"]["author"]["displayName"], "Ada");
-        assert_eq!(
-            payload["message"]["author"]["avatarUrl"],
-            serde_json::Value::Null
-        );
-        assert_eq!(payload["message"]["createdAt"], "1970-01-01T00:00:00Z");
-        assert_eq!(event.target, "MessageCreated");
-        assert_eq!(event.audience, Audience::Agents);
-    }
 
     #[test]
     fn an_envelope_survives_the_backplane() {
@@ -278,12 +183,15 @@ mod tests {
         let envelope = Envelope {
             origin: Uuid::nil(),
             sent_at: OffsetDateTime::UNIX_EPOCH,
-            event,
+            body: Body::Live(event),
         };
         let wire = serde_json::to_string(&envelope).unwrap();
         let back: Envelope = serde_json::from_str(&wire).unwrap();
-        assert_eq!(back.event.audience, Audience::Joined(Uuid::max()));
-        assert_eq!(back.event.except_user, Some(Uuid::max()));
-        assert_eq!(back.event.payload.get(), envelope.event.payload.get());
+        let (Body::Live(back), Body::Live(sent)) = (back.body, envelope.body) else {
+            panic!("not a live event");
+        };
+        assert_eq!(back.audience, Audience::Joined(Uuid::max()));
+        assert_eq!(back.except_user, Some(Uuid::max()));
+        assert_eq!(back.payload.get(), sent.payload.get());
     }
 }

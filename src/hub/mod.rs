@@ -1,13 +1,17 @@
 //! The real-time machinery behind the chat hub (`/hubs/chat`, served by `crate::chat`):
-//! the connections open on this replica, the events the rest of the API raises after its
-//! writes commit, their way to every replica, and agent presence.
+//! the connections open on this replica, the workspace events they hear, their way to every
+//! replica, and agent presence.
 //!
-//! Everything that writes calls [`Hub::emit`] after its commit; the event reaches this
-//! replica's connections at once and the other replicas' through Redis (`backplane`).
-//! Nothing here waits for a client or for Redis on the caller's behalf.
+//! The hub subscribes to the event log (`crate::events`): each transaction's recorded events
+//! reach it after the commit, go to the other replicas through Redis (`backplane`), are put
+//! in `seq` order per workspace on every replica (`sequencer`) and turned into hub events
+//! there (`projection`). Typing and presence, which are not logged, go the same way through
+//! [`Hub::emit`]. Nothing here waits for a client or for Redis on the caller's behalf.
 //!
 //! - `protocol`: the SignalR hub protocols' records, JSON and MessagePack.
-//! - `events`: what clients are told, and who hears it.
+//! - `projection`: logged events as hub events, and who hears them.
+//! - `sequencer`: each workspace's events in `seq` order, gaps read from the log.
+//! - `events`: hub events, and typing and presence.
 //! - `registry`: this replica's connections and delivery to them.
 //! - `backplane`: events across replicas.
 //! - `presence`: online/offline across replicas.
@@ -16,8 +20,10 @@
 pub mod backplane;
 pub mod events;
 pub mod presence;
+pub mod projection;
 pub mod protocol;
 pub mod registry;
+pub mod sequencer;
 pub mod tokens;
 
 use std::ops::Deref;
@@ -25,14 +31,20 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
+use supportdesk_core::db::ReadPool;
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use events::{Envelope, Event};
+use crate::events::catalogue::Recorded;
+use crate::events::log;
+use crate::events::publisher::Subscriber;
+use events::{Body, Envelope, Event};
 use presence::Presence;
 use registry::{AgentIdentity, Registry};
+use sequencer::{Sequencer, lock};
 use tokens::ConnectionTokens;
 
 /// Events waiting for the backplane; beyond this a burst is delivered locally only.
@@ -50,6 +62,9 @@ pub struct Inner {
     channel: String,
     redis: ConnectionManager,
     redis_timeout: Duration,
+    /// Reads events a gap is missing.
+    reads: ReadPool,
+    sequencer: Sequencer,
     outbox: mpsc::Sender<String>,
     unsent: Mutex<Option<mpsc::Receiver<String>>>,
     /// Cancelled when the process begins to shut down: connections close asking clients to
@@ -66,7 +81,12 @@ impl Deref for Hub {
 }
 
 impl Hub {
-    pub fn new(redis: ConnectionManager, namespace: &str, redis_timeout: Duration) -> Self {
+    pub fn new(
+        redis: ConnectionManager,
+        reads: ReadPool,
+        namespace: &str,
+        redis_timeout: Duration,
+    ) -> Self {
         let replica = Uuid::new_v4();
         let (outbox, unsent) = mpsc::channel(BACKPLANE_QUEUE);
         Self(Arc::new(Inner {
@@ -77,20 +97,26 @@ impl Hub {
             channel: format!("{namespace}:hub:events"),
             redis,
             redis_timeout,
+            reads,
+            sequencer: Sequencer::default(),
             outbox,
             unsent: Mutex::new(Some(unsent)),
             closing: CancellationToken::new(),
         }))
     }
 
-    /// Raises `event`: delivered here now, and to the other replicas through the backplane.
-    /// Call it after the write it reports has committed.
+    /// Raises a typing or presence event: delivered here now, and to the other replicas
+    /// through the backplane.
     pub fn emit(&self, event: Event) {
         self.arrived(&event);
+        self.publish(Body::Live(event));
+    }
+
+    fn publish(&self, body: Body) {
         let envelope = Envelope {
             origin: self.replica,
             sent_at: OffsetDateTime::now_utc(),
-            event,
+            body,
         };
         let Ok(message) = serde_json::to_string(&envelope) else {
             return;
@@ -100,12 +126,90 @@ impl Hub {
         }
     }
 
-    /// An event raised here or by another replica reaches this replica's connections.
+    /// A typing or presence event raised here or by another replica reaches this replica's
+    /// connections.
     fn arrived(&self, event: &Event) {
         if event.target == "PresenceChanged" {
             self.presence.changed(event.workspace_id);
         }
         self.registry.deliver(event);
+    }
+
+    /// Logged events, committed here or heard from another replica, reach this replica's
+    /// connections in `seq` order.
+    fn heard(&self, workspace_id: Uuid, events: Vec<Recorded>) {
+        let track = self.sequencer.track(workspace_id);
+        let mut track = lock(&track);
+        let ready = track.accept(events);
+        self.deliver_logged(workspace_id, &ready);
+        if track.gap().is_some() && !track.filling {
+            track.filling = true;
+            self.spawn_fill(workspace_id);
+        }
+    }
+
+    fn spawn_fill(&self, workspace_id: Uuid) {
+        let fill: std::pin::Pin<Box<dyn Future<Output = ()> + Send>> =
+            Box::pin(self.clone().fill(workspace_id));
+        tokio::spawn(fill);
+    }
+
+    fn deliver_logged(&self, workspace_id: Uuid, events: &[Recorded]) {
+        for recorded in events {
+            for event in projection::project(workspace_id, recorded) {
+                self.registry.deliver(&event);
+            }
+        }
+    }
+
+    /// Waits [`sequencer::GAP_WAIT`] for a gap's events to arrive, then reads what is still
+    /// missing from the log (when anyone here listens), or moves on.
+    async fn fill(self, workspace_id: Uuid) {
+        tokio::time::sleep(sequencer::GAP_WAIT).await;
+        let track = self.sequencer.track(workspace_id);
+        let gap = lock(&track).gap();
+        let missing = match gap {
+            Some((from, until))
+                if until - from <= sequencer::MAX_FILL && self.registry.serves(workspace_id) =>
+            {
+                metrics::counter!("hub_event_gaps_filled_total").increment(1);
+                self.read_log(workspace_id, from, until).await
+            }
+            _ => Vec::new(),
+        };
+        let mut track = lock(&track);
+        track.filling = false;
+        let mut ready = track.accept(missing);
+        if track.gap().is_some() {
+            metrics::counter!("hub_event_gaps_skipped_total").increment(1);
+            ready.extend(track.skip());
+        }
+        self.deliver_logged(workspace_id, &ready);
+        if track.gap().is_some() {
+            track.filling = true;
+            self.spawn_fill(workspace_id);
+        }
+    }
+
+    /// Events `from..until` of the workspace's log; none when it cannot be read in time.
+    async fn read_log(&self, workspace_id: Uuid, from: i64, until: i64) -> Vec<Recorded> {
+        let schema = TenantSchema::for_workspace(workspace_id);
+        let read = async {
+            let mut conn = self.reads.get(&schema).await?;
+            let events = log::read(&mut conn, &schema, from - 1, Some(until), until - from).await?;
+            anyhow::Ok(events)
+        };
+        match tokio::time::timeout(Duration::from_secs(2), read).await {
+            Ok(Ok(events)) => events,
+            Ok(Err(err)) => {
+                tracing::warn!(error = %err, "could not read missed events from the log");
+                Vec::new()
+            }
+            Err(_) => {
+                tracing::warn!("reading missed events from the log timed out");
+                Vec::new()
+            }
+        }
     }
 
     /// The agent's first connection here opened: announce them if they just came online.
@@ -175,6 +279,7 @@ impl Hub {
     /// Renews this replica's agents and sweeps the workspaces it serves, so an agent of a
     /// replica that died is announced offline here.
     async fn heartbeat(&self) {
+        self.sequencer.forget_idle();
         let agents = self.registry.ready_agents();
         self.presence.renew(&agents).await;
         let mut workspaces: Vec<Uuid> = agents.iter().map(|a| a.workspace_id).collect();
@@ -182,5 +287,16 @@ impl Hub {
         for workspace_id in workspaces {
             self.sweep(workspace_id).await;
         }
+    }
+}
+
+/// The hub hears every event this replica commits, and passes it on to the others.
+impl Subscriber for Hub {
+    fn committed(&self, workspace_id: Uuid, events: &[Recorded]) {
+        self.publish(Body::Logged {
+            workspace_id,
+            events: events.to_vec(),
+        });
+        self.heard(workspace_id, events.to_vec());
     }
 }

@@ -465,6 +465,11 @@ impl Registry {
         })
     }
 
+    /// Whether any connection of the workspace is open here.
+    pub fn serves(&self, workspace_id: Uuid) -> bool {
+        self.read().contains_key(&workspace_id)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::error::{Error, Result};
-use crate::hub::events::Author;
+use crate::events::catalogue::Author;
 use crate::tenancy::context::Tenant;
 
 /// The acting member's agent id (authors and `assignee=me` are agents, not accounts).

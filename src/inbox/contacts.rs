@@ -19,7 +19,7 @@ use crate::error::FieldChecks;
 
 pub const NAME_MAX_CHARS: usize = 200;
 
-#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
 pub struct Contact {
     pub id: Uuid,
@@ -83,20 +83,34 @@ pub struct Field {
     pub name: &'static str,
 }
 
+/// What [`upsert`] found or made.
+#[derive(Debug, sqlx::FromRow)]
+pub struct Upserted {
+    #[sqlx(flatten)]
+    pub contact: Contact,
+    /// The contact is new.
+    pub created: bool,
+    /// An existing contact without a name got this one.
+    pub named: bool,
+}
+
 /// The contact with this email, created if new. A name fills in one we did not know; it does
 /// not overwrite one we did (a contact's name is theirs, not the last agent's spelling).
 pub async fn upsert(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     contact: &NewContact,
-) -> sqlx::Result<Contact> {
+) -> sqlx::Result<Upserted> {
     sqlx::query_as(schema.sql(
-        "INSERT INTO {schema}.contacts AS contacts (email, name) VALUES ($1, $2)
+        "WITH known AS (SELECT name FROM {schema}.contacts WHERE email = $1)
+         INSERT INTO {schema}.contacts AS contacts (email, name) VALUES ($1, $2)
          ON CONFLICT (email) DO UPDATE
             SET name = coalesce(contacts.name, EXCLUDED.name),
                 updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
                                   THEN now() ELSE contacts.updated_at END
-         RETURNING id, name, email, claimed_email",
+         RETURNING id, name, email, claimed_email, (xmax = 0) AS created,
+                   (xmax <> 0 AND $2::text IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named",
     ))
     .bind(contact.email.as_str())
     .bind(&contact.name)

@@ -24,6 +24,8 @@ use crate::credentials::jwt::TokenKind;
 use crate::credentials::password::Password;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, OnConstraint, Result};
+use crate::events::catalogue::{AgentChange, AgentChanged, DomainEvent, Recorded};
+use crate::events::log::{self, By};
 use crate::extract::{AppJson, ClientIp};
 use crate::memberships::MembershipSummary;
 use crate::rate_limit::Decision;
@@ -116,8 +118,12 @@ pub async fn accept(
                 "an account with this email already exists: sign in, then accept the invitation",
             )
         })?;
-    let workspace = join(&mut tx, &invitation, user.id).await?;
+    let Membership {
+        workspace,
+        recorded,
+    } = join(&mut tx, &invitation, user.id).await?;
     tx.commit().await?;
+    state.events.committed(invitation.workspace_id, &recorded);
     state
         .memberships
         .changed(user.id, invitation.workspace_id)
@@ -184,8 +190,12 @@ async fn join_as(state: &AppState, user_id: Uuid, token: &str) -> Result<Members
             "this invitation was sent to another email address; sign in with that account",
         ));
     }
-    let workspace = join(&mut tx, &invitation, user_id).await?;
+    let Membership {
+        workspace,
+        recorded,
+    } = join(&mut tx, &invitation, user_id).await?;
     tx.commit().await?;
+    state.events.committed(invitation.workspace_id, &recorded);
     state
         .memberships
         .changed(user_id, invitation.workspace_id)
@@ -240,7 +250,7 @@ async fn join(
     tx: &mut PgConnection,
     invitation: &OpenInvitation,
     user_id: Uuid,
-) -> Result<MembershipSummary> {
+) -> Result<Membership> {
     let inserted = sqlx::query!(
         "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
          ON CONFLICT (workspace_id, user_id) DO NOTHING",
@@ -273,6 +283,15 @@ async fn join(
     }
     let schema = TenantSchema::parse(&invitation.schema_name).map_err(|e| anyhow::anyhow!(e))?;
     add_profile(&mut *tx, &schema, user_id).await?;
+    let agent = crate::agents::record::find_by_user(&mut *tx, &schema, user_id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the new member's profile is missing"))?;
+    let by = By::Agent(agent.id);
+    let joined = DomainEvent::AgentChanged(Box::new(AgentChanged {
+        change: AgentChange::Joined,
+        agent,
+    }));
+    let recorded = log::append(&mut *tx, &schema, by, vec![joined]).await?;
     sqlx::query!(
         "UPDATE public.invitations SET accepted_at = now(), accepted_by = $2 WHERE id = $1",
         invitation.id,
@@ -287,10 +306,19 @@ async fn join(
     )
     .execute(&mut *tx)
     .await?;
-    Ok(MembershipSummary {
-        id: invitation.workspace_id,
-        name: invitation.workspace_name.clone(),
-        slug: invitation.workspace_slug.clone(),
-        role: invitation.role,
+    Ok(Membership {
+        workspace: MembershipSummary {
+            id: invitation.workspace_id,
+            name: invitation.workspace_name.clone(),
+            slug: invitation.workspace_slug.clone(),
+            role: invitation.role,
+        },
+        recorded,
     })
+}
+
+/// A membership just made, and its `agent.updated` event (to hand on once committed).
+struct Membership {
+    workspace: MembershipSummary,
+    recorded: Vec<Recorded>,
 }

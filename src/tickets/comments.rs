@@ -1,7 +1,7 @@
 //! Comments on a ticket: the team's running notes, oldest first. A comment keeps its author
 //! after the author is deactivated.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::pagination::{Page, TimeKey};
 
-#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
 pub struct Comment {
     pub id: Uuid,

@@ -31,7 +31,7 @@ impl TicketStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Ticket {
     pub id: Uuid,
@@ -256,13 +256,13 @@ pub async fn release_assignee(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     agent_id: Uuid,
-) -> sqlx::Result<u64> {
-    Ok(sqlx::query(schema.sql(
-        "UPDATE {schema}.tickets SET assignee_id = NULL, updated_at = now()
-          WHERE assignee_id = $1 AND status IN ('open', 'pending')",
-    ))
+) -> sqlx::Result<Vec<Ticket>> {
+    sqlx::query_as(schema.sql(&format!(
+        "WITH t AS (UPDATE {{schema}}.tickets SET assignee_id = NULL, updated_at = now()
+                     WHERE assignee_id = $1 AND status IN ('open', 'pending') RETURNING *)
+         SELECT {COLUMNS} FROM t JOIN {{schema}}.contacts ct ON ct.id = t.requester_id"
+    )))
     .bind(agent_id)
-    .execute(conn)
-    .await?
-    .rows_affected())
+    .fetch_all(conn)
+    .await
 }

@@ -15,6 +15,8 @@ use crate::authz::Actor;
 use crate::conversations::record as conversations;
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, Result};
+use crate::events;
+use crate::events::catalogue::{DomainEvent, TicketCommentCreated};
 use crate::extract::{AppJson, AppQuery, PathId};
 use crate::inbox::assignee::{AssigneeFilter, acting_agent, ensure_assignable};
 use crate::inbox::contacts;
@@ -87,11 +89,15 @@ pub async fn create(
     )
     .await?;
     let requester = contacts::upsert(&mut *conn, schema, &ticket.requester).await?;
-    let id = record::insert(&mut *conn, schema, &ticket, requester.id).await?;
+    let id = record::insert(&mut *conn, schema, &ticket, requester.contact.id).await?;
     let ticket = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("ticket {id} vanished")))?;
-    tenant.commit().await?;
+    let mut recorded: Vec<DomainEvent> = DomainEvent::contact_upserted(&requester)
+        .into_iter()
+        .collect();
+    recorded.push(DomainEvent::TicketCreated(Box::new(ticket.clone())));
+    events::record(&state, tenant, recorded).await?;
     Ok((StatusCode::CREATED, AppJson(ticket)))
 }
 
@@ -191,7 +197,8 @@ async fn apply(
     let ticket = record::update(conn, schema, id, changes)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
-    tenant.commit().await?;
+    let updated = DomainEvent::TicketUpdated(Box::new(ticket.clone()));
+    events::record(state, tenant, vec![updated]).await?;
     Ok(AppJson(ticket))
 }
 
@@ -254,6 +261,10 @@ pub async fn add_comment(
     let comment = comments::add(conn, schema, id, &comment.body, agent_id)
         .await?
         .ok_or(Error::NotFound("ticket"))?;
-    tenant.commit().await?;
+    let created = DomainEvent::TicketCommentCreated(Box::new(TicketCommentCreated {
+        ticket_id: id,
+        comment: comment.clone(),
+    }));
+    events::record(&state, tenant, vec![created]).await?;
     Ok((StatusCode::CREATED, AppJson(comment)))
 }

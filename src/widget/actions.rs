@@ -1,20 +1,22 @@
 //! What visitors do, once: the widget's REST routes and the hub's visitor methods both call
-//! these, so both validate, limit, write and announce the same way. Every statement names the
-//! visitor's own contact: a visitor reaches no other conversation, and never a note.
+//! these, so both validate, limit, write and record the same way. Every statement names the
+//! visitor's own contact: a visitor reaches no other conversation, and never a note. A
+//! message goes through the same intake as every channel's (`conversations::intake`).
 
 use std::time::Duration;
 
 use serde::Serialize;
-use sqlx::PgConnection;
-use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::conversations::messages::{self, Message, MessageKind};
-use crate::conversations::record::{self, ConversationStatus};
+use crate::conversations::intake::{self, Destination};
+use crate::conversations::messages::Message;
+use crate::conversations::record::ConversationStatus;
 use crate::error::{Error, Result};
-use crate::hub::events::{Author, Event};
+use crate::events::catalogue::Author;
+use crate::events::log::{self, By};
+use crate::hub::events::Event;
 use crate::inbox::text;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -59,7 +61,7 @@ pub struct Posted {
 }
 
 /// The visitor's open conversation, with its messages oldest first (no notes).
-#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VisitorConversation {
     pub id: Uuid,
@@ -68,7 +70,6 @@ pub struct VisitorConversation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
-    #[sqlx(skip)]
     pub messages: Vec<VisitorMessage>,
 }
 
@@ -84,39 +85,6 @@ pub async fn limit(state: &AppState, what: &str, visitor: &Visitor, quota: Quota
     }
 }
 
-/// The contact's newest conversation that is not resolved.
-async fn open_conversation(
-    conn: &mut PgConnection,
-    schema: &TenantSchema,
-    contact_id: Uuid,
-) -> sqlx::Result<Option<VisitorConversation>> {
-    sqlx::query_as(schema.sql(
-        "SELECT id, number, status, created_at FROM {schema}.conversations
-          WHERE contact_id = $1 AND status <> 'resolved'
-          ORDER BY created_at DESC LIMIT 1",
-    ))
-    .bind(contact_id)
-    .fetch_optional(conn)
-    .await
-}
-
-/// [`open_conversation`]'s id, locked: an agent resolving it meanwhile waits for the
-/// message, or went first and the message opens a new conversation.
-async fn lock_open_conversation(
-    conn: &mut PgConnection,
-    schema: &TenantSchema,
-    contact_id: Uuid,
-) -> sqlx::Result<Option<Uuid>> {
-    sqlx::query_scalar(schema.sql(
-        "SELECT id FROM {schema}.conversations
-          WHERE contact_id = $1 AND status <> 'resolved'
-          ORDER BY created_at DESC LIMIT 1 FOR UPDATE",
-    ))
-    .bind(contact_id)
-    .fetch_optional(conn)
-    .await
-}
-
 /// `GET /widget/v1/conversation`: the open conversation and its latest messages.
 pub async fn conversation(
     state: &AppState,
@@ -124,9 +92,15 @@ pub async fn conversation(
 ) -> Result<Option<VisitorConversation>> {
     let mut conn = visitor.read(state).await?;
     let schema = &visitor.schema;
-    let Some(mut conversation) = open_conversation(&mut conn, schema, visitor.contact_id).await?
-    else {
+    let Some(open) = intake::open_conversation(&mut conn, schema, visitor.contact_id).await? else {
         return Ok(None);
+    };
+    let mut conversation = VisitorConversation {
+        id: open.id,
+        number: open.number,
+        status: open.status,
+        created_at: open.created_at,
+        messages: Vec::new(),
     };
     let rows: Vec<(Message, Option<String>, Option<String>)> = sqlx::query(schema.sql(
         "SELECT * FROM (
@@ -168,54 +142,31 @@ pub async fn conversation(
 pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Posted> {
     let body = text::required(body, BODY_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
     let mut tx = VisitorTx::begin(state, &visitor.schema).await?;
-    // The contact's row lock makes one visitor's racing first messages open one conversation.
-    tx.lock_contact(visitor).await?;
+    // Under the contact's row lock: a verification that committed since the token was issued
+    // refuses the message, and one visitor's racing first messages open one conversation.
+    let contact = tx.lock_contact(visitor).await?;
     let (conn, schema) = tx.parts();
-    let open = lock_open_conversation(&mut *conn, schema, visitor.contact_id).await?;
-    // The conversation limit first: a message refused for it does not count as sent.
-    if open.is_none() {
-        limit(state, "conversations", visitor, CONVERSATIONS).await?;
-    }
-    limit(state, "messages", visitor, MESSAGES).await?;
-    let (conversation_id, created) = match open {
-        Some(id) => (id, false),
-        None => {
-            let id = record::insert(&mut *conn, schema, visitor.contact_id, None, None).await?;
-            (id, true)
+    let taken = intake::intake(conn, schema, contact, &body, async |destination| {
+        // The conversation limit first: a message refused for it does not count as sent.
+        if destination == Destination::New {
+            limit(state, "conversations", visitor, CONVERSATIONS).await?;
         }
-    };
-    let added = messages::add(
-        &mut *conn,
+        limit(state, "messages", visitor, MESSAGES).await
+    })
+    .await?;
+    let recorded = log::append(
+        conn,
         schema,
-        conversation_id,
-        MessageKind::Incoming,
-        &body,
-        None,
+        By::Visitor(visitor.contact_id),
+        taken.events(),
     )
-    .await?
-    .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {conversation_id} vanished")))?;
-    let new_conversation = if created {
-        record::find(conn, schema, conversation_id).await?
-    } else {
-        None
-    };
+    .await?;
     tx.commit().await?;
-
-    if let Some(conversation) = new_conversation {
-        state.hub.emit(Event::conversation_created(
-            visitor.workspace_id,
-            &conversation,
-        ));
-    }
-    let event = Event::message_created(visitor.workspace_id, conversation_id, &added.message, None);
-    state
-        .hub
-        .emit(event.clone().for_visitor(visitor.contact_id));
-    state.hub.emit(event);
+    state.events.committed(visitor.workspace_id, &recorded);
     Ok(Posted {
-        conversation_id,
+        conversation_id: taken.conversation_id,
         message: VisitorMessage {
-            message: added.message,
+            message: taken.message.message,
             author: None,
         },
     })
@@ -225,21 +176,13 @@ pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Pos
 /// when none is open yet.
 pub async fn typing(state: &AppState, visitor: &Visitor, is_typing: bool) -> Result<()> {
     let mut conn = visitor.read(state).await?;
-    let open: Option<(Uuid, Option<String>)> = sqlx::query_as(visitor.schema.sql(
-        "SELECT c.id, ct.name FROM {schema}.conversations c
-           JOIN {schema}.contacts ct ON ct.id = c.contact_id
-          WHERE c.contact_id = $1 AND c.status <> 'resolved'
-          ORDER BY c.created_at DESC LIMIT 1",
-    ))
-    .bind(visitor.contact_id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    if let Some((conversation_id, name)) = open {
+    let open = intake::open_conversation(&mut conn, &visitor.schema, visitor.contact_id).await?;
+    if let Some(open) = open {
         state.hub.emit(Event::visitor_typing(
             visitor.workspace_id,
-            conversation_id,
+            open.id,
             is_typing,
-            name.as_deref().unwrap_or("Visitor"),
+            open.contact_name.as_deref().unwrap_or("Visitor"),
         ));
     }
     Ok(())

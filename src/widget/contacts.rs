@@ -99,16 +99,16 @@ pub async fn known_visitor(
 }
 
 /// The anonymous visitor's contact, made when `visitor_id` is new (or absent, or unknown
-/// here); with the visitor id the browser keeps from now on.
+/// here); with the visitor id the browser keeps from now on, and whether it was made now.
 pub async fn anonymous(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     visitor_id: Option<Uuid>,
-) -> Result<(Contact, Uuid)> {
+) -> Result<(Contact, Uuid, bool)> {
     if let Some(visitor_id) = visitor_id
         && let Some(contact) = known_visitor(&mut *conn, schema, visitor_id).await?
     {
-        return Ok((contact, visitor_id));
+        return Ok((contact, visitor_id, false));
     }
     let visitor_id = Uuid::new_v4();
     let contact = sqlx::query_as(schema.sql(&format!(
@@ -117,7 +117,7 @@ pub async fn anonymous(
     .bind(visitor_id)
     .fetch_one(conn)
     .await?;
-    Ok((contact, visitor_id))
+    Ok((contact, visitor_id, true))
 }
 
 /// What [`identified`] found or made.
@@ -126,6 +126,10 @@ pub struct Identified {
     /// The contact existed unverified and this signed identity verified it: tokens issued to
     /// it before are refused from now on, and their hub connections are to close.
     pub newly_verified: bool,
+    /// The contact was made now.
+    pub created: bool,
+    /// An existing contact's name or claimed email changed.
+    pub changed: bool,
 }
 
 /// The identified visitor's contact, made on first sight of its external id. `verified`: the
@@ -144,16 +148,24 @@ pub async fn identified(
     anonymous_visitor: Option<Uuid>,
 ) -> Result<Identified> {
     // Racing first sessions of one identity: one insert wins, both then read the same row.
-    sqlx::query(schema.sql(
+    let created = sqlx::query(schema.sql(
         "INSERT INTO {schema}.contacts (external_id, identity_verified) VALUES ($1, $2)
          ON CONFLICT (external_id) DO NOTHING",
     ))
     .bind(&identity.external_id)
     .bind(verified)
     .execute(&mut *conn)
-    .await?;
-    let (id, was_verified): (Uuid, bool) = sqlx::query_as(schema.sql(
-        "SELECT id, identity_verified FROM {schema}.contacts WHERE external_id = $1 FOR UPDATE",
+    .await?
+    .rows_affected()
+        == 1;
+    let (id, was_verified, name_before, claim_before): (
+        Uuid,
+        bool,
+        Option<String>,
+        Option<String>,
+    ) = sqlx::query_as(schema.sql(
+        "SELECT id, identity_verified, name, claimed_email FROM {schema}.contacts
+          WHERE external_id = $1 FOR UPDATE",
     ))
     .bind(&identity.external_id)
     .fetch_one(&mut *conn)
@@ -182,9 +194,13 @@ pub async fn identified(
     if let Some(visitor_id) = anonymous_visitor {
         hand_over(conn, schema, visitor_id, contact.id).await?;
     }
+    let changed =
+        !created && (contact.name != name_before || contact.claimed_email != claim_before);
     Ok(Identified {
         contact,
         newly_verified,
+        created,
+        changed,
     })
 }
 

@@ -7,6 +7,8 @@ use utoipa::ToSchema;
 
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, Result};
+use crate::events::catalogue::DomainEvent;
+use crate::events::log::{self, By};
 use crate::extract::AppJson;
 use crate::state::AppState;
 
@@ -131,14 +133,18 @@ pub async fn contact(
     tx.lock_contact(&visitor).await?;
     let (conn, schema) = tx.parts();
     let updated = contacts::update(
-        conn,
+        &mut *conn,
         schema,
         visitor.contact_id,
         email.as_ref(),
         name.as_deref(),
     )
     .await?;
+    let changed = DomainEvent::ContactUpdated(updated.clone());
+    let by = By::Visitor(visitor.contact_id);
+    let recorded = log::append(conn, schema, by, vec![changed]).await?;
     tx.commit().await?;
+    state.events.committed(visitor.workspace_id, &recorded);
     Ok(AppJson(VisitorContact {
         name: updated.name,
         email: updated.claimed_email,

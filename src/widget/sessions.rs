@@ -21,6 +21,8 @@ use crate::authz::check_workspace;
 use crate::credentials::jwt::{Trust, VisitorTrust};
 use crate::credentials::widget_identity;
 use crate::error::{Error, FieldChecks, Result};
+use crate::events::catalogue::DomainEvent;
+use crate::events::log::{self, By};
 use crate::extract::{AppJson, ClientIp};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -166,8 +168,16 @@ pub async fn create(
     let mut tx = VisitorTx::begin(&state, &site.schema).await?;
     let (conn, schema) = tx.parts();
     let mut newly_verified = false;
+    let mut contact_events = Vec::new();
     let (contact, visitor_id) = match &identity {
-        None => contacts::anonymous(&mut *conn, schema, request.visitor_id).await?,
+        None => {
+            let (contact, visitor_id, created) =
+                contacts::anonymous(&mut *conn, schema, request.visitor_id).await?;
+            if created {
+                contact_events.push(DomainEvent::ContactCreated(contact.clone()));
+            }
+            (contact, visitor_id)
+        }
         Some(identity) => {
             // The browser's visitor id, when this workspace minted it (else a new one).
             let known = match request.visitor_id {
@@ -179,14 +189,21 @@ pub async fn create(
             let identified =
                 contacts::identified(&mut *conn, schema, identity, verified, known).await?;
             newly_verified = identified.newly_verified;
+            if identified.created {
+                contact_events.push(DomainEvent::ContactCreated(identified.contact.clone()));
+            } else if identified.changed {
+                contact_events.push(DomainEvent::ContactUpdated(identified.contact.clone()));
+            }
             (identified.contact, known.unwrap_or_else(Uuid::new_v4))
         }
     };
     let Json(branding): Json<Branding> =
         sqlx::query_scalar(schema.sql("SELECT branding FROM {schema}.settings"))
-            .fetch_one(conn)
+            .fetch_one(&mut *conn)
             .await?;
+    let recorded = log::append(conn, schema, By::Visitor(contact.id), contact_events).await?;
     tx.commit().await?;
+    state.events.committed(site.workspace_id, &recorded);
     if newly_verified {
         // Sessions that named this identity unverified lose it: their hub connections close
         // on every replica (`crate::chat::lifecycle`); their requests are refused already.

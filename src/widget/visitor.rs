@@ -26,6 +26,7 @@ use uuid::Uuid;
 
 use crate::auth::extract::bearer;
 use crate::authz::check_workspace;
+use crate::conversations::intake::LockedContact;
 use crate::credentials::jwt::{TokenError, Trust, VisitorTrust};
 use crate::error::{Error, Result};
 use crate::hub::registry::VisitorIdentity;
@@ -235,14 +236,14 @@ impl VisitorTx {
     /// Locks the visitor's contact for a write, checking again under the lock that the token
     /// still speaks for it: a verification that committed since the request was authenticated
     /// refuses the write, and one that waits for the lock comes after it.
-    pub async fn lock_contact(&mut self, visitor: &Visitor) -> Result<()> {
+    pub async fn lock_contact(&mut self, visitor: &Visitor) -> Result<LockedContact> {
         let contact = contact_trust(&mut self.tx, &self.schema, visitor.contact_id, true)
             .await?
             .ok_or(GONE)?;
         if visitor.trust.trust != Trust::Verified && contact.identified && contact.verified {
             return Err(Error::Unauthorized(VERIFIED_SINCE));
         }
-        Ok(())
+        Ok(LockedContact::locked_by_caller(visitor.contact_id))
     }
 
     pub async fn commit(self) -> Result<()> {

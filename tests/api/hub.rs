@@ -360,6 +360,15 @@ async fn rest_writes_raise_events_in_their_workspace_only() {
     let created = mine.event_named("ConversationCreated").await;
     assert_eq!(created["id"], conversation["id"]);
     assert_eq!(created["contact"]["email"], "erin@example.org");
+    let first = mine.event_named("MessageCreated").await;
+    assert_eq!(
+        first["message"]["body"], "Welcome",
+        "the conversation's first message"
+    );
+    assert_eq!(
+        first["seq"].as_i64().unwrap(),
+        created["seq"].as_i64().unwrap() + 1
+    );
 
     app.json_ok(
         Method::POST,
@@ -658,6 +667,15 @@ async fn the_backplane_degrades_to_local_delivery_and_recovers() {
         there.event_named("ConversationCreated").await["id"],
         conversation["id"],
         "across replicas while Redis is up"
+    );
+    // The conversation's first message, on both.
+    assert_eq!(
+        there.event_named("MessageCreated").await["message"]["body"],
+        "Hi"
+    );
+    assert_eq!(
+        here.event_named("MessageCreated").await["message"]["body"],
+        "Hi"
     );
 
     redis.kill();

@@ -17,6 +17,8 @@ mod auth_register;
 mod auth_tokens;
 mod change_email;
 mod email_verification;
+mod event_order;
+mod events;
 mod http_conventions;
 mod invitations;
 mod operations;

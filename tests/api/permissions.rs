@@ -260,6 +260,15 @@ fn routes() -> Vec<Route> {
             OWNER_ONLY,
             NO_KEYS,
         ),
+        // The event log: every member, and the workspace's API keys.
+        route(
+            Method::GET,
+            "/api/events",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
         // Conversations, tickets and canned responses: every member; never an API key.
         route(
             Method::GET,

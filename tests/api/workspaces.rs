@@ -46,6 +46,8 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "canned_responses",
             "contacts",
             "conversations",
+            "event_log_head",
+            "events",
             "messages",
             "refinery_schema_history",
             "settings",

@@ -7,6 +7,7 @@
 
 pub mod delivery;
 pub mod email;
+pub mod event_retention;
 pub mod health;
 pub mod janitor;
 pub mod queues;
@@ -91,6 +92,7 @@ pub async fn run(
         namespace.clone(),
         stop.clone(),
     ));
+    let event_retention = tokio::spawn(event_retention::run(db.clone(), stop.clone()));
     // SPARE_SCHEMAS=0: no refill; creating a workspace then makes its schema on the spot.
     let spares = (worker.spare_schemas > 0)
         .then(|| tokio::spawn(spares::run(db.clone(), worker.spare_schemas, stop.clone())));
@@ -145,6 +147,7 @@ pub async fn run(
     stop.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(3), relay).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), janitor).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), event_retention).await;
     if let Some(spares) = spares {
         let _ = tokio::time::timeout(Duration::from_secs(1), spares).await;
     }

@@ -11,6 +11,7 @@ mod harness;
 
 mod dashboard_browser;
 mod emails;
+mod event_retention;
 mod faults;
 mod janitor;
 mod password_reset;

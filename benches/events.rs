@@ -1,0 +1,389 @@
+//! The event log's costs, each beside a baseline of the same run:
+//!
+//! 1. The write path: replies per second with and without their event. Baseline: the reply
+//!    statement as it was before the log (the message and the conversation's `lastMessageAt`,
+//!    inlined below); against it `conversations::messages::add_by_member`, the same reply with
+//!    its `message.created` event in one statement. `EVENTS_BENCH_WRITERS` (16) writers for
+//!    `EVENTS_BENCH_SECONDS` (8) per run, the two alternated twice, first all in one workspace
+//!    (every writer waits for the one log head: the worst case), then spread over
+//!    `EVENTS_BENCH_SPREAD` (16) workspaces.
+//! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
+//!    `EVENTS_BENCH_WORKSPACES` (10 000) workspaces in the database, at random ones of the
+//!    `EVENTS_BENCH_FULL` (100) that hold 1 200 events each; `EVENTS_BENCH_READS` (2 000)
+//!    requests from 4 clients; p50, p99. Baseline: the same page read straight from
+//!    PostgreSQL (one statement on a pool, no HTTP, no JSON).
+//!
+//! `cargo bench --bench events` (or `BENCH_ONLY=events bash .ci/bench`).
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, ensure};
+use common::{insert_users, ms, percentile, post_json};
+use rand::RngExt;
+use serde_json::json;
+use sqlx::PgPool;
+use supportdesk::conversations::messages::{self, MessageKind};
+use supportdesk::credentials::jwt::JwtKeys;
+use supportdesk_core::config::Settings;
+use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::migrations::provision;
+use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::process::KillOnDrop;
+use supportdesk_test_support::{free_port, test_env};
+use uuid::Uuid;
+
+fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run())
+}
+
+/// A workspace made through the API, its token and a conversation in it.
+struct Workspace {
+    id: Uuid,
+    token: String,
+    owner: Uuid,
+    conversations: Vec<Uuid>,
+}
+
+/// The reply statement before the event log: what a reply cost without its event.
+async fn reply_without_event(
+    pool: &PgPool,
+    schema: &TenantSchema,
+    conversation: Uuid,
+    user_id: Uuid,
+) -> sqlx::Result<()> {
+    sqlx::query(schema.sql(
+        "WITH a AS (SELECT id, display_name, avatar_url FROM {schema}.agent_profiles
+                     WHERE user_id = $4),
+              c AS (UPDATE {schema}.conversations
+                       SET last_message_at = greatest(last_message_at, now()), updated_at = now()
+                     WHERE id = $1 AND EXISTS (SELECT 1 FROM a) RETURNING id, contact_id),
+              m AS (INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
+                    SELECT c.id, $2, $3, a.id FROM c, a
+                    RETURNING id, kind, body, author_agent_id, created_at)
+         SELECT m.id, c.contact_id, a.display_name FROM m, c, a",
+    ))
+    .bind(conversation)
+    .bind(MessageKind::Outgoing)
+    .bind("Bench reply")
+    .bind(user_id)
+    .fetch_one(pool)
+    .await?;
+    Ok(())
+}
+
+/// Replies per second by `writers` writers over `workspaces`, with or without the event.
+async fn replies_per_second(
+    pool: &PgPool,
+    workspaces: &[Workspace],
+    writers: usize,
+    seconds: u64,
+    with_event: bool,
+) -> anyhow::Result<f64> {
+    let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for w in 0..writers {
+        let workspace = &workspaces[w % workspaces.len()];
+        let schema = TenantSchema::for_workspace(workspace.id);
+        let conversation = workspace.conversations[w % workspace.conversations.len()];
+        let (pool, done, stop, owner) = (pool.clone(), done.clone(), stop.clone(), workspace.owner);
+        tasks.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                if with_event {
+                    messages::add_by_member(
+                        &pool,
+                        &schema,
+                        conversation,
+                        MessageKind::Outgoing,
+                        "Bench reply",
+                        owner,
+                        Uuid::now_v7(),
+                    )
+                    .await?
+                    .context("the reply was written")?;
+                } else {
+                    reply_without_event(&pool, &schema, conversation, owner).await?;
+                }
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+            anyhow::Ok(())
+        }));
+    }
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    stop.store(true, Ordering::Relaxed);
+    let elapsed = started.elapsed();
+    for task in tasks {
+        task.await??;
+    }
+    Ok(done.load(Ordering::Relaxed) as f64 / elapsed.as_secs_f64())
+}
+
+async fn run() -> anyhow::Result<()> {
+    let writers = knob("EVENTS_BENCH_WRITERS", 16).max(1);
+    let seconds = knob("EVENTS_BENCH_SECONDS", 8).max(1) as u64;
+    let spread = knob("EVENTS_BENCH_SPREAD", 16).max(1);
+    let total = knob("EVENTS_BENCH_WORKSPACES", 10_000).max(spread);
+    let full = knob("EVENTS_BENCH_FULL", 100).clamp(1, total);
+    let reads = knob("EVENTS_BENCH_READS", 2_000).max(10);
+    let started_all = Instant::now();
+    let step = |what: &str| eprintln!("[{:>6.1} s] {what}", started_all.elapsed().as_secs_f64());
+    let client = reqwest::Client::builder().no_proxy().build()?;
+
+    step("creating the benchmark database and starting the API (release build)");
+    let database = TestDatabase::empty().await;
+    let env = test_env(
+        &database.url,
+        &[
+            ("RUN_MIGRATIONS_ON_STARTUP", "false"),
+            ("WORKSPACE_CREATES_PER_HOUR", "0"),
+            ("RUST_LOG", "warn"),
+        ],
+    );
+    let settings = Settings::load_from(None, Some(env.clone()))?;
+    let migrate = Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+        .arg("migrate")
+        .env_clear()
+        .envs(&env)
+        .output()?;
+    ensure!(migrate.status.success(), "supportdesk migrate failed");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let _server = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .env_clear()
+            .envs(&env)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?,
+    );
+    let mut healthy = false;
+    for _ in 0..100 {
+        if client
+            .get(format!("{base}/healthz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status() == 200)
+        {
+            healthy = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    ensure!(healthy, "the API did not become healthy");
+    let pool = database.pool().await;
+    let jwt = JwtKeys::new(
+        settings
+            .application
+            .jwt_secret
+            .as_ref()
+            .context("JWT_SECRET")?,
+    );
+
+    let api_workspaces = spread.max(full);
+    step(&format!(
+        "{api_workspaces} workspaces through the API, 4 conversations each"
+    ));
+    let owners = insert_users(&pool, "events-owner-", api_workspaces, "unused").await?;
+    let mut workspaces = Vec::new();
+    for (i, (user_id, _)) in owners.iter().enumerate() {
+        let user_token = jwt.issue_user(*user_id, 0)?.token;
+        let created = post_json(
+            &client,
+            format!("{base}/workspaces"),
+            &user_token,
+            json!({"name": format!("Events {i}")}),
+        )
+        .await?;
+        let id: Uuid = created["id"].as_str().context("id")?.parse()?;
+        let selected = post_json(
+            &client,
+            format!("{base}/workspaces/{id}/select"),
+            &user_token,
+            json!({}),
+        )
+        .await?;
+        let token = selected["token"].as_str().context("token")?.to_owned();
+        let mut conversations = Vec::new();
+        for c in 0..4 {
+            let conversation = post_json(
+                &client,
+                format!("{base}/api/conversations"),
+                &token,
+                json!({"contact": {"email": format!("c{i}-{c}@bench.test")}, "body": "Hello"}),
+            )
+            .await?;
+            conversations.push(conversation["id"].as_str().context("id")?.parse()?);
+        }
+        workspaces.push(Workspace {
+            id,
+            token,
+            owner: *user_id,
+            conversations,
+        });
+    }
+
+    // 1. The write path.
+    let mut lines = Vec::new();
+    for (label, set) in [
+        ("one workspace", &workspaces[..1]),
+        ("spread", &workspaces[..spread]),
+    ] {
+        let (mut without, mut with) = (Vec::new(), Vec::new());
+        for round in 0..2 {
+            step(&format!("write path, {label}: round {round}"));
+            without.push(replies_per_second(&pool, set, writers, seconds, false).await?);
+            with.push(replies_per_second(&pool, set, writers, seconds, true).await?);
+        }
+        let without = without.iter().sum::<f64>() / without.len() as f64;
+        let with = with.iter().sum::<f64>() / with.len() as f64;
+        lines.push(format!(
+            "1. replies/s, {writers} writers, {label} ({} workspaces): without the event {without:.0}, with it {with:.0}: {:.1} % of the throughput kept (budget: at least 85 %)",
+            set.len(),
+            100.0 * with / without
+        ));
+    }
+
+    // 2. The read path: every full workspace gets 1 200 events (replies through the write
+    // path), the rest of the 10 000 are schemas of their own with a few.
+    step(&format!("{full} workspaces with 1 200 events each"));
+    for workspace in &workspaces[..full] {
+        let schema = TenantSchema::for_workspace(workspace.id);
+        let have: i64 = sqlx::query_scalar(schema.sql("SELECT seq FROM {schema}.event_log_head"))
+            .fetch_one(&pool)
+            .await?;
+        for _ in have..1_200 {
+            messages::add_by_member(
+                &pool,
+                &schema,
+                workspace.conversations[0],
+                MessageKind::Outgoing,
+                "Bench reply",
+                workspace.owner,
+                Uuid::now_v7(),
+            )
+            .await?;
+        }
+    }
+    let extra = total.saturating_sub(workspaces.len());
+    step(&format!(
+        "{extra} more workspaces (schemas at the latest tenant version)"
+    ));
+    let made = Arc::new(AtomicU64::new(0));
+    let mut makers = Vec::new();
+    for m in 0..4 {
+        let (pool, made) = (pool.clone(), made.clone());
+        makers.push(tokio::spawn(async move {
+            for n in (m..extra).step_by(4) {
+                let id = Uuid::now_v7();
+                let schema = TenantSchema::for_workspace(id);
+                let mut tx = pool.begin().await?;
+                sqlx::query(
+                    "INSERT INTO public.workspaces (id, name, slug, schema_name)
+                     VALUES ($1, $2, $2, $3)",
+                )
+                .bind(id)
+                .bind(format!("extra-{n}"))
+                .bind(schema.name())
+                .execute(&mut *tx)
+                .await?;
+                provision(&mut tx, &schema).await?;
+                tx.commit().await?;
+                let done = made.fetch_add(1, Ordering::Relaxed) + 1;
+                if done % 1000 == 0 {
+                    eprintln!("  {done} of {extra}");
+                }
+            }
+            anyhow::Ok(())
+        }));
+    }
+    for maker in makers {
+        maker.await??;
+    }
+
+    step(&format!("{reads} reads of 1 000 events, 4 clients"));
+    let targets: Arc<Vec<(Uuid, String)>> = Arc::new(
+        workspaces[..full]
+            .iter()
+            .map(|w| (w.id, w.token.clone()))
+            .collect(),
+    );
+    let (mut api, mut db) = (Vec::new(), Vec::new());
+    let mut clients = Vec::new();
+    for _ in 0..4 {
+        let (client, base, targets, pool) =
+            (client.clone(), base.clone(), targets.clone(), pool.clone());
+        clients.push(tokio::spawn(async move {
+            let (mut api, mut db) = (Vec::new(), Vec::new());
+            for _ in 0..reads / 4 {
+                let (id, token) = &targets[rand::rng().random_range(0..targets.len())];
+                let after = rand::rng().random_range(0..150);
+                let started = Instant::now();
+                let response = client
+                    .get(format!("{base}/api/events?after={after}&limit=1000"))
+                    .bearer_auth(token)
+                    .send()
+                    .await?;
+                ensure!(
+                    response.status() == 200,
+                    "GET /api/events: {}",
+                    response.status()
+                );
+                let page: serde_json::Value = response.json().await?;
+                api.push(started.elapsed());
+                ensure!(page["events"].as_array().map(Vec::len) == Some(1000));
+                let schema = TenantSchema::for_workspace(*id);
+                let started = Instant::now();
+                let rows: Vec<(i64, serde_json::Value)> = sqlx::query_as(schema.sql(
+                    "SELECT seq, data FROM {schema}.events WHERE seq > $1 ORDER BY seq LIMIT 1000",
+                ))
+                .bind(after)
+                .fetch_all(&pool)
+                .await?;
+                db.push(started.elapsed());
+                ensure!(rows.len() == 1000);
+            }
+            anyhow::Ok((api, db))
+        }));
+    }
+    for client in clients {
+        let (a, d) = client.await??;
+        api.extend(a);
+        db.extend(d);
+    }
+    api.sort();
+    db.sort();
+    lines.push(format!(
+        "2. GET /api/events, 1 000 events a page, {total} workspaces: p50 {} p99 {} (budget: p99 under 20 ms); the same page straight from PostgreSQL: p50 {} p99 {}; API p99 / PostgreSQL p99 = {:.1}",
+        ms(percentile(&api, 0.50)),
+        ms(percentile(&api, 0.99)),
+        ms(percentile(&db, 0.50)),
+        ms(percentile(&db, 0.99)),
+        percentile(&api, 0.99).as_secs_f64() / percentile(&db, 0.99).as_secs_f64().max(1e-9),
+    ));
+    step("done");
+    println!(
+        "event log benchmark ({} cores)",
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    );
+    for line in lines {
+        println!("{line}");
+    }
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! Customer intake, once for every channel: a contact writes in, and their message lands in
+//! their open conversation, or opens one (unassigned, in the inbox) when none is open. The
+//! widget calls it; the email channel will.
+//!
+//! Two first messages of one contact racing each other must open one conversation, and an
+//! agent resolving the conversation meanwhile must either wait for the message or have it
+//! open a new one. So intake needs the contact's row lock ([`LockedContact`], which only a
+//! locking statement makes: a channel checks what it must under that lock, as the widget
+//! checks its visitor's trust) and locks the open conversation it writes to.
+
+use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::messages::{self, MessageKind};
+use super::record::{self, Conversation, ConversationStatus};
+use crate::error::{Error, Result};
+use crate::events::catalogue::{DomainEvent, MessageCreated};
+
+/// A contact whose row this transaction has locked.
+#[derive(Debug, Clone, Copy)]
+pub struct LockedContact(Uuid);
+
+impl LockedContact {
+    /// Locks contact `id`; `None` when there is no such contact.
+    pub async fn lock(
+        conn: &mut PgConnection,
+        schema: &TenantSchema,
+        id: Uuid,
+    ) -> sqlx::Result<Option<Self>> {
+        let found: Option<Uuid> = sqlx::query_scalar(
+            schema.sql("SELECT id FROM {schema}.contacts WHERE id = $1 FOR UPDATE"),
+        )
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+        Ok(found.map(Self))
+    }
+
+    /// For a statement that already took the lock (`SELECT ... FOR UPDATE` on the contact).
+    pub fn locked_by_caller(id: Uuid) -> Self {
+        Self(id)
+    }
+
+    pub fn id(self) -> Uuid {
+        self.0
+    }
+}
+
+/// Which conversation of a contact is "open": the newest one not resolved. The one
+/// definition every reader and intake uses.
+const OPEN_OF_CONTACT: &str = "c.contact_id = $1 AND c.status <> 'resolved'
+                                ORDER BY c.created_at DESC LIMIT 1";
+
+/// The contact's open conversation, as a visitor's widget shows it.
+#[derive(Debug, sqlx::FromRow)]
+pub struct OpenConversation {
+    pub id: Uuid,
+    pub number: i64,
+    pub status: ConversationStatus,
+    pub created_at: OffsetDateTime,
+    /// The contact's name, as typing shows it.
+    pub contact_name: Option<String>,
+}
+
+/// The contact's open conversation, if any.
+pub async fn open_conversation(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact_id: Uuid,
+) -> sqlx::Result<Option<OpenConversation>> {
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT c.id, c.number, c.status, c.created_at, ct.name AS contact_name
+           FROM {{schema}}.conversations c
+           JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
+          WHERE {OPEN_OF_CONTACT}"
+    )))
+    .bind(contact_id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// Whether intake opens a conversation: channels limit the two differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    Open(Uuid),
+    New,
+}
+
+/// What intake wrote.
+#[derive(Debug)]
+pub struct Intake {
+    pub conversation_id: Uuid,
+    /// The conversation it opened, if it opened one.
+    pub opened: Option<Conversation>,
+    pub message: MessageCreated,
+}
+
+impl Intake {
+    /// The events intake's writes are recorded as, in order.
+    pub fn events(&self) -> Vec<DomainEvent> {
+        let opened = self
+            .opened
+            .clone()
+            .map(|c| DomainEvent::ConversationCreated(Box::new(c)));
+        opened
+            .into_iter()
+            .chain([DomainEvent::MessageCreated(Box::new(self.message.clone()))])
+            .collect()
+    }
+}
+
+/// Adds `body` from the contact to their open conversation, opening one when none is open.
+/// `admit` sees where it will go first and may refuse (a rate limit): then nothing is
+/// written.
+pub async fn intake(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact: LockedContact,
+    body: &str,
+    admit: impl AsyncFnOnce(Destination) -> Result<()>,
+) -> Result<Intake> {
+    let open: Option<Uuid> = sqlx::query_scalar(schema.sql(&format!(
+        "SELECT c.id FROM {{schema}}.conversations c WHERE {OPEN_OF_CONTACT} FOR UPDATE"
+    )))
+    .bind(contact.id())
+    .fetch_optional(&mut *conn)
+    .await?;
+    let destination = open.map_or(Destination::New, Destination::Open);
+    admit(destination).await?;
+    let conversation_id = match destination {
+        Destination::Open(id) => id,
+        Destination::New => record::insert(&mut *conn, schema, contact.id(), None, None).await?,
+    };
+    let added = messages::add(
+        &mut *conn,
+        schema,
+        conversation_id,
+        MessageKind::Incoming,
+        body,
+        None,
+    )
+    .await?
+    .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {conversation_id} vanished")))?;
+    let opened = match destination {
+        Destination::New => record::find(conn, schema, conversation_id).await?,
+        Destination::Open(_) => None,
+    };
+    Ok(Intake {
+        conversation_id,
+        opened,
+        message: MessageCreated {
+            conversation_id,
+            contact_id: added.contact_id,
+            message: added.message,
+            author: None,
+        },
+    })
+}

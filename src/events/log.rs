@@ -1,0 +1,168 @@
+//! The log's SQL: appending a transaction's events, and reading a page of them.
+//!
+//! Appending is one statement that takes the next numbers from `event_log_head` (whose row
+//! lock then lasts until the transaction ends: see `tenant_migrations/V7__event_log.sql`), so
+//! callers append as the last statement before their commit.
+
+use sqlx::PgConnection;
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, Row};
+use supportdesk_core::tenancy::TenantSchema;
+use uuid::Uuid;
+
+use super::catalogue::{ActorKind, DomainEvent, EventActor, Recorded};
+
+/// Who makes the change being recorded, as the writer knows them.
+#[derive(Debug, Clone, Copy)]
+pub enum By {
+    /// A member acting with their workspace token: the log names their agent id.
+    Member(Uuid),
+    /// An agent already known by their agent id.
+    Agent(Uuid),
+    /// A widget visitor: their contact id.
+    Visitor(Uuid),
+    ApiKey(Uuid),
+    System,
+}
+
+impl By {
+    /// The actor as stored, the member's agent id left for the statement to find.
+    fn parts(self) -> (ActorKind, Option<Uuid>, Option<Uuid>) {
+        match self {
+            Self::Member(user_id) => (ActorKind::Agent, None, Some(user_id)),
+            Self::Agent(id) => (ActorKind::Agent, Some(id), None),
+            Self::Visitor(id) => (ActorKind::Visitor, Some(id), None),
+            Self::ApiKey(id) => (ActorKind::ApiKey, Some(id), None),
+            Self::System => (ActorKind::System, None, None),
+        }
+    }
+}
+
+impl From<&crate::authz::Actor> for By {
+    fn from(actor: &crate::authz::Actor) -> Self {
+        match actor.principal {
+            crate::authz::Principal::Member { user_id, .. } => Self::Member(user_id),
+            crate::authz::Principal::ApiKey { key_id } => Self::ApiKey(key_id),
+        }
+    }
+}
+
+/// The type and data columns of an event.
+fn columns(event: &DomainEvent) -> Result<(String, serde_json::Value), serde_json::Error> {
+    let serde_json::Value::Object(mut object) = serde_json::to_value(event)? else {
+        return Err(serde::ser::Error::custom("an event is an object"));
+    };
+    let data = object.remove("data").unwrap_or_default();
+    let Some(serde_json::Value::String(kind)) = object.remove("type") else {
+        return Err(serde::ser::Error::custom("an event has a type"));
+    };
+    Ok((kind, data))
+}
+
+/// Records `events`, in this order, in the transaction `conn` is in. Nothing is written for
+/// an empty list.
+pub async fn append(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    by: By,
+    events: Vec<DomainEvent>,
+) -> sqlx::Result<Vec<Recorded>> {
+    if events.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ids = Vec::with_capacity(events.len());
+    let mut types = Vec::with_capacity(events.len());
+    let mut data = Vec::with_capacity(events.len());
+    for event in &events {
+        let (kind, json) = columns(event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        ids.push(Uuid::now_v7());
+        types.push(kind);
+        data.push(json);
+    }
+    let (kind, id, user_id) = by.parts();
+    let rows: Vec<(i64, Uuid, time::OffsetDateTime, Option<Uuid>)> = sqlx::query_as(schema.sql(
+        "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + $4
+                           RETURNING seq - $4 AS base)
+             INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+             SELECT head.base + e.n, e.id, e.type, $5,
+                    coalesce($6, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $7)),
+                    e.data
+               FROM head, unnest($1::uuid[], $2::text[], $3::jsonb[])
+                          WITH ORDINALITY AS e(id, type, data, n)
+             RETURNING seq, id, occurred_at, actor_id",
+    ))
+    .bind(&ids)
+    .bind(&types)
+    .bind(&data)
+    .bind(i64::try_from(events.len()).unwrap_or(i64::MAX))
+    .bind(kind)
+    .bind(id)
+    .bind(user_id)
+    .fetch_all(conn)
+    .await?;
+    let mut recorded: Vec<Recorded> = rows
+        .into_iter()
+        .zip(events)
+        .map(|((seq, id, occurred_at, actor_id), event)| Recorded {
+            id,
+            seq,
+            occurred_at,
+            actor: EventActor { kind, id: actor_id },
+            event,
+        })
+        .collect();
+    recorded.sort_by_key(|r| r.seq);
+    Ok(recorded)
+}
+
+impl FromRow<'_, PgRow> for Recorded {
+    fn from_row(row: &PgRow) -> sqlx::Result<Self> {
+        let kind: String = row.try_get("type")?;
+        let data: serde_json::Value = row.try_get("data")?;
+        let event = serde_json::from_value(serde_json::json!({ "type": kind, "data": data }))
+            .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        Ok(Self {
+            id: row.try_get("id")?,
+            seq: row.try_get("seq")?,
+            occurred_at: row.try_get("occurred_at")?,
+            actor: EventActor {
+                kind: row.try_get("actor_kind")?,
+                id: row.try_get("actor_id")?,
+            },
+            event,
+        })
+    }
+}
+
+/// Where the log stands: the newest seq, and the newest one pruned.
+#[derive(Debug, Clone, Copy, FromRow)]
+pub struct Head {
+    pub seq: i64,
+    pub pruned_through: i64,
+}
+
+pub async fn head(conn: &mut PgConnection, schema: &TenantSchema) -> sqlx::Result<Head> {
+    sqlx::query_as(schema.sql("SELECT seq, pruned_through FROM {schema}.event_log_head"))
+        .fetch_one(conn)
+        .await
+}
+
+/// Up to `limit` events after `after` and before `before` (exclusive), oldest first.
+pub async fn read(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    after: i64,
+    before: Option<i64>,
+    limit: i64,
+) -> sqlx::Result<Vec<Recorded>> {
+    sqlx::query_as(schema.sql(
+        "SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM {schema}.events
+          WHERE seq > $1 AND ($2::bigint IS NULL OR seq < $2)
+          ORDER BY seq LIMIT $3",
+    ))
+    .bind(after)
+    .bind(before)
+    .bind(limit)
+    .fetch_all(conn)
+    .await
+}

@@ -1,0 +1,51 @@
+//! One event log per workspace: every change is recorded once, in the transaction that makes
+//! it, with a per-workspace `seq` in commit order, and handed to subscribers after the commit.
+//!
+//! Why a log rather than messages sent after each write: a committed change always has its
+//! event and a rolled-back one never does; a client that was away asks for what it missed
+//! (`GET /api/events?after=SEQ`) instead of reloading; the hub can put events of several
+//! replicas back in order (gap-free numbers tell it what is missing); and integrations to
+//! come (webhooks, the email channel, reports) read the same facts at their own pace.
+//!
+//! - `catalogue`: the [`DomainEvent`](catalogue::DomainEvent)s and how they are shown.
+//! - `log`: appending and reading, in the workspace's schema.
+//! - `publisher`: subscribers after commit (the chat hub).
+//! - `routes`: `GET /api/events`.
+//!
+//! Writers: `log::append` as the last statement of the transaction, `commit`, then
+//! `state.events.committed(...)`; [`record`] does the three for a [`TenantTx`].
+
+pub mod catalogue;
+pub mod log;
+pub mod publisher;
+mod routes;
+
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::authz::{Permission, RequireExt, Rule};
+use crate::error::Result;
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+use catalogue::{DomainEvent, Recorded};
+
+/// Appends `events` for the acting member or key, commits, and hands them to subscribers.
+pub async fn record(
+    state: &AppState,
+    mut tenant: TenantTx,
+    events: Vec<DomainEvent>,
+) -> Result<Vec<Recorded>> {
+    let by = log::By::from(&tenant.actor);
+    let workspace_id = tenant.actor.workspace_id;
+    let (conn, schema) = tenant.parts();
+    let recorded = log::append(conn, schema, by, events).await?;
+    tenant.commit().await?;
+    state.events.committed(workspace_id, &recorded);
+    Ok(recorded)
+}
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(routes::list))
+        .require(state, Rule::members_or_api_key(Permission::ViewWorkspace))
+}

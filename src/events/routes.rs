@@ -1,0 +1,105 @@
+//! `GET /api/events`: the workspace's log, a page at a time, for clients that were away and
+//! for integrations that keep their own place in it.
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use super::catalogue::{EventActor, Recorded};
+use super::log;
+use crate::error::responses::WorkspaceViewErrors;
+use crate::error::{Error, Result};
+use crate::extract::{AppJson, AppQuery};
+use crate::tenancy::context::Tenant;
+
+pub const DEFAULT_LIMIT: i64 = 100;
+pub const MAX_LIMIT: i64 = 1000;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// The `seq` of the last event the client has: the page starts after it. Omitted: the
+    /// page is empty and `nextAfter` is the newest seq (a place to start from now).
+    after: Option<i64>,
+    /// 1 to 1000; 100 when omitted.
+    limit: Option<i64>,
+}
+
+/// One recorded event: `type` names it and `data` is the resource as the REST API shows it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoggedEvent {
+    id: Uuid,
+    seq: i64,
+    #[schema(example = "message.created")]
+    r#type: String,
+    #[schema(value_type = String, format = DateTime)]
+    occurred_at: String,
+    actor: EventActor,
+    data: serde_json::Value,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventPage {
+    #[schema(value_type = Vec<LoggedEvent>)]
+    pub events: Vec<Recorded>,
+    /// The next call's `after`: the last seq of this page, or `after` itself when it is empty.
+    pub next_after: i64,
+    /// The workspace's newest seq.
+    pub head: i64,
+}
+
+/// The workspace's events after a seq, oldest first. Every member and API key of the
+/// workspace sees every event of it; events are kept 30 days.
+#[utoipa::path(
+    get, path = "/api/events", tag = "events",
+    security(("bearer" = [])),
+    params(EventsQuery),
+    responses(
+        (status = 200, description = "A page of events in seq order", body = EventPage),
+        (status = 410, description = "`after` is older than the events kept (`events_expired`): reload, then start from `head`", body = crate::error::Problem, content_type = "application/problem+json"),
+        WorkspaceViewErrors,
+    )
+)]
+pub async fn list(
+    AppQuery(query): AppQuery<EventsQuery>,
+    mut tenant: Tenant,
+) -> Result<AppJson<EventPage>> {
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(Error::invalid_field(
+            "limit",
+            format!("must be between 1 and {MAX_LIMIT}"),
+        ));
+    }
+    if query.after.is_some_and(|after| after < 0) {
+        return Err(Error::invalid_field("after", "must not be negative"));
+    }
+    let (conn, schema) = tenant.parts();
+    let head = log::head(&mut *conn, schema).await?;
+    let Some(after) = query.after else {
+        return Ok(AppJson(EventPage {
+            events: Vec::new(),
+            next_after: head.seq,
+            head: head.seq,
+        }));
+    };
+    if after < head.pruned_through {
+        return Err(Error::Gone {
+            code: "events_expired",
+            detail: format!(
+                "events up to seq {} are no longer kept: reload, then read from the newest seq ({})",
+                head.pruned_through, head.seq
+            ),
+        });
+    }
+    let events = log::read(conn, schema, after, None, limit).await?;
+    let next_after = events.last().map_or(after, |e| e.seq);
+    Ok(AppJson(EventPage {
+        events,
+        next_after,
+        head: head.seq.max(next_after),
+    }))
+}

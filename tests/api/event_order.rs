@@ -1,0 +1,98 @@
+//! Events of one conversation reach hub clients in `seq` order whichever replica wrote them,
+//! and a replica that missed another's event (Redis lost it) reads it from the log rather
+//! than skipping it.
+
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::json;
+use supportdesk_test_support::redis_server::RedisServer;
+
+use crate::helpers::{spawn_app, spawn_replica, spawn_replica_with};
+use crate::helpers_conversations::id;
+use crate::helpers_hub::{HubClient, hub_at};
+
+/// The seqs of the next `count` `MessageCreated` events.
+async fn message_seqs(hub: &mut HubClient, count: usize) -> Vec<i64> {
+    let mut seqs = Vec::with_capacity(count);
+    while seqs.len() < count {
+        let event = hub.event_named("MessageCreated").await;
+        seqs.push(event["seq"].as_i64().expect("seq"));
+    }
+    seqs
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_replicas_writing_to_one_conversation_reach_every_client_in_seq_order() {
+    let app = spawn_app().await;
+    let replica = spawn_replica(&app).await;
+    let owner = app.owner_with_workspace("acme").await;
+    let token = owner.workspace_token.clone();
+    let conversation = app
+        .start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let path = format!("/api/conversations/{}/messages", id(&conversation));
+    let mut here = hub_at(&app.client, &app.address, &token).await;
+    let mut there = hub_at(&app.client, &replica.address, &token).await;
+
+    const REPLIES: usize = 60;
+    let addresses = [app.address.as_str(), replica.address.as_str()];
+    for round in 0..REPLIES / 12 {
+        let posts = (0..12).map(|n| {
+            let url = format!("{}{path}", addresses[n % 2]);
+            let request = app
+                .client
+                .post(url)
+                .bearer_auth(&token)
+                .json(&json!({"body": format!("reply {round}.{n}")}));
+            async move { request.send().await.expect("post").status() }
+        });
+        for status in join_all(posts).await {
+            assert_eq!(status, StatusCode::CREATED);
+        }
+    }
+    for hub in [&mut here, &mut there] {
+        let seqs = message_seqs(hub, REPLIES).await;
+        let first = seqs[0];
+        let expected: Vec<i64> = (first..first + REPLIES as i64).collect();
+        assert_eq!(seqs, expected, "in seq order, none missing");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_event_redis_never_carried_is_read_from_the_log() {
+    let app = spawn_app().await;
+    let mut redis = RedisServer::start();
+    let replica = spawn_replica_with(&app, &[("REDIS_URL", &redis.url())]).await;
+    let owner = app.owner_with_workspace("acme").await;
+    let token = owner.workspace_token.clone();
+    let conversation = app
+        .start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let path = format!("/api/conversations/{}/messages", id(&conversation));
+    let mut hub = hub_at(&app.client, &app.address, &token).await;
+
+    // The replica's events go to a Redis nobody else hears: for `app`, they are lost.
+    let lost = app
+        .client
+        .post(format!("{}{path}", replica.address))
+        .bearer_auth(&token)
+        .json(&json!({"body": "written on the replica"}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(lost.status(), StatusCode::CREATED);
+    let heard = app
+        .post_json(&path, &json!({"body": "written here"}), Some(&token))
+        .await;
+    assert_eq!(heard.status(), StatusCode::CREATED);
+
+    let first = hub.event_named("MessageCreated").await;
+    let second = hub.event_named("MessageCreated").await;
+    assert_eq!(first["message"]["body"], "written on the replica");
+    assert_eq!(second["message"]["body"], "written here");
+    assert_eq!(
+        second["seq"].as_i64().unwrap(),
+        first["seq"].as_i64().unwrap() + 1
+    );
+    redis.kill();
+}

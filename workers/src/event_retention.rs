@@ -1,0 +1,113 @@
+//! Keeps every workspace's event log within its retention: events older than
+//! [`RETENTION`] are deleted, oldest first, in batches of [`BATCH`], and the workspace's
+//! `pruned_through` moves with them, so `GET /api/events` answers 410 to a reader asking for
+//! what follows a pruned event rather than returning a page with a hole in it.
+//!
+//! Workspaces are visited from the control plane in pages (never all schemas at once), each
+//! batch is one short statement in its own transaction, and a pass is resumable: a crash
+//! loses nothing, the next pass starts again from the oldest events left.
+
+use std::time::Duration;
+
+use sqlx::PgPool;
+use supportdesk_core::tenancy::TenantSchema;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+/// Events are kept this long.
+pub const RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+/// Events deleted per statement.
+pub const BATCH: i64 = 1000;
+/// Batches per workspace per pass; a larger backlog is finished by the next passes.
+const BATCHES_PER_WORKSPACE: usize = 20;
+/// Workspaces read from the control plane at a time.
+const WORKSPACE_PAGE: i64 = 500;
+const EVERY: Duration = Duration::from_secs(3600);
+
+pub async fn run(db: PgPool, stop: CancellationToken) {
+    let mut passes = tokio::time::interval(EVERY);
+    passes.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            _ = passes.tick() => {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    result = prune_all(&db, RETENTION) => match result {
+                        Ok(0) => {}
+                        Ok(pruned) => tracing::info!(pruned, "pruned expired events"),
+                        Err(err) => tracing::warn!(error = %err, "could not list workspaces to prune"),
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// One pass over every workspace; how many events it deleted. A workspace that fails is
+/// logged and skipped.
+pub async fn prune_all(db: &PgPool, retention: Duration) -> sqlx::Result<u64> {
+    let mut after = Uuid::nil();
+    let mut pruned = 0;
+    loop {
+        let page: Vec<(Uuid, String)> = sqlx::query_as(
+            "SELECT id, schema_name FROM public.workspaces WHERE id > $1 ORDER BY id LIMIT $2",
+        )
+        .bind(after)
+        .bind(WORKSPACE_PAGE)
+        .fetch_all(db)
+        .await?;
+        let Some((last, _)) = page.last() else {
+            return Ok(pruned);
+        };
+        after = *last;
+        for (workspace_id, schema) in &page {
+            let Ok(schema) = TenantSchema::parse(schema) else {
+                continue;
+            };
+            for _ in 0..BATCHES_PER_WORKSPACE {
+                match prune_batch(db, &schema, retention).await {
+                    Ok(count) => {
+                        pruned += count;
+                        if count < BATCH as u64 {
+                            break;
+                        }
+                    }
+                    Err(err) => {
+                        tracing::warn!(error = %err, %workspace_id, "could not prune its events");
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Deletes up to [`BATCH`] of the workspace's oldest events that are older than `retention`
+/// (the prefix of the log before the first event still kept) and records how far the log is
+/// pruned; how many it deleted.
+pub async fn prune_batch(
+    db: &PgPool,
+    schema: &TenantSchema,
+    retention: Duration,
+) -> sqlx::Result<u64> {
+    let deleted: i64 = sqlx::query_scalar(schema.sql(
+        "WITH oldest AS (SELECT seq, occurred_at FROM {schema}.events ORDER BY seq LIMIT $2),
+              cut AS (SELECT coalesce(
+                          (SELECT min(seq) FROM oldest
+                            WHERE occurred_at >= now() - make_interval(secs => $1)),
+                          (SELECT max(seq) + 1 FROM oldest)) AS below),
+              gone AS (DELETE FROM {schema}.events
+                        WHERE seq < (SELECT below FROM cut) RETURNING seq),
+              head AS (UPDATE {schema}.event_log_head
+                          SET pruned_through = greatest(pruned_through,
+                                                        (SELECT max(seq) FROM gone))
+                        WHERE EXISTS (SELECT 1 FROM gone) RETURNING 1)
+         SELECT count(*) FROM gone",
+    ))
+    .bind(retention.as_secs_f64())
+    .bind(BATCH)
+    .fetch_one(db)
+    .await?;
+    Ok(deleted.unsigned_abs())
+}
