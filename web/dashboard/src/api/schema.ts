@@ -287,6 +287,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's events after a seq, oldest first. Every member and API key of the
+         *     workspace sees every event of it; events are kept 30 days.
+         */
+        get: operations["getApiEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/invitations": {
         parameters: {
             query?: never;
@@ -875,6 +895,8 @@ export interface components {
             /** @description The token from the invitation link. */
             token: string;
         };
+        /** @enum {string} */
+        ActorKind: "agent" | "visitor" | "apiKey" | "operator" | "system";
         Agent: {
             avatarUrl?: string | null;
             /** @description Shown to visitors next to replies. */
@@ -1168,6 +1190,29 @@ export interface components {
             role: components["schemas"]["Role"];
             slug: string;
         };
+        /** @description Who made a change, as the log shows it. */
+        EventActor: {
+            /**
+             * Format: uuid
+             * @description The agent's id, the visitor's contact id or the API key's id; null for the system and
+             *     operators.
+             */
+            id?: string | null;
+            kind: components["schemas"]["ActorKind"];
+        };
+        EventPage: {
+            events: components["schemas"]["LoggedEvent"][];
+            /**
+             * Format: int64
+             * @description The workspace's newest seq.
+             */
+            head: number;
+            /**
+             * Format: int64
+             * @description The next call's `after`: the last seq of this page, or `after` itself when it is empty.
+             */
+            nextAfter: number;
+        };
         ForgotPasswordRequest: {
             /** @example ann@example.com */
             email: string;
@@ -1240,6 +1285,19 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
             workspace: components["schemas"]["MembershipSummary"];
+        };
+        /** @description One recorded event: `type` names it and `data` is the resource as the REST API shows it. */
+        LoggedEvent: {
+            actor: components["schemas"]["EventActor"];
+            data: unknown;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** Format: int64 */
+            seq: number;
+            /** @example message.created */
+            type: string;
         };
         LoginRequest: {
             /** @example ann@example.com */
@@ -2793,6 +2851,66 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `seq` of the last event the client has: the page starts after it. Omitted: the
+                 *     page is empty and `nextAfter` is the newest seq (a place to start from now).
+                 */
+                after?: number;
+                /** @description 1 to 1000; 100 when omitted. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events in seq order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `after` is older than the events kept (`events_expired`): reload, then start from `head` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
