@@ -1,3 +1,4 @@
+import { TYPING_TTL_MS } from "@supportdesk/shared/typing";
 import { describe, expect, it } from "vitest";
 import type { AgentList, Conversation } from "@/api/types";
 import type { MessageCreated } from "./events";
@@ -15,7 +16,6 @@ import {
   touchConversation,
   typingEndedByMessage,
   typists,
-  TYPING_TTL_MS,
   upsertConversation,
 } from "./reducers";
 

@@ -3,6 +3,7 @@
 // Query re-renders nothing. `HubProvider` applies them to the query cache; the unit tests
 // apply them to plain values.
 
+import { typingFresh } from "@supportdesk/shared/typing";
 import type { InfiniteData } from "@tanstack/react-query";
 import type { Agent, AgentList, Conversation, ConversationList, ConversationStatus, MessageList } from "@/api/types";
 import type { MessageCreated, PresenceChanged, TypingEvent } from "./events";
@@ -116,9 +117,6 @@ export function applyPresence(data: AgentList | undefined, event: PresenceChange
 /** Who is typing where: conversation id -> typist key -> {name, since}. */
 export type TypingState = Readonly<Record<string, Readonly<Record<string, { name: string; at: number }>>>>;
 
-/** A Typing event that reaches nobody else is never cleared by the sender: entries expire. */
-export const TYPING_TTL_MS = 8000;
-
 export function typistKey(event: Pick<TypingEvent, "by" | "agentId">): string {
   return event.by === "visitor" ? "visitor" : `agent:${event.agentId ?? "?"}`;
 }
@@ -141,10 +139,13 @@ export function typingEndedByMessage(state: TypingState, event: MessageCreated):
   return applyTyping(state, { conversationId: event.conversationId, isTyping: false, by, agentId: event.message.authorAgentId }, 0);
 }
 
-/** The names typing in a conversation now, but for the signed-in agent. */
+/**
+ * The names typing in a conversation now, but for the signed-in agent. A Typing event that
+ * reaches nobody else is never cleared by the sender: entries expire (TYPING_TTL_MS).
+ */
 export function typists(state: TypingState, conversationId: string, now: number, meId: string | null): string[] {
   return Object.entries(state[conversationId] ?? {})
-    .filter(([key, t]) => key !== `agent:${meId}` && now - t.at < TYPING_TTL_MS)
+    .filter(([key, t]) => key !== `agent:${meId}` && typingFresh(t.at, now))
     .map(([, t]) => t.name);
 }
 
