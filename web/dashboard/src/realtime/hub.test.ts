@@ -1,6 +1,6 @@
 import { HttpError } from "@microsoft/signalr";
 import { describe, expect, it } from "vitest";
-import { agentRetryDelay } from "./hub";
+import { agentEvents, agentRetryDelay } from "./hub";
 
 describe("the agent's hub reconnects", () => {
   it("back off to 30 s and keep trying", () => {
@@ -14,5 +14,29 @@ describe("the agent's hub reconnects", () => {
     expect(agentRetryDelay(1, new HttpError("Unauthorized", 401))).toBeNull();
     expect(agentRetryDelay(1, new Error("Failed to complete negotiation with the server: Error: Unauthorized: Status code '401'"))).toBeNull();
     expect(agentRetryDelay(1, new HttpError("Unavailable", 503))).toBe(1000);
+  });
+});
+
+describe("the agent's hub events", () => {
+  it("hear every logged change by its event name, and typing and presence", () => {
+    const logged: unknown[] = [];
+    const events = agentEvents({ logged: (e) => logged.push(e), typing: () => {}, presenceChanged: () => {} });
+    expect(Object.keys(events).sort()).toEqual(
+      [
+        "AgentUpdated",
+        "ContactCreated",
+        "ContactUpdated",
+        "ConversationCreated",
+        "ConversationUpdated",
+        "MessageCreated",
+        "PresenceChanged",
+        "TicketCommentCreated",
+        "TicketCreated",
+        "TicketUpdated",
+        "Typing",
+      ].sort(),
+    );
+    (events.TicketCommentCreated as (p: unknown) => void)({ seq: 3, ticketId: "t", comment: { id: "c" } });
+    expect(logged).toEqual([{ name: "TicketCommentCreated", payload: { seq: 3, ticketId: "t", comment: { id: "c" } } }]);
   });
 });

@@ -5,19 +5,19 @@
 // into it; the client reads it on every negotiate.
 
 import { closeReason, connectHub, type Hub, hubRetryDelay, type HubState, refusedStatus } from "@supportdesk/shared/hub";
-import type { ConversationCreated, ConversationUpdated, MessageCreated, PresenceChanged, TypingEvent } from "./events";
+import { LOGGED_HUB_EVENTS } from "./eventLog";
+import type { LoggedHubEvent, PresenceChanged, TypingEvent } from "./events";
 
 export type { HubState };
 
 export interface HubHandlers {
-  messageCreated(event: MessageCreated): void;
-  conversationCreated(event: ConversationCreated): void;
-  conversationUpdated(event: ConversationUpdated): void;
+  /** An event reporting a logged change (MessageCreated, ConversationUpdated, TicketCreated, ...). */
+  logged(event: LoggedHubEvent): void;
   typing(event: TypingEvent): void;
   presenceChanged(event: PresenceChanged): void;
   state(state: HubState): void;
-  /** Connected again after a gap: whatever was missed meanwhile should be refetched. */
-  resynced(): void;
+  /** Connected, the first time or again after a gap: the caller brings its state up to date. */
+  connected(again: boolean): void;
   /**
    * The server closed the connection for good (Close with allowReconnect: false: deactivated,
    * role changed, workspace deleted) or refused to let it back in (401/403 on negotiate).
@@ -32,22 +32,26 @@ export function agentRetryDelay(previousRetryCount: number, error: unknown): num
   return refusedStatus(error) !== null ? null : hubRetryDelay(previousRetryCount);
 }
 
+/** The hub's server -> client events an agent connection listens to, by name. */
+export function agentEvents(on: Pick<HubHandlers, "logged" | "typing" | "presenceChanged">): Record<string, (payload: never) => void> {
+  const events: Record<string, (payload: never) => void> = {
+    Typing: on.typing,
+    PresenceChanged: on.presenceChanged,
+  };
+  for (const name of LOGGED_HUB_EVENTS) {
+    events[name] = (payload: LoggedHubEvent["payload"]) => on.logged({ name, payload } as LoggedHubEvent);
+  }
+  return events;
+}
+
 export function connectAgentHub(url: string, headers: Record<string, string>, on: HubHandlers): AgentHub {
   return connectHub({
     url,
     headers,
-    events: {
-      MessageCreated: on.messageCreated,
-      ConversationCreated: on.conversationCreated,
-      ConversationUpdated: on.conversationUpdated,
-      Typing: on.typing,
-      PresenceChanged: on.presenceChanged,
-    },
+    events: agentEvents(on),
     retryDelay: agentRetryDelay,
     state: on.state,
-    connected: (again) => {
-      if (again) on.resynced();
-    },
+    connected: on.connected,
     closed: (error, lastFailure) => on.ended(closeReason(error), refusedStatus(lastFailure)),
   });
 }
