@@ -163,14 +163,20 @@ ensure_chromium() {
   CHROMIUM=$(command -v chromium)
 }
 
-# A web app's production build, rebuilt when its sources, lock file or build config are
-# newer than the last build: ensure_web_build <dir>
+# The web apps' Node packages: web/ is one npm workspace (the dashboard, the widget and
+# web/packages/*), installed as locked once, at its root, into web/node_modules.
+ensure_web_packages() {
+  ensure_node_packages web
+}
+
+# A web app's production build, rebuilt when its sources, the workspace's shared packages, the
+# lock file or its build config are newer than the last build: ensure_web_build web/<app>
 ensure_web_build() {
   local dir=$1
-  ensure_node_packages "$dir"
+  ensure_web_packages
   local stamp="$dir/.next/BUILD_ID"
-  if [ ! -f "$stamp" ] || [ -n "$(find "$dir/src" "$dir/public" "$dir/package-lock.json" "$dir"/next.config.* "$dir"/scripts \
-      -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+  if [ ! -f "$stamp" ] || [ -n "$(find "$dir/src" "$dir/public" "$dir/package.json" "$dir"/next.config.* "$dir"/scripts \
+      web/package-lock.json web/packages -name node_modules -prune -o -newer "$stamp" -print -quit 2>/dev/null)" ]; then
     echo "building $dir (npm run build)" >&2
     (cd "$dir" && npm run build --silent >/dev/null)
   fi

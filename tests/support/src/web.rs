@@ -26,7 +26,7 @@ pub fn require_browser_tools(apps: &[&str]) {
                 .join(app)
                 .join(".next/BUILD_ID")
                 .is_file(),
-            "build web/{app} first: `npm ci && npm run build` in it (.ci/test does it)"
+            "build web/{app} first: `npm ci` in web/, then `npm run build` in web/{app} (.ci/test does it)"
         );
     }
     assert!(
@@ -41,6 +41,18 @@ pub fn require_browser_tools(apps: &[&str]) {
     );
 }
 
+/// Next's command line for `web/<app>`: the npm workspace `web/` installs it in
+/// `web/node_modules`, or in the app's own `node_modules` should its version ever differ.
+fn next_bin(app: &str) -> PathBuf {
+    let web = repo().join("web");
+    let own = web.join(app).join("node_modules/next/dist/bin/next");
+    if own.is_file() {
+        own
+    } else {
+        web.join("node_modules/next/dist/bin/next")
+    }
+}
+
 /// A web app's production server, stopped with its whole process group.
 pub struct NextServer {
     child: Child,
@@ -52,7 +64,8 @@ impl NextServer {
     /// it answers `/healthz`.
     pub async fn start(app: &str, port: u16, env: &[(&str, &str)]) -> Self {
         let child = Command::new("node")
-            .args(["node_modules/next/dist/bin/next", "start", "-p"])
+            .arg(next_bin(app))
+            .args(["start", "-p"])
             .arg(port.to_string())
             .current_dir(repo().join("web").join(app))
             .env("PORT", port.to_string())

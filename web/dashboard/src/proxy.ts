@@ -3,8 +3,9 @@
 // build time. Next reads the nonce from the request's policy header and puts it on its scripts;
 // every page is rendered per request already (the root layout awaits connection()).
 import { type NextRequest, NextResponse } from "next/server";
+import { newNonce } from "@supportdesk/shared/csp";
 import { runtimeConfig } from "@/lib/config";
-import { dashboardCsp, newNonce } from "@/lib/csp";
+import { dashboardCsp } from "@/lib/csp";
 
 export function proxy(request: NextRequest): NextResponse {
   const csp = dashboardCsp(runtimeConfig(), newNonce(), process.env.NODE_ENV === "development");

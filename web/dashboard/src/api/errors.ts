@@ -2,6 +2,8 @@
 // the person is shown `detail`. Anything else (a proxy's HTML error page, the network) becomes
 // an ApiError too, with a message a person can act on.
 
+import { parseRetryAfter, problemDetail } from "@supportdesk/shared/problem";
+
 export const NETWORK_DETAIL = "Could not reach the Support Desk API. Check your connection and try again.";
 
 export class ApiError extends Error {
@@ -24,14 +26,6 @@ export class ApiError extends Error {
   }
 }
 
-/** Retry-After is seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
-}
-
 function fieldErrors(value: unknown): Record<string, string[]> {
   if (!value || typeof value !== "object") return {};
   const out: Record<string, string[]> = {};
@@ -45,12 +39,7 @@ function fieldErrors(value: unknown): Record<string, string[]> {
 /** The ApiError for a failed response whose body was already read (JSON, text, or nothing). */
 export function toApiError(status: number, body: unknown, headers?: Headers): ApiError {
   const problem = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
-  const detail =
-    typeof problem.detail === "string" && problem.detail
-      ? problem.detail
-      : typeof problem.title === "string" && problem.title
-        ? problem.title
-        : `The Support Desk API answered with an error (${status}).`;
+  const detail = problemDetail(body) ?? `The Support Desk API answered with an error (${status}).`;
   return new ApiError({
     status,
     code: typeof problem.code === "string" ? problem.code : "http_error",

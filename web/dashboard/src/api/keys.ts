@@ -19,6 +19,7 @@ export const keys = {
   conversations: (ws: string) => ["ws", ws, "conversations"] as const,
   inbox: (ws: string, filter: InboxFilter) => ["ws", ws, "conversations", filter] as const,
   conversation: (ws: string, id: string) => ["ws", ws, "conversation", id] as const,
+  conversationRecords: (ws: string) => ["ws", ws, "conversation"] as const,
   messages: (ws: string, id: string) => ["ws", ws, "messages", id] as const,
   typing: (ws: string) => ["ws", ws, "live", "typing"] as const,
   unread: (ws: string) => ["ws", ws, "live", "unread"] as const,
@@ -31,6 +32,7 @@ export const keys = {
   tickets: (ws: string, filter?: TicketFilter) =>
     filter ? (["ws", ws, "tickets", filter] as const) : (["ws", ws, "tickets"] as const),
   ticket: (ws: string, id: string) => ["ws", ws, "ticket", id] as const,
+  ticketRecords: (ws: string) => ["ws", ws, "ticket"] as const,
   comments: (ws: string, id: string) => ["ws", ws, "comments", id] as const,
 };
 

@@ -8,6 +8,7 @@ export type AgentList = Schemas["AgentList"];
 export type ApiKey = Schemas["ApiKey"];
 export type CannedResponse = Schemas["CannedResponse"];
 export type Comment = Schemas["Comment"];
+export type CommentList = Schemas["CommentList"];
 export type Contact = Schemas["Contact"];
 export type Conversation = Schemas["Conversation"];
 export type ConversationList = Schemas["ConversationList"];

@@ -4,28 +4,19 @@
 // injected markup cannot run code; the page can talk to this server, the API and the hub only,
 // and no other site may frame it (clickjacking).
 
-import type { RuntimeConfig } from "./config";
+import type { ApiConfig } from "@supportdesk/shared/config";
+import { connectSrc, devEval } from "@supportdesk/shared/csp";
 
-export function dashboardCsp({ apiUrl, hubUrl }: RuntimeConfig, nonce: string, dev = false): string {
-  const hub = new URL(hubUrl);
-  const hubSocket = `${hub.protocol === "https:" ? "wss:" : "ws:"}//${hub.host}`;
-  const connect = new Set(["'self'", new URL(apiUrl).origin, hub.origin, hubSocket]);
+export function dashboardCsp(config: ApiConfig, nonce: string, dev = false): string {
   return [
     "default-src 'self'",
-    // React's development build needs eval; production never does.
-    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${dev ? " 'unsafe-eval'" : ""}`,
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${devEval(dev)}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
-    `connect-src ${[...connect].join(" ")}`,
+    connectSrc(config),
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join("; ");
-}
-
-/** A nonce for one response: 128 random bits, base64. */
-export function newNonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return btoa(String.fromCharCode(...bytes));
 }

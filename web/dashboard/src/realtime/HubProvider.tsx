@@ -1,36 +1,24 @@
 "use client";
 
 // One hub connection per selected workspace. Events are folded into the query cache by the
-// pure reducers (./reducers); conversations a list does not hold yet make that list refetch.
-// After a reconnect every workspace query is refetched, since events may have been missed.
+// pure reducers (./reducers, applied by ./cache); conversations a list does not hold yet make
+// that list refetch. Logged changes go through the sequence tracker (./sequence): in seq
+// order, once each, and what the tab missed (a gap, a dropped connection) is read from the
+// event log (GET /api/events) and folded exactly as the live events would have been
+// (./eventLog). Only a tab without a cursor yet, or one the log has forgotten (410), reloads
+// every query.
 
-import { type QueryClient, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { fetchEventPage } from "@/api/events";
 import { keys } from "@/api/keys";
-import type { AgentList, Conversation } from "@/api/types";
-import { useConfig } from "@/app/providers";
+import { useApi, useConfig } from "@/app/providers";
 import { endSession, endWorkspaceAccess } from "@/session/endAccess";
-import type { MessageCreated } from "./events";
+import { applyLoggedHubEvent, type FoldContext, foldPresence, foldTyping, reloadWorkspace } from "./cache";
+import { fromHub, fromLog, type Sequenced } from "./eventLog";
 import { type AgentHub, connectAgentHub, type HubState } from "./hub";
-import {
-  appendMessage,
-  applyPresence,
-  applyPreview,
-  applyTyping,
-  type ConversationPages,
-  holdsConversation,
-  type InboxFilter,
-  markRead,
-  markUnread,
-  type MessagePages,
-  type PreviewState,
-  replaceConversation,
-  touchConversation,
-  typingEndedByMessage,
-  type TypingState,
-  type UnreadState,
-  upsertConversation,
-} from "./reducers";
+import { markRead, type UnreadState } from "./reducers";
+import { SequenceTracker } from "./sequence";
 
 interface HubContextValue {
   state: HubState;
@@ -48,36 +36,6 @@ export function useHub(): HubContextValue {
   return value;
 }
 
-function inboxFilterOf(key: readonly unknown[]): InboxFilter | null {
-  const filter = key[3];
-  return filter && typeof filter === "object" ? (filter as InboxFilter) : null;
-}
-
-function foldConversation(queryClient: QueryClient, ws: string, meId: string | null, conversation: Conversation): void {
-  queryClient.setQueryData<Conversation>(keys.conversation(ws, conversation.id), (current) =>
-    current ? replaceConversation(current, conversation) : current,
-  );
-  for (const [key, data] of queryClient.getQueriesData<ConversationPages>({ queryKey: keys.conversations(ws) })) {
-    const filter = inboxFilterOf(key);
-    if (filter) queryClient.setQueryData(key, upsertConversation(data, conversation, filter, meId));
-  }
-}
-
-function foldMessage(queryClient: QueryClient, ws: string, event: MessageCreated, open: string | null): void {
-  queryClient.setQueryData<MessagePages>(keys.messages(ws, event.conversationId), (data) => appendMessage(data, event));
-  queryClient.setQueryData<TypingState>(keys.typing(ws), (s) => typingEndedByMessage(s ?? {}, event));
-  queryClient.setQueryData<UnreadState>(keys.unread(ws), (s) => markUnread(s ?? {}, event, open));
-  queryClient.setQueryData<PreviewState>(keys.previews(ws), (s) => applyPreview(s ?? {}, event));
-  for (const [key, data] of queryClient.getQueriesData<ConversationPages>({ queryKey: keys.conversations(ws) })) {
-    if (holdsConversation(data, event.conversationId)) {
-      queryClient.setQueryData(key, touchConversation(data, event.conversationId, event.message.createdAt));
-    } else {
-      // A conversation this list has not seen (an older one that woke up): ask again.
-      void queryClient.invalidateQueries({ queryKey: key, exact: true });
-    }
-  }
-}
-
 export function HubProvider({
   workspaceId,
   token,
@@ -90,6 +48,7 @@ export function HubProvider({
   children: ReactNode;
 }) {
   const { hubUrl } = useConfig();
+  const api = useApi();
   const queryClient = useQueryClient();
   const [state, setState] = useState<HubState>("connecting");
   const hubRef = useRef<AgentHub | null>(null);
@@ -107,25 +66,31 @@ export function HubProvider({
 
   useEffect(() => {
     const ws = workspaceId;
-    const hub = connectAgentHub(hubUrl, headersRef.current, {
-      messageCreated: (event) => foldMessage(queryClient, ws, event, openRef.current),
-      conversationCreated: (conversation) => foldConversation(queryClient, ws, meRef.current, conversation),
-      conversationUpdated: (conversation) => foldConversation(queryClient, ws, meRef.current, conversation),
-      typing: (event) => queryClient.setQueryData<TypingState>(keys.typing(ws), (s) => applyTyping(s ?? {}, event, Date.now())),
-      presenceChanged: (event) => {
-        for (const [key, data] of queryClient.getQueriesData<AgentList>({ queryKey: keys.allAgents(ws) })) {
-          if (data && !data.agents.some((a) => a.id === event.agentId)) {
-            // Someone this list has not seen yet (they just joined): ask again.
-            void queryClient.invalidateQueries({ queryKey: key, exact: true });
-          } else {
-            queryClient.setQueryData(key, applyPresence(data, event));
-          }
-        }
+    const context = (): FoldContext => ({ ws, meId: meRef.current, openConversationId: openRef.current });
+    const tracker = new SequenceTracker<Sequenced>({
+      fetchPage: async (after, limit) => {
+        const page = await fetchEventPage(api, after, limit);
+        return { ...page, events: page.events.map(fromLog) };
       },
+      apply: ({ event }) => {
+        if (event) applyLoggedHubEvent(queryClient, context(), event);
+      },
+      reload: () => void reloadWorkspace(queryClient, ws),
+      failed: (error) => console.warn("The event log could not be read; reloading instead.", error),
+    });
+    const hub = connectAgentHub(hubUrl, headersRef.current, {
+      logged: (event) => {
+        const sequenced = fromHub(event);
+        // Without a seq (a server without the log): folded as it comes.
+        if (sequenced) tracker.receive(sequenced);
+        else applyLoggedHubEvent(queryClient, context(), event);
+      },
+      typing: (event) => foldTyping(queryClient, context(), event, Date.now()),
+      presenceChanged: (event) => foldPresence(queryClient, context(), event),
       state: setState,
-      resynced: () =>
-        void queryClient.invalidateQueries({ queryKey: keys.workspace(ws), predicate: (q) => q.queryKey[2] !== "live" }),
+      connected: () => void tracker.connected(),
       ended: (reason, status) => {
+        tracker.stop();
         if (status === 401) endSession();
         else endWorkspaceAccess(queryClient, ws, reason);
       },
@@ -133,13 +98,14 @@ export function HubProvider({
     hubRef.current = hub;
     return () => {
       hubRef.current = null;
+      tracker.stop();
       void hub.stop();
     };
-  }, [workspaceId, hubUrl, queryClient]);
+  }, [workspaceId, hubUrl, queryClient, api]);
 
   const send = useCallback(async (method: string, ...args: unknown[]) => {
     const hub = hubRef.current;
-    if (!hub || hub.connection.state !== "Connected") return false;
+    if (!hub || !hub.isConnected()) return false;
     try {
       await hub.connection.invoke(method, ...args);
       return true;

@@ -1,24 +1,42 @@
 import { HttpError } from "@microsoft/signalr";
 import { describe, expect, it } from "vitest";
-import { closeReason, hubRetryDelay } from "./hub";
+import { agentEvents, agentRetryDelay } from "./hub";
 
-describe("hub reconnects", () => {
+describe("the agent's hub reconnects", () => {
   it("back off to 30 s and keep trying", () => {
-    expect(hubRetryDelay(0, new Error("socket closed"))).toBe(0);
-    expect(hubRetryDelay(3, undefined)).toBe(5000);
-    expect(hubRetryDelay(50, undefined)).toBe(30_000);
+    expect(agentRetryDelay(0, new Error("socket closed"))).toBe(0);
+    expect(agentRetryDelay(3, undefined)).toBe(5000);
+    expect(agentRetryDelay(50, undefined)).toBe(30_000);
   });
 
-  it("stop when negotiate refuses the credential", () => {
-    expect(hubRetryDelay(1, new HttpError("Forbidden", 403))).toBeNull();
-    expect(hubRetryDelay(1, new HttpError("Unauthorized", 401))).toBeNull();
-    expect(hubRetryDelay(1, new HttpError("Unavailable", 503))).toBe(1000);
+  it("stop when negotiate refuses the credential, as the client reports it or wraps it", () => {
+    expect(agentRetryDelay(1, new HttpError("Forbidden", 403))).toBeNull();
+    expect(agentRetryDelay(1, new HttpError("Unauthorized", 401))).toBeNull();
+    expect(agentRetryDelay(1, new Error("Failed to complete negotiation with the server: Error: Unauthorized: Status code '401'"))).toBeNull();
+    expect(agentRetryDelay(1, new HttpError("Unavailable", 503))).toBe(1000);
   });
+});
 
-  it("keep the server's reason for closing", () => {
-    expect(closeReason(new Error("Server returned an error on close: Connection closed with an error. your access to this workspace has been deactivated"))).toBe(
-      "your access to this workspace has been deactivated",
+describe("the agent's hub events", () => {
+  it("hear every logged change by its event name, and typing and presence", () => {
+    const logged: unknown[] = [];
+    const events = agentEvents({ logged: (e) => logged.push(e), typing: () => {}, presenceChanged: () => {} });
+    expect(Object.keys(events).sort()).toEqual(
+      [
+        "AgentUpdated",
+        "ContactCreated",
+        "ContactUpdated",
+        "ConversationCreated",
+        "ConversationUpdated",
+        "MessageCreated",
+        "PresenceChanged",
+        "TicketCommentCreated",
+        "TicketCreated",
+        "TicketUpdated",
+        "Typing",
+      ].sort(),
     );
-    expect(closeReason(undefined)).toBeNull();
+    (events.TicketCommentCreated as (p: unknown) => void)({ seq: 3, ticketId: "t", comment: { id: "c" } });
+    expect(logged).toEqual([{ name: "TicketCommentCreated", payload: { seq: 3, ticketId: "t", comment: { id: "c" } } }]);
   });
 });

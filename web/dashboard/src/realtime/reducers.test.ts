@@ -1,7 +1,9 @@
+import { TYPING_TTL_MS } from "@supportdesk/shared/typing";
 import { describe, expect, it } from "vitest";
-import type { AgentList, Conversation } from "@/api/types";
+import type { Agent, AgentList, CommentList, Conversation, Profile, Ticket } from "@/api/types";
 import type { MessageCreated } from "./events";
 import {
+  appendComment,
   appendMessage,
   applyPresence,
   applyPreview,
@@ -10,13 +12,21 @@ import {
   type ConversationPages,
   markRead,
   markUnread,
+  mergeProfile,
   type MessagePages,
+  replaceContactIn,
+  replaceContactInList,
   replaceConversation,
+  replaceRequesterInList,
+  replaceTicket,
+  ticketBelongsTo,
+  type TicketPages,
   touchConversation,
   typingEndedByMessage,
   typists,
-  TYPING_TTL_MS,
+  upsertAgent,
   upsertConversation,
+  upsertTicket,
 } from "./reducers";
 
 function conversation(id: string, overrides: Partial<Conversation> = {}): Conversation {
@@ -168,5 +178,150 @@ describe("unread markers and previews", () => {
     const first = applyPreview({}, messageEvent("m2", "incoming", "2026-11-23T10:05:00Z"));
     expect(applyPreview(first, messageEvent("m1", "incoming", "2026-11-23T10:00:00Z"))).toBe(first);
     expect(first.c1?.body).toBe("body m2");
+  });
+});
+
+describe("inbox order", () => {
+  it("breaks ties in activity by id, descending, as the API does", () => {
+    const same = "2026-11-23T10:00:00Z";
+    const data = pages([conversation("a", { lastMessageAt: same })]);
+    expect(ids(upsertConversation(data, conversation("b", { lastMessageAt: same }), all, "me"))).toEqual([["b", "a"]]);
+  });
+});
+
+describe("contacts", () => {
+  const renamed = { id: "contact-a", name: "Ida Pfeiffer", email: "ida@example.org", claimedEmail: null };
+
+  it("show a contact's new details in every conversation with them, and nothing else changes", () => {
+    const data = pages([conversation("a"), conversation("b")]);
+    const next = replaceContactInList(data, renamed);
+    expect(next?.pages[0]?.conversations.map((c) => c.contact.name)).toEqual(["Ida Pfeiffer", "Ida"]);
+    expect(next?.pages[0]?.conversations[1]).toBe(data.pages[0]?.conversations[1]);
+    expect(replaceContactInList(next, renamed)).toBe(next);
+    expect(replaceContactInList(data, { ...renamed, id: "nobody" })).toBe(data);
+    expect(replaceContactIn(conversation("a"), renamed).contact).toEqual(renamed);
+  });
+});
+
+function ticket(id: string, number: number, overrides: Partial<Ticket> = {}): Ticket {
+  return {
+    id,
+    number,
+    subject: `Ticket ${number}`,
+    status: "open",
+    requester: { id: "k1", name: "Ida", email: "ida@example.org", claimedEmail: null },
+    createdAt: "2026-11-23T10:00:00Z",
+    updatedAt: "2026-11-23T10:00:00Z",
+    ...overrides,
+  };
+}
+
+function ticketPages(...lists: Ticket[][]): TicketPages {
+  return {
+    pages: lists.map((tickets, i) => ({ tickets, nextCursor: i < lists.length - 1 ? `t${i}` : null })),
+    pageParams: lists.map((_, i) => (i === 0 ? null : `t${i - 1}`)),
+  };
+}
+
+function ticketIds(data: TicketPages | undefined): string[][] {
+  return data?.pages.map((p) => p.tickets.map((t) => t.id)) ?? [];
+}
+
+describe("tickets", () => {
+  const any = { status: null, assignee: null };
+
+  it("know which tickets a filter shows", () => {
+    const mine = ticket("t", 1, { assigneeId: "me" });
+    expect(ticketBelongsTo(mine, { status: null, assignee: "me" }, "me")).toBe(true);
+    expect(ticketBelongsTo(mine, { status: null, assignee: "unassigned" }, "me")).toBe(false);
+    expect(ticketBelongsTo(mine, { status: null, assignee: "me" }, null)).toBe(false);
+    expect(ticketBelongsTo(mine, { status: null, assignee: "other" }, "me")).toBe(false);
+    expect(ticketBelongsTo(ticket("u", 2), { status: "open", assignee: "unassigned" }, "me")).toBe(true);
+    expect(ticketBelongsTo(ticket("u", 2), { status: "resolved", assignee: null }, "me")).toBe(false);
+  });
+
+  it("put a new ticket first (newest number), once", () => {
+    const data = ticketPages([ticket("t2", 2), ticket("t1", 1)]);
+    const next = upsertTicket(data, ticket("t3", 3), any, "me");
+    expect(ticketIds(next)).toEqual([["t3", "t2", "t1"]]);
+    expect(ticketIds(upsertTicket(next, ticket("t3", 3), any, "me"))).toEqual([["t3", "t2", "t1"]]);
+    expect(ticketIds(upsertTicket(ticketPages([]), ticket("t1", 1), any, "me"))).toEqual([["t1"]]);
+  });
+
+  it("replace a ticket in place, drop one that stops belonging, and ignore older updates", () => {
+    const data = ticketPages([ticket("t2", 2), ticket("t1", 1)]);
+    const later = "2026-11-23T10:05:00Z";
+    const replaced = upsertTicket(data, ticket("t1", 1, { subject: "New", updatedAt: later }), any, "me");
+    expect(replaced?.pages[0]?.tickets[1]?.subject).toBe("New");
+    const open = { status: "open" as const, assignee: null };
+    expect(ticketIds(upsertTicket(data, ticket("t2", 2, { status: "resolved", updatedAt: later }), open, "me"))).toEqual([["t1"]]);
+    expect(upsertTicket(replaced, ticket("t1", 1), any, "me")).toBe(replaced);
+    expect(replaceTicket(replaced?.pages[0]?.tickets[1], ticket("t1", 1))?.subject).toBe("New");
+  });
+
+  it("add a ticket that now belongs where it sorts, unless beyond the loaded pages", () => {
+    const data = ticketPages([ticket("t9", 9), ticket("t7", 7)], [ticket("t5", 5)]);
+    expect(ticketIds(upsertTicket(data, ticket("t6", 6), any, "me"))).toEqual([["t9", "t7"], ["t6", "t5"]]);
+    expect(ticketIds(upsertTicket(data, ticket("t8", 8), any, "me"))).toEqual([["t9", "t8", "t7"], ["t5"]]);
+    const partial = ticketPages([ticket("t9", 9)], [ticket("t7", 7)], []);
+    partial.pages[2] = { tickets: [ticket("t5", 5)], nextCursor: "more" };
+    expect(upsertTicket(partial, ticket("t2", 2), any, "me")).toBe(partial);
+    expect(upsertTicket(data, ticket("t4", 4, { status: "closed" }), { status: "open", assignee: null }, "me")).toBe(data);
+  });
+
+  it("show a requester's new details", () => {
+    const data = ticketPages([ticket("t1", 1)]);
+    const next = replaceRequesterInList(data, { id: "k1", name: "Ida P.", email: "ida@example.org", claimedEmail: null });
+    expect(next?.pages[0]?.tickets[0]?.requester.name).toBe("Ida P.");
+    expect(replaceRequesterInList(data, { id: "k9", name: "X" })).toBe(data);
+  });
+
+  it("append a new comment once, when all are loaded", () => {
+    const comments: CommentList = { comments: [{ id: "m1", body: "a", authorAgentId: "me", createdAt: "2026-11-23T10:00:00Z" }], nextCursor: null };
+    const comment = { id: "m2", body: "b", authorAgentId: "me", createdAt: "2026-11-23T10:01:00Z" };
+    const next = appendComment(comments, comment);
+    expect(next?.comments.map((c) => c.id)).toEqual(["m1", "m2"]);
+    expect(appendComment(next, comment)).toBe(next);
+    const partial = { ...comments, nextCursor: "more" };
+    expect(appendComment(partial, comment)).toBe(partial);
+  });
+});
+
+describe("agents", () => {
+  function agent(id: string, joined: string, overrides: Partial<Agent> = {}): Agent {
+    return {
+      id,
+      userId: `u-${id}`,
+      email: `${id}@example.com`,
+      fullName: id,
+      displayName: id,
+      role: "agent",
+      status: "active",
+      presence: "offline",
+      joinedAt: joined,
+      ...overrides,
+    };
+  }
+  const team: AgentList = { agents: [agent("a1", "2026-11-01T00:00:00Z"), agent("a3", "2026-11-03T00:00:00Z")], nextCursor: null };
+
+  it("replace an agent in place, and take a deactivated one off the active list only", () => {
+    const renamed = agent("a1", "2026-11-01T00:00:00Z", { displayName: "Ann" });
+    expect(upsertAgent(team, renamed, "active")?.agents.map((a) => a.displayName)).toEqual(["Ann", "a3"]);
+    const gone = agent("a3", "2026-11-03T00:00:00Z", { status: "deactivated" });
+    expect(upsertAgent(team, gone, "active")?.agents.map((a) => a.id)).toEqual(["a1"]);
+    expect(upsertAgent(team, gone, "all")?.agents.map((a) => a.status)).toEqual(["active", "deactivated"]);
+  });
+
+  it("add an agent where they joined, unless they do not belong", () => {
+    const back = agent("a2", "2026-11-02T00:00:00Z");
+    expect(upsertAgent(team, back, "active")?.agents.map((a) => a.id)).toEqual(["a1", "a2", "a3"]);
+    expect(upsertAgent(team, { ...back, status: "deactivated" }, "active")).toBe(team);
+  });
+
+  it("refresh the signed-in agent's profile, keeping its preferences", () => {
+    const profile: Profile = { ...agent("a1", "2026-11-01T00:00:00Z"), notificationPreferences: { desktop: false, emailOnAssignment: true, emailOnContactReply: true, emailOnNewConversation: false } };
+    const next = mergeProfile(profile, agent("a1", "2026-11-01T00:00:00Z", { displayName: "Ann" }));
+    expect(next).toMatchObject({ displayName: "Ann", notificationPreferences: { desktop: false } });
+    expect(mergeProfile(profile, agent("a3", "2026-11-03T00:00:00Z"))).toBe(profile);
   });
 });

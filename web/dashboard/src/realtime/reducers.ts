@@ -3,8 +3,22 @@
 // Query re-renders nothing. `HubProvider` applies them to the query cache; the unit tests
 // apply them to plain values.
 
+import { typingFresh } from "@supportdesk/shared/typing";
 import type { InfiniteData } from "@tanstack/react-query";
-import type { Agent, AgentList, Conversation, ConversationList, ConversationStatus, MessageList } from "@/api/types";
+import type { TicketFilter } from "@/api/keys";
+import type {
+  Agent,
+  AgentList,
+  Comment,
+  Contact,
+  Conversation,
+  ConversationList,
+  ConversationStatus,
+  MessageList,
+  Profile,
+  Ticket,
+  TicketList,
+} from "@/api/types";
 import type { MessageCreated, PresenceChanged, TypingEvent } from "./events";
 
 /** The inbox list a cache entry holds: which tab and status filter. */
@@ -16,6 +30,7 @@ export interface InboxFilter {
 // Page params are cursors; the reducers never read them.
 export type ConversationPages = InfiniteData<ConversationList, unknown>;
 export type MessagePages = InfiniteData<MessageList, unknown>;
+export type TicketPages = InfiniteData<TicketList, unknown>;
 
 /** Whether a conversation belongs in a list; `meId` is the signed-in agent's id. */
 export function belongsTo(conversation: Conversation, filter: InboxFilter, meId: string | null): boolean {
@@ -25,8 +40,9 @@ export function belongsTo(conversation: Conversation, filter: InboxFilter, meId:
   return true;
 }
 
+/** The API's order: newest activity first, then id descending. */
 function newestFirst(a: Conversation, b: Conversation): number {
-  return Date.parse(b.lastMessageAt) - Date.parse(a.lastMessageAt);
+  return Date.parse(b.lastMessageAt) - Date.parse(a.lastMessageAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
 /**
@@ -113,11 +129,127 @@ export function applyPresence(data: AgentList | undefined, event: PresenceChange
   };
 }
 
+// ---- contacts ------------------------------------------------------------------------------
+
+function sameContact(a: Contact, b: Contact): boolean {
+  return a.id === b.id && a.name === b.name && a.email === b.email && a.claimedEmail === b.claimedEmail;
+}
+
+/** A contact's new details in one conversation that shows that contact. */
+export function replaceContactIn<T extends { contact: Contact }>(item: T, contact: Contact): T {
+  return item.contact.id === contact.id && !sameContact(item.contact, contact) ? { ...item, contact } : item;
+}
+
+/** A contact's new details in the conversations of a cached inbox list that show it. */
+export function replaceContactInList(data: ConversationPages | undefined, contact: Contact): ConversationPages | undefined {
+  if (!data?.pages.some((p) => p.conversations.some((c) => c !== replaceContactIn(c, contact)))) return data;
+  return {
+    ...data,
+    pages: data.pages.map((page) => ({ ...page, conversations: page.conversations.map((c) => replaceContactIn(c, contact)) })),
+  };
+}
+
+/** A contact's new details as the requester of a ticket. */
+export function replaceRequesterIn(ticket: Ticket, contact: Contact): Ticket {
+  return ticket.requester.id === contact.id && !sameContact(ticket.requester, contact) ? { ...ticket, requester: contact } : ticket;
+}
+
+export function replaceRequesterInList(data: TicketPages | undefined, contact: Contact): TicketPages | undefined {
+  if (!data?.pages.some((p) => p.tickets.some((t) => t !== replaceRequesterIn(t, contact)))) return data;
+  return {
+    ...data,
+    pages: data.pages.map((page) => ({ ...page, tickets: page.tickets.map((t) => replaceRequesterIn(t, contact)) })),
+  };
+}
+
+// ---- tickets -------------------------------------------------------------------------------
+
+/** Whether a ticket belongs in a list filtered by status and assignee (`me`, `unassigned`, an id). */
+export function ticketBelongsTo(ticket: Ticket, filter: TicketFilter, meId: string | null): boolean {
+  if (filter.status && ticket.status !== filter.status) return false;
+  if (filter.assignee === null) return true;
+  if (filter.assignee === "unassigned") return ticket.assigneeId == null;
+  if (filter.assignee === "me") return meId !== null && ticket.assigneeId === meId;
+  return ticket.assigneeId === filter.assignee;
+}
+
+/** The ticket's own record, when the event is newer. */
+export function replaceTicket(current: Ticket | undefined, next: Ticket): Ticket | undefined {
+  if (current && current.id !== next.id) return current;
+  if (current && Date.parse(current.updatedAt) > Date.parse(next.updatedAt)) return current;
+  return next;
+}
+
+/**
+ * A created or updated ticket, folded into one cached ticket list (the API's order: number
+ * descending): replaced where it was, removed when it no longer belongs, and put in its place
+ * when it now belongs and that place is among the loaded pages (a later page brings it
+ * otherwise). An update older than what the list holds is ignored.
+ */
+export function upsertTicket(data: TicketPages | undefined, ticket: Ticket, filter: TicketFilter, meId: string | null): TicketPages | undefined {
+  if (!data) return data;
+  const existing = data.pages.flatMap((p) => p.tickets).find((t) => t.id === ticket.id);
+  if (existing && Date.parse(existing.updatedAt) > Date.parse(ticket.updatedAt)) return data;
+  const belongs = ticketBelongsTo(ticket, filter, meId);
+  if (existing) {
+    return {
+      ...data,
+      pages: data.pages.map((page) => ({
+        ...page,
+        tickets: belongs ? page.tickets.map((t) => (t.id === ticket.id ? ticket : t)) : page.tickets.filter((t) => t.id !== ticket.id),
+      })),
+    };
+  }
+  if (!belongs) return data;
+  // The first page whose last ticket is older (a smaller number), or the last page when every
+  // page is loaded; none: the ticket sorts beyond what is loaded.
+  const lastIndex = data.pages.length - 1;
+  const index = data.pages.findIndex(
+    (page, i) => page.tickets.some((t) => t.number < ticket.number) || (i === lastIndex && !page.nextCursor),
+  );
+  if (index < 0) return data;
+  const pages = [...data.pages];
+  const page = pages[index]!;
+  pages[index] = { ...page, tickets: [...page.tickets, ticket].sort((a, b) => b.number - a.number) };
+  return { ...data, pages };
+}
+
+/** A new comment, appended once to a ticket's cached comments (oldest first) when they are all loaded. */
+export function appendComment<L extends { comments: Comment[]; nextCursor?: string | null }>(data: L | undefined, comment: Comment): L | undefined {
+  if (!data || data.nextCursor || data.comments.some((c) => c.id === comment.id)) return data;
+  return { ...data, comments: [...data.comments, comment] };
+}
+
+// ---- agents --------------------------------------------------------------------------------
+
+/** The API's order for agents: who joined first, then id. */
+function joinedFirst(a: Agent, b: Agent): number {
+  return Date.parse(a.joinedAt) - Date.parse(b.joinedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * An agent's record (role, status, names, presence) in a cached team list of `active` members
+ * or `all`: replaced, removed from `active` once deactivated, and added where it belongs.
+ */
+export function upsertAgent(data: AgentList | undefined, agent: Agent, status: "active" | "all"): AgentList | undefined {
+  if (!data) return data;
+  const belongs = status === "all" || agent.status === "active";
+  const present = data.agents.some((a) => a.id === agent.id);
+  if (!present && !belongs) return data;
+  if (!present && data.nextCursor) return data; // beyond what is loaded
+  const others = data.agents.filter((a) => a.id !== agent.id);
+  if (!belongs) return { ...data, agents: others };
+  if (present) return { ...data, agents: data.agents.map((a) => (a.id === agent.id ? agent : a)) };
+  return { ...data, agents: [...others, agent].sort(joinedFirst) };
+}
+
+/** The signed-in agent's profile (an Agent with its notification preferences), when it is them. */
+export function mergeProfile(profile: Profile | undefined, agent: Agent): Profile | undefined {
+  return profile && profile.id === agent.id ? { ...profile, ...agent } : profile;
+}
+
 /** Who is typing where: conversation id -> typist key -> {name, since}. */
 export type TypingState = Readonly<Record<string, Readonly<Record<string, { name: string; at: number }>>>>;
-
-/** A Typing event that reaches nobody else is never cleared by the sender: entries expire. */
-export const TYPING_TTL_MS = 8000;
 
 export function typistKey(event: Pick<TypingEvent, "by" | "agentId">): string {
   return event.by === "visitor" ? "visitor" : `agent:${event.agentId ?? "?"}`;
@@ -141,10 +273,13 @@ export function typingEndedByMessage(state: TypingState, event: MessageCreated):
   return applyTyping(state, { conversationId: event.conversationId, isTyping: false, by, agentId: event.message.authorAgentId }, 0);
 }
 
-/** The names typing in a conversation now, but for the signed-in agent. */
+/**
+ * The names typing in a conversation now, but for the signed-in agent. A Typing event that
+ * reaches nobody else is never cleared by the sender: entries expire (TYPING_TTL_MS).
+ */
 export function typists(state: TypingState, conversationId: string, now: number, meId: string | null): string[] {
   return Object.entries(state[conversationId] ?? {})
-    .filter(([key, t]) => key !== `agent:${meId}` && now - t.at < TYPING_TTL_MS)
+    .filter(([key, t]) => key !== `agent:${meId}` && typingFresh(t.at, now))
     .map(([, t]) => t.name);
 }
 

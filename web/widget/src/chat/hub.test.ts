@@ -1,8 +1,8 @@
 import { HttpError } from "@microsoft/signalr";
 import { describe, expect, it } from "vitest";
-import { isUnauthorized, retryPolicy } from "./hub";
+import { isUnauthorized, visitorRetryDelay } from "./hub";
 
-describe("hub reconnects", () => {
+describe("the visitor's hub reconnects", () => {
   it("knows a refused token from other failures", () => {
     expect(isUnauthorized(new HttpError("Unauthorized", 401))).toBe(true);
     expect(isUnauthorized(new HttpError("Forbidden", 403))).toBe(false);
@@ -10,6 +10,9 @@ describe("hub reconnects", () => {
     expect(
       isUnauthorized(new Error("Failed to complete negotiation with the server: Error: Unauthorized: Status code '401'")),
     ).toBe(true);
+    expect(isUnauthorized(new Error("Failed to complete negotiation with the server: Error: Unauthorized: Status code '403'"))).toBe(
+      false,
+    );
     expect(isUnauthorized(new Error("Server returned an error on close: the token expired; reconnect with a new one"))).toBe(
       true,
     );
@@ -19,14 +22,11 @@ describe("hub reconnects", () => {
 
   it("asks for a token on every attempt refused with 401, and keeps backing off", () => {
     let asked = 0;
-    const policy = retryPolicy(() => asked++);
+    const delay = visitorRetryDelay(() => asked++);
     const refused = new HttpError("Unauthorized", 401);
-    const delays = [0, 1, 2].map((previousRetryCount) =>
-      policy.nextRetryDelayInMilliseconds({ previousRetryCount, elapsedMilliseconds: 0, retryReason: refused }),
-    );
-    expect(delays).toEqual([0, 1000, 2000]);
+    expect([0, 1, 2].map((previousRetryCount) => delay(previousRetryCount, refused))).toEqual([0, 1000, 2000]);
     expect(asked).toBe(3);
-    policy.nextRetryDelayInMilliseconds({ previousRetryCount: 3, elapsedMilliseconds: 0, retryReason: new Error("offline") });
+    expect(delay(3, new Error("offline"))).toBe(5000);
     expect(asked).toBe(3);
   });
 });

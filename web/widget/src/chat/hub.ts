@@ -1,20 +1,14 @@
-// The visitor's connection to the chat hub, through the official @microsoft/signalr client.
-// The token goes in the `headers` option, which the client sends on negotiate only: in a
-// browser, accessTokenFactory would put it in the WebSocket URL, which the API refuses (401).
-// The caller keeps the `headers` object and updates it with each renewed token; the client
-// reads it on every negotiate, so reconnects after expiry use the fresh token.
+// The visitor's connection to the chat hub: the shared connection loop
+// (@supportdesk/shared/hub: WebSockets, the visitor token in the negotiate request's headers,
+// backoff for ever) with the visitor's events. A widget left open comes back by itself after
+// any outage; only the server's Close with allowReconnect: false ends it. Every attempt refused
+// with 401 asks for a fresh token (the caller throttles), which the caller writes into
+// `headers`, read on every negotiate.
 
-import {
-  HttpError,
-  HttpTransportType,
-  HubConnection,
-  HubConnectionBuilder,
-  HubConnectionState,
-  LogLevel,
-  type IRetryPolicy,
-} from "@microsoft/signalr";
-import { hubRetryDelay } from "./timing";
+import { connectHub as connectSharedHub, type Hub, hubRetryDelay, httpStatusOf } from "@supportdesk/shared/hub";
 import type { ConversationUpdated, MessageCreated, TypingEvent } from "./types";
+
+export type { Hub };
 
 export interface HubEvents {
   messageCreated(event: MessageCreated): void;
@@ -29,80 +23,35 @@ export interface HubEvents {
   closed(error?: Error): void;
 }
 
-export interface Hub {
-  readonly connection: HubConnection;
-  isConnected(): boolean;
-  stop(): Promise<void>;
-}
-
 /**
- * A 401 from negotiate, or the server's close when the token ran out ("the token expired").
- * The client wraps negotiate's HttpError in an error of its own, keeping only the text
- * ("...: Status code '401'"), so the text counts too.
+ * A 401 from negotiate (as the client reports it, or wrapped: its text keeps the status), or the
+ * server's close when the token ran out ("the token expired").
  */
 export function isUnauthorized(error: unknown): boolean {
-  if (error instanceof HttpError) return error.statusCode === 401;
-  return error instanceof Error && /Status code '401'|unauthori[sz]ed|token expired/i.test(error.message);
+  if (httpStatusOf(error) !== null) return httpStatusOf(error) === 401;
+  return error instanceof Error && /unauthori[sz]ed|token expired/i.test(error.message);
 }
 
-/** Backoff forever; every attempt refused with 401 also asks for a fresh token (throttled there). */
-export function retryPolicy(unauthorized: () => void): IRetryPolicy {
-  return {
-    nextRetryDelayInMilliseconds(ctx) {
-      if (isUnauthorized(ctx.retryReason)) unauthorized();
-      return hubRetryDelay(ctx.previousRetryCount);
-    },
+/** Backoff for ever; every attempt refused with 401 also asks for a fresh token (throttled there). */
+export function visitorRetryDelay(unauthorized: () => void): (previousRetryCount: number, error: unknown) => number {
+  return (previousRetryCount, error) => {
+    if (isUnauthorized(error)) unauthorized();
+    return hubRetryDelay(previousRetryCount);
   };
 }
 
 export function connectHub(url: string, headers: Record<string, string>, events: HubEvents): Hub {
-  const connection = new HubConnectionBuilder()
-    .withUrl(url, { headers, transport: HttpTransportType.WebSockets, withCredentials: false })
-    .withAutomaticReconnect(retryPolicy(events.unauthorized))
-    .configureLogging(LogLevel.Warning)
-    .build();
-  connection.on("MessageCreated", events.messageCreated);
-  connection.on("ConversationUpdated", events.conversationUpdated);
-  connection.on("Typing", events.typing);
-  connection.onreconnecting(events.reconnecting);
-  connection.onreconnected(() => events.connected());
-
-  let stopped = false;
-  /** The first-start loop's pause between attempts, ended by stop(). */
-  let pause: { timer: ReturnType<typeof setTimeout>; end(): void } | null = null;
-  connection.onclose((error) => {
-    if (!stopped) events.closed(error);
-  });
-
-  // Automatic reconnect covers a connection that was up; the first start is retried here.
-  void (async () => {
-    for (let attempt = 0; !stopped; attempt++) {
-      try {
-        await connection.start();
-        if (!stopped) events.connected();
-        return;
-      } catch (error) {
-        if (stopped) return;
-        events.reconnecting(error instanceof Error ? error : undefined);
-        if (isUnauthorized(error)) events.unauthorized();
-        await new Promise<void>((end) => {
-          pause = { timer: setTimeout(end, hubRetryDelay(attempt + 1)), end };
-        });
-        pause = null;
-      }
-    }
-  })();
-
-  return {
-    connection,
-    isConnected: () => connection.state === HubConnectionState.Connected,
-    stop: () => {
-      stopped = true;
-      if (pause) {
-        clearTimeout(pause.timer);
-        pause.end();
-      }
-      return connection.stop();
+  return connectSharedHub({
+    url,
+    headers,
+    events: {
+      MessageCreated: events.messageCreated,
+      ConversationUpdated: events.conversationUpdated,
+      Typing: events.typing,
     },
-  };
+    retryDelay: visitorRetryDelay(events.unauthorized),
+    connected: () => events.connected(),
+    reconnecting: events.reconnecting,
+    closed: (error) => events.closed(error),
+  });
 }

@@ -1,6 +1,7 @@
+import { TYPING_TTL_MS } from "@supportdesk/shared/typing";
 import { describe, expect, it } from "vitest";
 import type { WidgetSession } from "@/loader/protocol";
-import { initialState, mergeMessages, reducer, sentMessage, TYPING_TTL_MS, typingText, type ChatState } from "./state";
+import { initialState, mergeMessages, reducer, sentMessage, typingText, type ChatState } from "./state";
 import type { Conversation, Message } from "./types";
 
 const session = (token = "t1", agentsOnline = true): WidgetSession => ({

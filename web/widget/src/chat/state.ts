@@ -2,6 +2,7 @@
 // snapshots and hub events arrive in any order and more than once (MessageCreated also echoes
 // the visitor's own sends), so messages are merged by id and ordered by createdAt.
 
+import { typingFresh } from "@supportdesk/shared/typing";
 import type { SessionReason, WidgetSession } from "@/loader/protocol";
 import type { Contact, Conversation, ConversationUpdated, Message, MessageCreated, TypingEvent } from "./types";
 
@@ -50,9 +51,6 @@ export type ChatAction =
   | { type: "error"; message: string | null }
   | { type: "blocked"; until: number | null }
   | { type: "contactSaved"; contact: Contact };
-
-/** An agent who stops without saying so stops "typing" after this long. */
-export const TYPING_TTL_MS = 8000;
 
 export const initialState: ChatState = {
   session: null,
@@ -152,7 +150,8 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
       };
     }
     case "typingExpired": {
-      const typing = state.typing.filter((t) => action.now - t.at < TYPING_TTL_MS);
+      // An agent who stops without saying so stops "typing" after TYPING_TTL_MS.
+      const typing = state.typing.filter((t) => typingFresh(t.at, action.now));
       return typing.length === state.typing.length ? state : { ...state, typing };
     }
     case "connection":

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "./api";
 import {
   DEFAULT_RETRY_MS,
-  hubRetryDelay,
   MIN_RENEW_DELAY_MS,
   RENEW_MARGIN_MS,
   RENEW_THROTTLE_MS,
@@ -73,10 +72,6 @@ describe("retries", () => {
   it("retries only what may pass later", () => {
     expect([0, 408, 429, 500, 503].every(sessionErrorRetryable)).toBe(true);
     expect([400, 401, 403, 404].some(sessionErrorRetryable)).toBe(false);
-  });
-
-  it("backs off hub reconnects up to 30 s, forever", () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 100].map(hubRetryDelay)).toEqual([0, 1000, 2000, 5000, 10_000, 30_000, 30_000, 30_000]);
   });
 });
 

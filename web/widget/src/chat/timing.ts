@@ -1,4 +1,5 @@
-// When to renew the visitor token and how long to wait between retries. Visitor tokens live one
+// When to renew the visitor token and how long to wait between retries (the hub's reconnect
+// backoff is the shared one, @supportdesk/shared/hub). Visitor tokens live one
 // hour; the page asks the loader for a fresh session a little before expiry (5 minutes, or a
 // fifth of a shorter lifetime), so background-tab timer throttling cannot make it late.
 // The device's clock may be wrong by hours: the lifetime is read from the token itself
@@ -14,7 +15,6 @@ export const MIN_RENEW_DELAY_MS = MINUTE;
 export const RENEW_THROTTLE_MS = MINUTE;
 /** Retries of a failed session request when the API gave no Retry-After. */
 export const DEFAULT_RETRY_MS = 30_000;
-const HUB_RETRIES_MS = [0, 1000, 2000, 5000, 10_000, 30_000];
 
 /**
  * Milliseconds from issue to expiry (`exp - iat`), read from the JWT's payload; null when it
@@ -58,14 +58,6 @@ export function sessionRetryDelay(retryAfterSeconds: number | null): number {
 /** Permanent refusals (bad origin, unknown site key, bad identity hash) are not retried. */
 export function sessionErrorRetryable(status: number): boolean {
   return status === 0 || status === 408 || status === 429 || status >= 500;
-}
-
-/**
- * Hub reconnect backoff, forever (capped at 30 s): a widget left open should come back by itself
- * after any outage. The server's Close with allowReconnect: false still ends it for good.
- */
-export function hubRetryDelay(previousRetryCount: number): number {
-  return HUB_RETRIES_MS[Math.min(previousRetryCount, HUB_RETRIES_MS.length - 1)] ?? 30_000;
 }
 
 /** Sending is refused this long after the hub said "too many" without saying for how long. */

@@ -5,6 +5,7 @@
 // storage, token renewal, the hub connection with its reconnects, and the REST calls. State
 // changes go through the pure reducer in state.ts.
 
+import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import {
   envelope,
@@ -18,7 +19,6 @@ import { connectHub, type Hub } from "./hub";
 import { initialState, reducer, sentMessage, type ChatState } from "./state";
 import { renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
 import type { Message, MessageCreated } from "./types";
-import { typingNotifier, type TypingNotifier } from "./typing";
 
 const TYPING_SWEEP_MS = 1000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configFrom } from "./config";
+import { apiConfigFrom as configFrom } from "@supportdesk/shared/config";
 import { chatCsp } from "./csp";
 
 describe("the chat page's CSP", () => {

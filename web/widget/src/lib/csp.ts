@@ -2,18 +2,15 @@
 // settings (config.ts), so the proxy (src/proxy.ts) builds it per request, never at build.
 // No frame-ancestors: any site the workspace allows embeds the page (the API checks origins).
 
-import type { RuntimeConfig } from "./config";
+import type { ApiConfig } from "@supportdesk/shared/config";
+import { connectSrc, devEval } from "@supportdesk/shared/csp";
 
-export function chatCsp({ apiUrl, hubUrl }: RuntimeConfig, dev = false): string {
-  const hub = new URL(hubUrl);
-  const hubSocket = `${hub.protocol === "https:" ? "wss:" : "ws:"}//${hub.host}`;
-  const connect = new Set(["'self'", new URL(apiUrl).origin, hub.origin, hubSocket]);
+export function chatCsp(config: ApiConfig, dev = false): string {
   return [
     "default-src 'self'",
     "img-src 'self' https: data:",
-    `connect-src ${[...connect].join(" ")}`,
+    connectSrc(config),
     "style-src 'self' 'unsafe-inline'",
-    // React's development build needs eval; production never does.
-    `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
+    `script-src 'self' 'unsafe-inline'${devEval(dev)}`,
   ].join("; ");
 }

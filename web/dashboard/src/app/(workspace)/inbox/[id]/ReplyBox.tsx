@@ -4,6 +4,7 @@
 // code (a listbox under the box: arrows to move, Enter or Tab to insert, Escape to close), the
 // agent's typing announced through the hub. Ctrl+Enter (or Cmd+Enter) sends.
 
+import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { unwrap } from "@/api/client";
@@ -14,7 +15,6 @@ import { useApi } from "@/app/providers";
 import { insertCanned, shortcodeAt } from "@/lib/canned";
 import { useHub } from "@/realtime/HubProvider";
 import { appendMessage, type MessagePages } from "@/realtime/reducers";
-import { onKeystroke, onStop, TYPING_IDLE_MS, type TypingOut } from "@/realtime/typingThrottle";
 import { useWorkspace } from "../../WorkspaceContext";
 
 type Mode = "reply" | "note";
@@ -33,25 +33,17 @@ export function ReplyBox({ conversationId }: { conversationId: string }) {
   const hintId = useId();
 
   // Typing: at most one "typing" per 3 s while keys are pressed, "stopped" after 4 s idle or on send.
-  const typingRef = useRef<TypingOut>({ sentAt: null });
-  const idleRef = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const stopTyping = () => {
-    if (idleRef.current) clearTimeout(idleRef.current);
-    const { send, next } = onStop(typingRef.current);
-    typingRef.current = next;
-    if (send) void hubSend("Typing", conversationId, false);
-  };
+  const typingRef = useRef<TypingNotifier | null>(null);
+  useEffect(() => {
+    const notifier = typingNotifier((isTyping) => void hubSend("Typing", conversationId, isTyping));
+    typingRef.current = notifier;
+    return () => notifier.dispose();
+  }, [hubSend, conversationId]);
+  const stopTyping = () => typingRef.current?.stop();
   const typed = () => {
     if (mode === "note") return; // notes are private: visitors never see the agent "typing" one
-    const { send, next } = onKeystroke(typingRef.current, Date.now());
-    typingRef.current = next;
-    if (send) void hubSend("Typing", conversationId, true);
-    if (idleRef.current) clearTimeout(idleRef.current);
-    idleRef.current = setTimeout(stopTyping, TYPING_IDLE_MS);
+    typingRef.current?.input();
   };
-  useEffect(() => () => {
-    if (idleRef.current) clearTimeout(idleRef.current);
-  }, []);
 
   const canned = useQuery({
     queryKey: keys.canned(workspace.id, shortcode?.query ?? ""),

@@ -1,0 +1,90 @@
+import { QueryClient } from "@tanstack/react-query";
+import { describe, expect, it } from "vitest";
+import { keys } from "@/api/keys";
+import type { Contact, Conversation, Ticket } from "@/api/types";
+import { applyLoggedHubEvent, type FoldContext, foldContact, foldMessage } from "./cache";
+import type { ConversationPages, InboxFilter } from "./reducers";
+
+const ctx: FoldContext = { ws: "w", meId: "me", openConversationId: null };
+const ida: Contact = { id: "k1", name: "Ida", email: null, claimedEmail: null };
+
+function conversation(id: string, minute: number, overrides: Partial<Conversation> = {}): Conversation {
+  const at = `2026-11-23T10:${String(minute).padStart(2, "0")}:00Z`;
+  return { id, number: 1, status: "open", contact: ida, lastMessageAt: at, createdAt: at, updatedAt: at, ...overrides };
+}
+
+function withLists(lists: [InboxFilter, Conversation[]][]): QueryClient {
+  const qc = new QueryClient();
+  for (const [filter, conversations] of lists) {
+    qc.setQueryData<ConversationPages>(keys.inbox("w", filter), { pages: [{ conversations, nextCursor: null }], pageParams: [null] });
+  }
+  return qc;
+}
+
+const list = (qc: QueryClient, filter: InboxFilter) =>
+  qc.getQueryData<ConversationPages>(keys.inbox("w", filter))?.pages[0]?.conversations.map((c) => [c.id, c.lastMessageAt]);
+
+const message = (conversationId: string, minute: number) => ({
+  conversationId,
+  message: { id: `m${minute}`, kind: "incoming" as const, body: "hi", authorAgentId: null, createdAt: `2026-11-23T10:${minute}:00Z` },
+});
+
+const ALL: InboxFilter = { assignee: "all", status: null };
+const MINE: InboxFilter = { assignee: "me", status: null };
+const UNASSIGNED: InboxFilter = { assignee: "unassigned", status: null };
+
+describe("folding a message into the inbox lists", () => {
+  it("adds a conversation known elsewhere to the lists it belongs in, and leaves the others alone", () => {
+    const qc = withLists([
+      [ALL, [conversation("a", 1), conversation("b", 2)]],
+      [UNASSIGNED, [conversation("b", 2)]],
+      [MINE, []],
+    ]);
+    foldMessage(qc, ctx, message("a", 30));
+    expect(list(qc, ALL)).toEqual([
+      ["a", "2026-11-23T10:30:00Z"],
+      ["b", "2026-11-23T10:02:00Z"],
+    ]);
+    expect(list(qc, UNASSIGNED)).toEqual([
+      ["a", "2026-11-23T10:30:00Z"],
+      ["b", "2026-11-23T10:02:00Z"],
+    ]);
+    expect(list(qc, MINE)).toEqual([]);
+    expect(qc.getQueryCache().findAll({ queryKey: keys.conversations("w") }).some((q) => q.state.isInvalidated)).toBe(false);
+  });
+
+  it("asks again for every list when the conversation is nowhere in this tab", () => {
+    const qc = withLists([[ALL, [conversation("a", 1)]]]);
+    foldMessage(qc, ctx, message("zzz", 30));
+    expect(qc.getQueryState(keys.inbox("w", ALL))?.isInvalidated).toBe(true);
+  });
+
+  it("leaves a list that is to be fetched again as it is, still to be fetched", async () => {
+    const qc = withLists([[ALL, [conversation("a", 1)]]]);
+    await qc.invalidateQueries({ queryKey: keys.conversations("w") });
+    const before = qc.getQueryData(keys.inbox("w", ALL));
+    applyLoggedHubEvent(qc, ctx, { name: "ConversationCreated", payload: { ...conversation("n", 40), seq: 9 } });
+    foldMessage(qc, ctx, message("a", 41));
+    expect(qc.getQueryData(keys.inbox("w", ALL))).toBe(before);
+    expect(qc.getQueryState(keys.inbox("w", ALL))?.isInvalidated).toBe(true);
+  });
+
+  it("folds a conversation event without its seq", () => {
+    const qc = withLists([[ALL, []]]);
+    applyLoggedHubEvent(qc, ctx, { name: "ConversationCreated", payload: { ...conversation("n", 40), seq: 9 } });
+    expect(qc.getQueryData<ConversationPages>(keys.inbox("w", ALL))?.pages[0]?.conversations[0]).not.toHaveProperty("seq");
+  });
+});
+
+describe("folding a contact's new details", () => {
+  it("reaches the conversations and tickets that show the contact", () => {
+    const qc = withLists([[ALL, [conversation("a", 1)]]]);
+    qc.setQueryData(keys.conversation("w", "a"), conversation("a", 1));
+    const ticket: Ticket = { id: "t", number: 1, subject: "s", status: "open", requester: ida, createdAt: "x", updatedAt: "x" };
+    qc.setQueryData(keys.ticket("w", "t"), ticket);
+    foldContact(qc, ctx, { ...ida, name: "Ida P." });
+    expect(qc.getQueryData<ConversationPages>(keys.inbox("w", ALL))?.pages[0]?.conversations[0]?.contact.name).toBe("Ida P.");
+    expect(qc.getQueryData<Conversation>(keys.conversation("w", "a"))?.contact.name).toBe("Ida P.");
+    expect(qc.getQueryData<Ticket>(keys.ticket("w", "t"))?.requester.name).toBe("Ida P.");
+  });
+});

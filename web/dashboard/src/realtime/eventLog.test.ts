@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import type { Agent, Comment, Contact, Conversation, Ticket } from "@/api/types";
+import { fromHub, fromLog, LOG_TO_HUB, LOGGED_HUB_EVENTS, toHubEvent } from "./eventLog";
+import type { LoggedEvent, LoggedEventType, LoggedHubEvent } from "./events";
+
+const contact: Contact = { id: "k1", name: "Ida", email: "ida@example.org", claimedEmail: null };
+const conversation: Conversation = {
+  id: "c1",
+  number: 7,
+  subject: null,
+  status: "open",
+  priority: null,
+  assigneeId: null,
+  contact,
+  lastMessageAt: "2026-11-23T10:00:00Z",
+  createdAt: "2026-11-23T10:00:00Z",
+  updatedAt: "2026-11-23T10:00:00Z",
+};
+const ticket: Ticket = {
+  id: "t1",
+  number: 3,
+  subject: "Refund",
+  description: null,
+  status: "open",
+  priority: "high",
+  assigneeId: null,
+  conversationId: "c1",
+  requester: contact,
+  createdAt: "2026-11-23T10:00:00Z",
+  updatedAt: "2026-11-23T10:00:00Z",
+  resolvedAt: null,
+};
+const comment: Comment = { id: "m1", body: "Called them", authorAgentId: "a1", createdAt: "2026-11-23T10:01:00Z" };
+const agent: Agent = {
+  id: "a1",
+  userId: "u1",
+  email: "ada@example.org",
+  fullName: "Ada Lovelace",
+  displayName: "Ada",
+  avatarUrl: null,
+  role: "agent",
+  status: "active",
+  presence: "online",
+  joinedAt: "2026-11-01T00:00:00Z",
+};
+
+function entry<T extends LoggedEventType>(seq: number, type: T, data: Extract<LoggedEvent, { type: T }>["data"]): LoggedEvent {
+  return { id: `e${seq}`, seq, type, occurredAt: "2026-11-23T10:02:00Z", actor: { kind: "agent", id: "a1" }, data } as LoggedEvent;
+}
+
+describe("the event log's entries as hub events", () => {
+  it("map every logged type to the hub event that reports it, with the same payload", () => {
+    const cases: [LoggedEvent, LoggedHubEvent][] = [
+      [entry(1, "conversation.created", conversation), { name: "ConversationCreated", payload: { ...conversation, seq: 1 } }],
+      [entry(2, "conversation.updated", conversation), { name: "ConversationUpdated", payload: { ...conversation, seq: 2 } }],
+      [
+        entry(3, "message.created", {
+          conversationId: "c1",
+          contactId: "k1",
+          id: "m9",
+          kind: "outgoing",
+          body: "Hello",
+          authorAgentId: "a1",
+          author: { displayName: "Ada", avatarUrl: null },
+          createdAt: "2026-11-23T10:03:00Z",
+        }),
+        {
+          name: "MessageCreated",
+          payload: {
+            seq: 3,
+            conversationId: "c1",
+            message: { id: "m9", kind: "outgoing", body: "Hello", authorAgentId: "a1", author: { displayName: "Ada", avatarUrl: null }, createdAt: "2026-11-23T10:03:00Z" },
+          },
+        },
+      ],
+      [entry(4, "contact.created", contact), { name: "ContactCreated", payload: { ...contact, seq: 4 } }],
+      [entry(5, "contact.updated", contact), { name: "ContactUpdated", payload: { ...contact, seq: 5 } }],
+      [entry(6, "ticket.created", ticket), { name: "TicketCreated", payload: { ...ticket, seq: 6 } }],
+      [entry(7, "ticket.updated", ticket), { name: "TicketUpdated", payload: { ...ticket, seq: 7 } }],
+      [entry(8, "ticket_comment.created", { ticketId: "t1", comment }), { name: "TicketCommentCreated", payload: { seq: 8, ticketId: "t1", comment } }],
+      [entry(9, "agent.updated", agent), { name: "AgentUpdated", payload: { ...agent, seq: 9 } }],
+    ];
+    expect(cases.map(([e]) => e.type).sort()).toEqual(Object.keys(LOG_TO_HUB).sort());
+    for (const [logged, hub] of cases) {
+      expect(toHubEvent(logged)).toEqual(hub);
+      expect(fromLog(logged)).toEqual({ seq: logged.seq, event: hub });
+      expect(fromHub(hub)).toEqual({ seq: logged.seq, event: hub });
+    }
+  });
+
+  it("name each hub event of a logged change once", () => {
+    expect([...LOGGED_HUB_EVENTS].sort()).toEqual(
+      [
+        "AgentUpdated",
+        "ContactCreated",
+        "ContactUpdated",
+        "ConversationCreated",
+        "ConversationUpdated",
+        "MessageCreated",
+        "TicketCommentCreated",
+        "TicketCreated",
+        "TicketUpdated",
+      ].sort(),
+    );
+  });
+
+  it("keep the seq of a type this client does not know, with nothing to fold", () => {
+    const unknown = { ...entry(12, "contact.created", contact), type: "canned_response.created" } as unknown as LoggedEvent;
+    expect(fromLog(unknown)).toEqual({ seq: 12, event: null });
+  });
+
+  it("tell a live event without a seq (a server without the log)", () => {
+    expect(fromHub({ name: "ConversationUpdated", payload: conversation } as LoggedHubEvent)).toBeNull();
+  });
+});
