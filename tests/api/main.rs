@@ -16,6 +16,7 @@ mod auth_me;
 mod auth_register;
 mod auth_tokens;
 mod change_email;
+mod dashboard_resync;
 mod email_verification;
 mod event_order;
 mod events;
