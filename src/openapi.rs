@@ -25,7 +25,19 @@ use utoipa::{Modify, OpenApi};
                        (`application/problem+json`)."
     ),
     modifiers(&BearerAuth),
-    components(schemas(crate::error::Problem)),
+    components(schemas(
+        crate::error::Problem,
+        crate::hub::projection::HubMessageCreated,
+        crate::hub::projection::HubConversation,
+        crate::hub::projection::HubContact,
+        crate::hub::projection::HubTicket,
+        crate::hub::projection::HubTicketComment,
+        crate::hub::projection::HubAgent,
+        crate::events::catalogue::MessageCreated,
+        crate::events::catalogue::ConversationChanged,
+        crate::events::catalogue::TicketCommentCreated,
+        crate::events::catalogue::AgentData,
+    )),
     tags(
         (name = "auth", description = "Accounts, login and email verification"),
         (name = "workspaces", description = "Workspaces (tenants), selecting one, deleting one"),

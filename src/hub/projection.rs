@@ -8,33 +8,102 @@
 //! at all: [`VisitorMessage::of`] refuses it, and it is the only way to build one.
 
 use serde::Serialize;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::events::{Audience, Event};
 use crate::conversations::messages::Message;
-use crate::conversations::record::ConversationStatus;
-use crate::events::catalogue::{Author, ConversationChange, DomainEvent, MessageCreated, Recorded};
+use crate::conversations::record::{Conversation, ConversationStatus};
+use crate::events::catalogue::{
+    AgentData, Author, ConversationChange, DomainEvent, MessageCreated, Recorded,
+};
+use crate::inbox::contacts::Contact;
+use crate::tickets::comments::Comment;
+use crate::tickets::record::Ticket;
 
-/// A payload with the event's seq beside its fields.
-#[derive(Serialize)]
-struct Sequenced<'a, T> {
-    seq: i64,
+// What agents hear: each logged event's resource with its `seq`. These are the types the hub
+// serialises, and the OpenAPI document's `Hub*` schemas, from which the dashboard's types are
+// generated: what the server sends and what the client expects cannot drift apart.
+
+/// `MessageCreated` to agents.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubMessageCreated {
+    pub seq: i64,
+    pub conversation_id: Uuid,
+    pub message: HubMessage,
+}
+
+/// A message as the hub shows it: the message and its author as shown next to it.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubMessage {
     #[serde(flatten)]
-    payload: &'a T,
+    pub message: Message,
+    /// Null for incoming messages.
+    pub author: Option<Author>,
 }
 
-#[derive(Serialize)]
+/// `ConversationCreated` and `ConversationUpdated` to agents; `change` (status, assignee or
+/// priority) on updates only.
+#[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct MessagePayload<'a> {
+pub struct HubConversation {
+    pub seq: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    seq: Option<i64>,
+    pub change: Option<ConversationChange>,
+    #[serde(flatten)]
+    pub conversation: Conversation,
+}
+
+/// `ContactCreated` and `ContactUpdated`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubContact {
+    pub seq: i64,
+    #[serde(flatten)]
+    pub contact: Contact,
+}
+
+/// `TicketCreated` and `TicketUpdated`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubTicket {
+    pub seq: i64,
+    #[serde(flatten)]
+    pub ticket: Ticket,
+}
+
+/// `TicketCommentCreated`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubTicketComment {
+    pub seq: i64,
+    pub ticket_id: Uuid,
+    pub comment: Comment,
+}
+
+/// `AgentUpdated`: the agent (without presence, which `PresenceChanged` tells) and what
+/// changed.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubAgent {
+    pub seq: i64,
+    #[serde(flatten)]
+    pub agent: AgentData,
+}
+
+/// The visitor's view of a new message: no `seq`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct VisitorMessagePayload<'a> {
     conversation_id: Uuid,
-    message: MessageView<'a>,
+    message: VisitorMessageView<'a>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct MessageView<'a> {
+struct VisitorMessageView<'a> {
     #[serde(flatten)]
     message: &'a Message,
     author: Option<&'a Author>,
@@ -50,10 +119,9 @@ impl<'a> VisitorMessage<'a> {
 
     fn event(&self, workspace_id: Uuid) -> Event {
         let m = self.0;
-        let payload = MessagePayload {
-            seq: None,
+        let payload = VisitorMessagePayload {
             conversation_id: m.conversation_id,
-            message: MessageView {
+            message: VisitorMessageView {
                 message: &m.message,
                 author: m.author.as_ref(),
             },
@@ -74,13 +142,8 @@ struct VisitorConversation {
     status: ConversationStatus,
 }
 
-fn to_agents<T: Serialize>(workspace_id: Uuid, target: &str, seq: i64, payload: &T) -> Event {
-    Event::new(
-        workspace_id,
-        Audience::Agents,
-        target,
-        &Sequenced { seq, payload },
-    )
+fn to_agents<T: Serialize>(workspace_id: Uuid, target: &str, payload: &T) -> Event {
+    Event::new(workspace_id, Audience::Agents, target, payload)
 }
 
 /// The hub events of one recorded event, in the order they are to be delivered.
@@ -88,25 +151,35 @@ pub fn project(workspace_id: Uuid, recorded: &Recorded) -> Vec<Event> {
     let seq = recorded.seq;
     match &recorded.event {
         DomainEvent::MessageCreated(m) => {
-            let payload = MessagePayload {
-                seq: Some(seq),
+            let payload = HubMessageCreated {
+                seq,
                 conversation_id: m.conversation_id,
-                message: MessageView {
-                    message: &m.message,
-                    author: m.author.as_ref(),
+                message: HubMessage {
+                    message: m.message.clone(),
+                    author: m.author.clone(),
                 },
             };
-            let agents = Event::new(workspace_id, Audience::Agents, "MessageCreated", &payload);
+            let agents = to_agents(workspace_id, "MessageCreated", &payload);
             let visitor = VisitorMessage::of(m).map(|visible| visible.event(workspace_id));
             std::iter::once(agents).chain(visitor).collect()
         }
         DomainEvent::ConversationCreated(c) => {
-            vec![to_agents(workspace_id, "ConversationCreated", seq, c)]
+            let payload = HubConversation {
+                seq,
+                change: None,
+                conversation: (**c).clone(),
+            };
+            vec![to_agents(workspace_id, "ConversationCreated", &payload)]
         }
         DomainEvent::ConversationUpdated(changed) => {
-            let agents = to_agents(workspace_id, "ConversationUpdated", seq, changed);
-            // A visitor learns of a status change, nothing of assignment or priority.
             let c = &changed.conversation;
+            let payload = HubConversation {
+                seq,
+                change: Some(changed.change),
+                conversation: c.clone(),
+            };
+            let agents = to_agents(workspace_id, "ConversationUpdated", &payload);
+            // A visitor learns of a status change, nothing of assignment or priority.
             let visitor = (changed.change == ConversationChange::Status).then(|| {
                 Event::new(
                     workspace_id,
@@ -120,14 +193,45 @@ pub fn project(workspace_id: Uuid, recorded: &Recorded) -> Vec<Event> {
             });
             std::iter::once(agents).chain(visitor).collect()
         }
-        DomainEvent::ContactCreated(c) => vec![to_agents(workspace_id, "ContactCreated", seq, c)],
-        DomainEvent::ContactUpdated(c) => vec![to_agents(workspace_id, "ContactUpdated", seq, c)],
-        DomainEvent::TicketCreated(t) => vec![to_agents(workspace_id, "TicketCreated", seq, t)],
-        DomainEvent::TicketUpdated(t) => vec![to_agents(workspace_id, "TicketUpdated", seq, t)],
-        DomainEvent::TicketCommentCreated(c) => {
-            vec![to_agents(workspace_id, "TicketCommentCreated", seq, c)]
+        DomainEvent::ContactCreated(c) | DomainEvent::ContactUpdated(c) => {
+            let target = if matches!(recorded.event, DomainEvent::ContactCreated(_)) {
+                "ContactCreated"
+            } else {
+                "ContactUpdated"
+            };
+            let payload = HubContact {
+                seq,
+                contact: c.clone(),
+            };
+            vec![to_agents(workspace_id, target, &payload)]
         }
-        DomainEvent::AgentChanged(a) => vec![to_agents(workspace_id, "AgentUpdated", seq, a)],
+        DomainEvent::TicketCreated(t) | DomainEvent::TicketUpdated(t) => {
+            let target = if matches!(recorded.event, DomainEvent::TicketCreated(_)) {
+                "TicketCreated"
+            } else {
+                "TicketUpdated"
+            };
+            let payload = HubTicket {
+                seq,
+                ticket: (**t).clone(),
+            };
+            vec![to_agents(workspace_id, target, &payload)]
+        }
+        DomainEvent::TicketCommentCreated(c) => {
+            let payload = HubTicketComment {
+                seq,
+                ticket_id: c.ticket_id,
+                comment: c.comment.clone(),
+            };
+            vec![to_agents(workspace_id, "TicketCommentCreated", &payload)]
+        }
+        DomainEvent::AgentChanged(a) => {
+            let payload = HubAgent {
+                seq,
+                agent: AgentData::from((**a).clone()),
+            };
+            vec![to_agents(workspace_id, "AgentUpdated", &payload)]
+        }
     }
 }
 

@@ -919,6 +919,24 @@ export interface components {
              */
             userId: string;
         };
+        /** @enum {string} */
+        AgentChange: "joined" | "role" | "profile" | "deactivated" | "reactivated";
+        /** @description How [`AgentChanged`] is shown. */
+        AgentData: {
+            avatarUrl?: string | null;
+            change: components["schemas"]["AgentChange"];
+            displayName: string;
+            email: string;
+            fullName: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            joinedAt: string;
+            role: components["schemas"]["Role"];
+            status: components["schemas"]["AgentStatus"];
+            /** Format: uuid */
+            userId: string;
+        };
         AgentList: {
             agents: components["schemas"]["Agent"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -1115,6 +1133,15 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @enum {string} */
+        ConversationChange: "status" | "assignee" | "priority";
+        /**
+         * @description `conversation.updated`: the conversation as `GET /api/conversations/{id}` shows it, and
+         *     what changed.
+         */
+        ConversationChanged: components["schemas"]["Conversation"] & {
+            change: components["schemas"]["ConversationChange"];
+        };
         ConversationList: {
             conversations: components["schemas"]["Conversation"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -1216,6 +1243,53 @@ export interface components {
         ForgotPasswordRequest: {
             /** @example ann@example.com */
             email: string;
+        };
+        /**
+         * @description `AgentUpdated`: the agent (without presence, which `PresenceChanged` tells) and what
+         *     changed.
+         */
+        HubAgent: components["schemas"]["AgentData"] & {
+            /** Format: int64 */
+            seq: number;
+        };
+        /** @description `ContactCreated` and `ContactUpdated`. */
+        HubContact: components["schemas"]["Contact"] & {
+            /** Format: int64 */
+            seq: number;
+        };
+        /**
+         * @description `ConversationCreated` and `ConversationUpdated` to agents; `change` (status, assignee or
+         *     priority) on updates only.
+         */
+        HubConversation: components["schemas"]["Conversation"] & {
+            change?: components["schemas"]["ConversationChange"] | null;
+            /** Format: int64 */
+            seq: number;
+        };
+        /** @description A message as the hub shows it: the message and its author as shown next to it. */
+        HubMessage: components["schemas"]["Message"] & {
+            author?: components["schemas"]["Author"] | null;
+        };
+        /** @description `MessageCreated` to agents. */
+        HubMessageCreated: {
+            /** Format: uuid */
+            conversationId: string;
+            message: components["schemas"]["HubMessage"];
+            /** Format: int64 */
+            seq: number;
+        };
+        /** @description `TicketCreated` and `TicketUpdated`. */
+        HubTicket: components["schemas"]["Ticket"] & {
+            /** Format: int64 */
+            seq: number;
+        };
+        /** @description `TicketCommentCreated`. */
+        HubTicketComment: {
+            comment: components["schemas"]["Comment"];
+            /** Format: int64 */
+            seq: number;
+            /** Format: uuid */
+            ticketId: string;
         };
         /** @description Who the customer's site says the visitor is. */
         IdentityInput: {
@@ -1330,6 +1404,17 @@ export interface components {
             /** Format: uuid */
             id: string;
             kind: components["schemas"]["MessageKind"];
+        };
+        /**
+         * @description `message.created`: the message as `GET /api/conversations/{id}/messages` shows it, with
+         *     its conversation, the conversation's contact and the author as shown next to it.
+         */
+        MessageCreated: components["schemas"]["Message"] & {
+            author?: components["schemas"]["Author"] | null;
+            /** Format: uuid */
+            contactId: string;
+            /** Format: uuid */
+            conversationId: string;
         };
         /** @enum {string} */
         MessageKind: "incoming" | "outgoing" | "note";
@@ -1575,6 +1660,12 @@ export interface components {
             subject: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description `ticket_comment.created`. */
+        TicketCommentCreated: {
+            comment: components["schemas"]["Comment"];
+            /** Format: uuid */
+            ticketId: string;
         };
         TicketList: {
             /** @description Pass as `cursor` for the next page; null on the last page. */

@@ -151,6 +151,15 @@ export function foldAgent(queryClient: QueryClient, ctx: FoldContext, agent: Age
   queryClient.setQueryData<Profile>(keys.profile(ctx.ws), (profile) => mergeProfile(profile, agent));
 }
 
+/** The presence the cached agent lists show for `agentId`; offline when none does. */
+function knownPresence(queryClient: QueryClient, ctx: FoldContext, agentId: string): Agent["presence"] {
+  for (const [, data] of listsToFold<AgentList>(queryClient, keys.allAgents(ctx.ws))) {
+    const known = data?.agents.find((a) => a.id === agentId);
+    if (known) return known.presence;
+  }
+  return "offline";
+}
+
 export function foldPresence(queryClient: QueryClient, ctx: FoldContext, event: PresenceChanged): void {
   for (const [key, data] of listsToFold<AgentList>(queryClient, keys.allAgents(ctx.ws))) {
     if (data && !data.agents.some((a) => a.id === event.agentId)) {
@@ -184,8 +193,22 @@ export function applyLoggedHubEvent(queryClient: QueryClient, ctx: FoldContext, 
       return foldTicket(queryClient, ctx, withoutSeq(event.payload));
     case "TicketCommentCreated":
       return foldTicketComment(queryClient, ctx, event.payload.ticketId, event.payload.comment);
-    case "AgentUpdated":
-      return foldAgent(queryClient, ctx, withoutSeq(event.payload));
+    case "AgentUpdated": {
+      // The log does not carry presence (PresenceChanged does): keep what the lists show.
+      const p = event.payload;
+      return foldAgent(queryClient, ctx, {
+        id: p.id,
+        userId: p.userId,
+        email: p.email,
+        fullName: p.fullName,
+        displayName: p.displayName,
+        avatarUrl: p.avatarUrl,
+        role: p.role,
+        status: p.status,
+        joinedAt: p.joinedAt,
+        presence: knownPresence(queryClient, ctx, p.id),
+      });
+    }
   }
 }
 

@@ -43,6 +43,8 @@ const agent: Agent = {
   presence: "online",
   joinedAt: "2026-11-01T00:00:00Z",
 };
+/** `agent.updated`'s data: the agent without presence, and what changed. */
+const agentData = { ...agent, presence: undefined, change: "profile" as const };
 
 function entry<T extends LoggedEventType>(seq: number, type: T, data: Extract<LoggedEvent, { type: T }>["data"]): LoggedEvent {
   return { id: `e${seq}`, seq, type, occurredAt: "2026-11-23T10:02:00Z", actor: { kind: "agent", id: "a1" }, data } as LoggedEvent;
@@ -52,7 +54,10 @@ describe("the event log's entries as hub events", () => {
   it("map every logged type to the hub event that reports it, with the same payload", () => {
     const cases: [LoggedEvent, LoggedHubEvent][] = [
       [entry(1, "conversation.created", conversation), { name: "ConversationCreated", payload: { ...conversation, seq: 1 } }],
-      [entry(2, "conversation.updated", conversation), { name: "ConversationUpdated", payload: { ...conversation, seq: 2 } }],
+      [
+        entry(2, "conversation.updated", { ...conversation, change: "status" }),
+        { name: "ConversationUpdated", payload: { ...conversation, change: "status", seq: 2 } },
+      ],
       [
         entry(3, "message.created", {
           conversationId: "c1",
@@ -78,7 +83,7 @@ describe("the event log's entries as hub events", () => {
       [entry(6, "ticket.created", ticket), { name: "TicketCreated", payload: { ...ticket, seq: 6 } }],
       [entry(7, "ticket.updated", ticket), { name: "TicketUpdated", payload: { ...ticket, seq: 7 } }],
       [entry(8, "ticket_comment.created", { ticketId: "t1", comment }), { name: "TicketCommentCreated", payload: { seq: 8, ticketId: "t1", comment } }],
-      [entry(9, "agent.updated", agent), { name: "AgentUpdated", payload: { ...agent, seq: 9 } }],
+      [entry(9, "agent.updated", agentData), { name: "AgentUpdated", payload: { ...agentData, seq: 9 } }],
     ];
     expect(cases.map(([e]) => e.type).sort()).toEqual(Object.keys(LOG_TO_HUB).sort());
     for (const [logged, hub] of cases) {

@@ -1,12 +1,13 @@
 // What the server tells agents of changes, in one place: the hub's server -> client events
-// (REALTIME.md, "Events") and the workspace's event log (GET /api/events). Written by hand
-// until the API's OpenAPI document names them; each type below carries the name of the schema
-// the server will add, so that it becomes an alias once `npm run gen:api` has it:
-//   export type HubConversation = components["schemas"]["HubConversation"];
-// (LoggedEvent, EventPage, HubMessageCreated, HubConversation, HubTicket, HubContact,
-// HubTicketComment, HubAgent). Records (Conversation, Ticket, ...) are the generated ones.
+// (REALTIME.md, "Events") and the workspace's event log (GET /api/events). Every payload type
+// is generated from the API's OpenAPI document (`Hub*`, `MessageCreated`, `ConversationChanged`,
+// `TicketCommentCreated`, `AgentData`, `EventActor`: the very types the server serialises);
+// only the pairing of names and payloads is written here.
 
-import type { Agent, Comment, Contact, Conversation, Message, Ticket } from "@/api/types";
+import type { Contact, Conversation, Message, Ticket } from "@/api/types";
+import type { components } from "@/api/schema";
+
+type Schemas = components["schemas"];
 
 // ---- records as events carry them ----------------------------------------------------------
 
@@ -29,30 +30,23 @@ export interface MessageCreated {
 // Every event of a logged change carries its `seq` in the workspace's event log. Typing and
 // PresenceChanged are not logged and carry none.
 
-/** `MessageCreated`. Schema: HubMessageCreated. */
-export interface HubMessageCreated extends MessageCreated {
-  seq: number;
-  message: Message & { author: MessageAuthor | null };
-}
+/** `MessageCreated`. */
+export type HubMessageCreated = Schemas["HubMessageCreated"];
 
-/** `ConversationCreated`, `ConversationUpdated`. Schema: HubConversation. */
-export type HubConversation = Conversation & { seq: number };
+/** `ConversationCreated`, `ConversationUpdated` (with `change`). */
+export type HubConversation = Schemas["HubConversation"];
 
-/** `ContactCreated`, `ContactUpdated`. Schema: HubContact. */
-export type HubContact = Contact & { seq: number };
+/** `ContactCreated`, `ContactUpdated`. */
+export type HubContact = Schemas["HubContact"];
 
-/** `TicketCreated`, `TicketUpdated`. Schema: HubTicket. */
-export type HubTicket = Ticket & { seq: number };
+/** `TicketCreated`, `TicketUpdated`. */
+export type HubTicket = Schemas["HubTicket"];
 
-/** `TicketCommentCreated`. Schema: HubTicketComment. */
-export interface HubTicketComment {
-  seq: number;
-  ticketId: string;
-  comment: Comment;
-}
+/** `TicketCommentCreated`. */
+export type HubTicketComment = Schemas["HubTicketComment"];
 
-/** `AgentUpdated`: the Agent record as GET /api/agents shows it. Schema: HubAgent. */
-export type HubAgent = Agent & { seq: number };
+/** `AgentUpdated`: the agent (without presence) and what changed. */
+export type HubAgent = Schemas["HubAgent"];
 
 /** The payload of each hub event that reports a logged change, by event name. */
 export interface LoggedHubPayloads {
@@ -90,41 +84,30 @@ export interface PresenceChanged {
 // ---- the event log (GET /api/events) -----------------------------------------------------------
 
 /** `message.created`'s data: the message, flat, with its conversation and contact. */
-export interface LoggedMessage extends Message {
-  conversationId: string;
-  contactId: string;
-  author: MessageAuthor | null;
-}
+export type LoggedMessage = Schemas["MessageCreated"];
 
 /** `ticket_comment.created`'s data: a comment as GET /api/tickets/{id}/comments shows one. */
-export interface LoggedTicketComment {
-  ticketId: string;
-  comment: Comment;
-}
+export type LoggedTicketComment = Schemas["TicketCommentCreated"];
 
 /** Each logged change's `data`, by `type`. */
 export interface LoggedEventData {
   "conversation.created": Conversation;
-  "conversation.updated": Conversation;
+  "conversation.updated": Schemas["ConversationChanged"];
   "message.created": LoggedMessage;
   "contact.created": Contact;
   "contact.updated": Contact;
   "ticket.created": Ticket;
   "ticket.updated": Ticket;
   "ticket_comment.created": LoggedTicketComment;
-  "agent.updated": Agent;
+  "agent.updated": Schemas["AgentData"];
 }
 
 export type LoggedEventType = keyof LoggedEventData;
 
 /** Who made a change. */
-export interface EventActor {
-  /** "agent", "visitor", "api_key", "system", ... */
-  kind: string;
-  id: string | null;
-}
+export type EventActor = Schemas["EventActor"];
 
-/** One entry of the log. Schema: LoggedEvent. */
+/** One entry of the log: the generated `LoggedEvent`, its `data` typed by its `type`. */
 export type LoggedEvent = {
   [T in LoggedEventType]: {
     id: string;
@@ -140,7 +123,8 @@ export type LoggedEvent = {
 /**
  * GET /api/events: events after `after`, in seq order. `nextAfter` is the last seq returned
  * (or `after` when none): the next call's `after`; `head` the workspace's newest seq. Without
- * `after`: no events, `nextAfter` = `head` (a cursor "from now"). Schema: EventPage.
+ * `after`: no events, `nextAfter` = `head` (a cursor "from now"). The generated `EventPage`,
+ * its events typed by `type`.
  *
  * `events` may hold types this client does not know yet (a newer server): they are skipped,
  * their seq still counted.

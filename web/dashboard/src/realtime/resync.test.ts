@@ -118,7 +118,9 @@ class Server {
   }
 
   agent(a: Agent) {
-    this.record("agent.updated", a, (seq) => ({ name: "AgentUpdated", payload: { ...a, seq } }));
+    // The log carries no presence (PresenceChanged does).
+    const data = { ...a, presence: undefined, change: "profile" as const };
+    this.record("agent.updated", data, (seq) => ({ name: "AgentUpdated", payload: { ...data, seq } }));
   }
 
   page(after: number | null, limit: number): LogPage<Sequenced> {
