@@ -8,7 +8,9 @@
 //! order it sent them), writes what the registry queues for it, pings every 15 s and drops a
 //! client silent for 30 s. It ends with a Close message whose `allowReconnect` tells the
 //! client whether to negotiate again: yes at token expiry, on shutdown and for a slow
-//! consumer; no when the member may no longer connect.
+//! consumer; no when the member may no longer connect. However that is found (at the
+//! handshake, on a call, by `lifecycle`), `access::AccessLost::close` tells the registry,
+//! and the task ends as on any close it is told of.
 
 use std::time::Duration;
 
@@ -18,11 +20,11 @@ use time::OffsetDateTime;
 use tokio::time::{Instant, sleep_until};
 
 use crate::hub::protocol::{self, Completion, Incoming, Protocol, Reader};
-use crate::hub::registry::{CloseReason, Mailbox, Participant};
+use crate::hub::registry::{CloseReason, Delivery, Mailbox, Participant};
 use crate::hub::tokens::Grant;
 use crate::state::AppState;
 
-use super::lifecycle::{self, Access};
+use super::access::{self, Access, Noticed};
 use super::methods::{self, Caller};
 
 /// The server pings this often.
@@ -76,16 +78,13 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
         return;
     };
     let hub = state.hub.clone();
-    metrics::gauge!("hub_open_connections", "kind" => who.kind()).increment(1.0);
+    metrics::gauge!("hub_open_connections", "kind" => who.kind().label()).increment(1.0);
     if let Some(agent) = who.agent()
-        && !hub.registry.is_connected_elsewhere(agent, mailbox.id)
+        && !hub.registry.is_connected_elsewhere(agent, mailbox.id())
     {
         hub.agent_connected(agent).await;
     }
-    let caller = Caller {
-        who,
-        connection: mailbox.id,
-    };
+    let caller = Caller::new(who, mailbox.id());
     let mut rate = Bucket::new();
     let expires_at = deadline_of(grant.expires_at);
     let mut last_heard = Instant::now();
@@ -120,17 +119,18 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
                     Some(Err(_)) | None => Some(End::Silently),
                 };
             }
-            record = mailbox.records.recv() => {
-                let Some(record) = record else { break };
-                if !send(&mut sink, record).await {
-                    end = Some(End::Silently);
+            delivery = mailbox.next() => match delivery {
+                Delivery::Record(record) => {
+                    if !send(&mut sink, record).await {
+                        end = Some(End::Silently);
+                    }
+                    next_ping = Instant::now() + PING_INTERVAL;
                 }
-                next_ping = Instant::now() + PING_INTERVAL;
-            }
-            changed = mailbox.close.changed() => {
-                let told = changed.ok().and_then(|()| mailbox.close.borrow().clone());
-                end = Some(End::Close(told.unwrap_or_else(|| CloseReason::reconnect(None))));
-            }
+                Delivery::Close(told) => {
+                    end = Some(End::Close(told.unwrap_or_else(|| CloseReason::reconnect(None))));
+                }
+                Delivery::Gone => break,
+            },
             () = sleep_until(next_ping) => {
                 if !send(&mut sink, protocol.ping()).await {
                     end = Some(End::Silently);
@@ -149,7 +149,7 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
         }
     }
     if let Some(End::Close(reason)) = end {
-        let close = protocol.close(reason.error.as_deref(), reason.allow_reconnect);
+        let close = protocol.close(reason.error(), reason.allows_reconnect());
         if send(&mut sink, close).await {
             let frame = CloseFrame {
                 code: close_code::NORMAL,
@@ -158,7 +158,7 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
             send(&mut sink, Message::Close(Some(frame))).await;
         }
     }
-    metrics::gauge!("hub_open_connections", "kind" => who.kind()).decrement(1.0);
+    metrics::gauge!("hub_open_connections", "kind" => who.kind().label()).decrement(1.0);
     if mailbox.release()
         && let Some(agent) = who.agent()
     {
@@ -188,10 +188,8 @@ async fn handshake(
                 Ok(Some(Err(_)) | None) => return None,
             },
             // Access lost, or a shutdown, while the handshake was pending.
-            _ = mailbox.close.changed() => {
-                let told = mailbox.close.borrow().clone();
-                let error = told.and_then(|reason| reason.error);
-                refuse(sink, error.as_deref().unwrap_or("the connection was closed")).await;
+            told = mailbox.told_to_close() => {
+                refuse_as_told(sink, told.as_ref()).await;
                 return None;
             }
             () = state.hub.closing.cancelled() => {
@@ -215,14 +213,14 @@ async fn handshake(
         }
     };
     // The place was taken at the upgrade, so a change from now on reaches this connection;
-    // one that came between negotiate and the upgrade is caught here.
-    match lifecycle::access(state, who).await {
-        Access::Allowed => {}
-        Access::Lost(reason) => {
-            refuse(sink, reason.error.as_deref().unwrap_or_default()).await;
-            return None;
+    // one that came between negotiate and the upgrade is caught here. Access lost closes the
+    // connection as anywhere else: it is told to, so it cannot get ready below.
+    match access::of(state, who).await {
+        Access::Allowed(()) => {}
+        Access::Lost(lost) => {
+            lost.close(&state.hub.registry, mailbox.scope(), Noticed::Handshake);
         }
-        Access::Unknown => {
+        Access::Unknown(_) => {
             refuse(
                 sink,
                 "access cannot be checked right now; try again shortly",
@@ -231,23 +229,19 @@ async fn handshake(
             return None;
         }
     }
-    if !state
-        .hub
-        .registry
-        .ready(mailbox.workspace_id, mailbox.id, protocol)
-    {
-        let told = mailbox.close.borrow().clone();
-        let error = told.and_then(|reason| reason.error);
-        refuse(
-            sink,
-            error.as_deref().unwrap_or("the connection was closed"),
-        )
-        .await;
+    if !state.hub.registry.ready(mailbox, protocol) {
+        refuse_as_told(sink, mailbox.close_reason().as_ref()).await;
         return None;
     }
     send(sink, protocol.handshake_ok())
         .await
         .then_some(protocol)
+}
+
+/// Refuses a handshake the way the connection was told to close.
+async fn refuse_as_told(sink: &mut Sink, told: Option<&CloseReason>) {
+    let error = told.and_then(CloseReason::error);
+    refuse(sink, error.unwrap_or("the connection was closed")).await;
 }
 
 async fn refuse(sink: &mut Sink, error: &str) {
@@ -277,14 +271,14 @@ async fn act_on(
     rate: &mut Bucket,
     sink: &mut Sink,
 ) -> Option<End> {
-    for message in read.messages {
+    let (messages, error) = read.into_parts();
+    for message in messages {
         let end = handle(state, caller, protocol, message, rate, sink).await;
         if end.is_some() {
             return end;
         }
     }
-    read.error
-        .map(|error| End::Close(CloseReason::ended(&error.to_string())))
+    error.map(|error| End::Close(CloseReason::ended(&error.to_string())))
 }
 
 /// Acts on one message; `Some` ends the connection.
@@ -318,8 +312,9 @@ async fn handle(
                     "too many messages; slow down".into(),
                 ))
             };
-            if let Err(methods::Failure::Ended(reason)) = &outcome {
-                return Some(End::Close(reason.clone()));
+            if let Err(methods::Failure::Ended(lost)) = &outcome {
+                let reason = lost.close(&state.hub.registry, caller.scope(), Noticed::Call);
+                return Some(End::Close(reason));
             }
             id.map(|id| match &outcome {
                 Ok(Some(result)) => protocol.completion(&id, Completion::Result(result)),

@@ -14,18 +14,19 @@
 //! every connection here is checked. Besides, every connection is checked against the
 //! database (not the cache) every [`RECHECK_INTERVAL`], so a change this replica never heard
 //! of closes its connections within that interval all the same.
+//!
+//! The checks are `access`'s, and so is the closing ([`access::AccessLost::close`]).
 
 use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::authz::current_member;
 use crate::credentials::jwt::Trust;
-use crate::error::Error;
-use crate::hub::registry::{AgentIdentity, CloseReason, Participant, VisitorIdentity};
+use crate::hub::registry::{AgentIdentity, Scope};
 use crate::state::AppState;
-use crate::widget::visitor::Visitor;
+
+use super::access::{self, Access, Noticed};
 
 /// How often every connection of this replica is checked, whatever was heard.
 pub const RECHECK_INTERVAL: Duration = Duration::from_secs(30);
@@ -70,53 +71,6 @@ pub async fn run(state: AppState, stop: CancellationToken) {
     }
 }
 
-/// Whether a connection's holder may still hold it.
-pub enum Access {
-    Allowed,
-    /// No longer: the connection closes with this reason, for good.
-    Lost(CloseReason),
-    /// The check itself failed (the database did not answer).
-    Unknown,
-}
-
-/// `who`'s access now, checked as a REST request would be.
-pub async fn access(state: &AppState, who: &Participant) -> Access {
-    match who {
-        Participant::Agent(agent) => agent_access(state, agent).await,
-        Participant::Visitor(visitor) => visitor_access(state, visitor).await,
-    }
-}
-
-async fn agent_access(state: &AppState, agent: &AgentIdentity) -> Access {
-    match current_member(
-        state,
-        agent.user_id,
-        agent.workspace_id,
-        agent.token_version,
-    )
-    .await
-    {
-        Ok(actor) if actor.role() != agent.role => Access::Lost(CloseReason::ended(
-            "your role in this workspace changed; reconnect to continue",
-        )),
-        Ok(_) => Access::Allowed,
-        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
-            Access::Lost(CloseReason::ended(&error.into_detail()))
-        }
-        Err(_) => Access::Unknown,
-    }
-}
-
-async fn visitor_access(state: &AppState, visitor: &VisitorIdentity) -> Access {
-    match Visitor::of_connection(state, visitor).await {
-        Ok(_) => Access::Allowed,
-        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
-            Access::Lost(CloseReason::ended(&error.into_detail()))
-        }
-        Err(_) => Access::Unknown,
-    }
-}
-
 /// Checks the agents connected here that `affected` selects; closes those who lost access.
 /// A check that fails (the database) closes nothing: the next call on the connection, or
 /// the next round, checks again.
@@ -128,11 +82,12 @@ async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
         .into_iter()
         .filter(|a| affected(a))
     {
-        if let Access::Lost(reason) = agent_access(state, &agent).await {
-            state.hub.registry.close_where(
-                |other| other.user_id == agent.user_id && other.workspace_id == agent.workspace_id,
-                &reason,
-            );
+        if let Access::Lost(lost) = access::agent(state, &agent).await {
+            let member = Scope::Member {
+                workspace_id: agent.workspace_id,
+                user_id: agent.user_id,
+            };
+            lost.close(&state.hub.registry, member, Noticed::Recheck);
         }
     }
 }
@@ -153,8 +108,9 @@ async fn recheck_from_the_database(state: &AppState) {
 /// Checks every widget visitor connected here.
 async fn recheck_visitors(state: &AppState) {
     for visitor in state.hub.registry.visitors() {
-        if let Access::Lost(reason) = visitor_access(state, &visitor).await {
-            state.hub.registry.close_visitor(&visitor, &reason);
+        if let Access::Lost(lost) = access::visitor(state, &visitor).await {
+            let scope = Scope::Visitor(visitor);
+            lost.close(&state.hub.registry, scope, Noticed::Recheck);
         }
     }
 }
@@ -162,11 +118,10 @@ async fn recheck_visitors(state: &AppState) {
 /// A deleted workspace's widget visitors go too (a change to a whole workspace is how its
 /// deletion is told).
 async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
-    if let Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) =
-        crate::widget::visitor::workspace_schema(state, workspace_id).await
-    {
-        let reason = CloseReason::ended(&error.into_detail());
-        state.hub.registry.close_workspace(workspace_id, &reason);
+    let live = crate::widget::visitor::workspace_schema(state, workspace_id).await;
+    if let Access::Lost(lost) = Access::from(live) {
+        let workspace = Scope::Workspace(workspace_id);
+        lost.close(&state.hub.registry, workspace, Noticed::Recheck);
     }
 }
 
@@ -182,8 +137,9 @@ async fn close_untrusted_visitors(
             && v.trust.trust == Trust::Claimed
             && contact_id.is_none_or(|c| c == v.contact_id)
     }) {
-        if let Access::Lost(reason) = visitor_access(state, &visitor).await {
-            state.hub.registry.close_visitor(&visitor, &reason);
+        if let Access::Lost(lost) = access::visitor(state, &visitor).await {
+            let scope = Scope::Visitor(visitor);
+            lost.close(&state.hub.registry, scope, Noticed::Recheck);
         }
     }
 }

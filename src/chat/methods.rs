@@ -1,30 +1,51 @@
-//! The hub methods agents and widget visitors call. Each re-checks the caller exactly as a
-//! REST request does (an agent's membership: active, same role, live workspace, token not
-//! revoked; a visitor's workspace: live), then calls the same action as the REST route it
-//! mirrors, so permissions, validation, limits and tenant isolation are the REST route's own.
-//! Method names match case-insensitively, as ASP.NET's hubs do. Arguments follow REST's
-//! text rule too: text holding U+0000 is refused before any method runs, naming the
-//! argument, as `AppJson` refuses it in a body.
+//! The hub methods agents and widget visitors call. Each call is parsed once into a
+//! [`Command`] (method names match case-insensitively, as ASP.NET's hubs do; arguments bind
+//! by position and type), the caller is re-checked exactly as a REST request is (`access`),
+//! and the command calls the same action as the REST route it mirrors, so permissions,
+//! validation, limits and tenant isolation are the REST route's own. Arguments follow REST's
+//! text rule too: text holding U+0000 is refused, naming the argument, as `AppJson` refuses
+//! it in a body.
+//!
+//! What a caller is told keeps REST's order: an unknown method is refused at once, a caller
+//! who lost access ends the connection before their arguments are looked at, and only then
+//! are wrong arguments refused.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::authz::{Actor, Permission, current_member};
+use crate::authz::{Actor, Permission};
 use crate::conversations::actions;
 use crate::conversations::messages::MessageKind;
 use crate::conversations::requests::NewMessage;
 use crate::error::Error;
 use crate::hub::events::Event;
-use crate::hub::registry::{AgentIdentity, CloseReason, Participant, VisitorIdentity};
+use crate::hub::registry::{AgentIdentity, Kind, Participant, Scope};
 use crate::state::AppState;
 use crate::widget;
+use crate::widget::visitor::Visitor;
+
+use super::access::{self, Access, AccessLost};
 
 /// Who is calling, on which connection.
 pub struct Caller {
-    pub who: Participant,
-    pub connection: u64,
+    who: Participant,
+    connection: u64,
+}
+
+impl Caller {
+    pub fn new(who: Participant, connection: u64) -> Self {
+        Self { who, connection }
+    }
+
+    /// The caller's connection alone, to close it.
+    pub fn scope(&self) -> Scope {
+        Scope::Connection {
+            workspace_id: self.who.workspace_id(),
+            id: self.connection,
+        }
+    }
 }
 
 /// Why a call did not succeed.
@@ -33,7 +54,7 @@ pub enum Failure {
     /// Answered to the caller, the connection stays.
     Refused(String),
     /// The caller may no longer use this connection: it closes.
-    Ended(CloseReason),
+    Ended(AccessLost),
 }
 
 impl Failure {
@@ -41,7 +62,7 @@ impl Failure {
     pub fn message(&self) -> String {
         match self {
             Self::Refused(message) => message.clone(),
-            Self::Ended(reason) => reason.error.clone().unwrap_or_default(),
+            Self::Ended(lost) => lost.error().to_owned(),
         }
     }
 }
@@ -56,90 +77,258 @@ impl From<Error> for Failure {
 /// result at all).
 type Outcome = Result<Option<Value>, Failure>;
 
+/// A hub method call, its arguments bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// An agent's reply to the contact: `SendMessage(conversationId, body)`.
+    SendMessage { conversation_id: Uuid, body: String },
+    /// An agent's internal note: `SendNote(conversationId, body)`.
+    SendNote { conversation_id: Uuid, body: String },
+    /// An agent typing, or no longer: `Typing(conversationId, isTyping)`.
+    Typing {
+        conversation_id: Uuid,
+        is_typing: bool,
+    },
+    /// An agent hears the conversation's typing from now on: `JoinConversation(conversationId)`.
+    JoinConversation { conversation_id: Uuid },
+    /// ... and no longer: `LeaveConversation(conversationId)`.
+    LeaveConversation { conversation_id: Uuid },
+    /// A visitor writes in their own conversation: `SendMessage(body)`.
+    VisitorSendMessage { body: String },
+    /// A visitor typing, or no longer, in their own conversation: `Typing(isTyping)`.
+    VisitorTyping { is_typing: bool },
+}
+
+/// Why a call does not parse; its message is the Completion's error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// No method of that name for the caller's kind: refused before anything else.
+    UnknownMethod(String),
+    /// The method's arguments do not bind (count, types, NUL in text): refused once the
+    /// caller's access is checked.
+    Arguments(String),
+}
+
+impl ParseError {
+    pub fn message(&self) -> &str {
+        match self {
+            Self::UnknownMethod(message) | Self::Arguments(message) => message,
+        }
+    }
+}
+
+impl From<ParseError> for Failure {
+    fn from(error: ParseError) -> Self {
+        match error {
+            ParseError::UnknownMethod(message) | ParseError::Arguments(message) => {
+                Self::Refused(message)
+            }
+        }
+    }
+}
+
+/// The methods, by their lowercased name, and the arguments each takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    SendMessage,
+    SendNote,
+    Typing,
+    JoinConversation,
+    LeaveConversation,
+    VisitorSendMessage,
+    VisitorTyping,
+}
+
+impl Method {
+    /// The method `target` names for a caller of `kind`, its case aside.
+    fn named(target: &str, kind: Kind) -> Option<Self> {
+        let method = target.to_ascii_lowercase();
+        Some(match (kind, method.as_str()) {
+            (Kind::Agent, "sendmessage") => Self::SendMessage,
+            (Kind::Agent, "sendnote") => Self::SendNote,
+            (Kind::Agent, "typing") => Self::Typing,
+            (Kind::Agent, "joinconversation") => Self::JoinConversation,
+            (Kind::Agent, "leaveconversation") => Self::LeaveConversation,
+            (Kind::Visitor, "sendmessage") => Self::VisitorSendMessage,
+            (Kind::Visitor, "typing") => Self::VisitorTyping,
+            _ => return None,
+        })
+    }
+
+    /// The arguments, as the wrong-arguments refusal lists them.
+    fn usage(self) -> &'static str {
+        match self {
+            Self::SendMessage | Self::SendNote => "(conversationId, body)",
+            Self::Typing => "(conversationId, isTyping)",
+            Self::JoinConversation | Self::LeaveConversation => "(conversationId)",
+            Self::VisitorSendMessage => "(body)",
+            Self::VisitorTyping => "(isTyping)",
+        }
+    }
+}
+
+impl Command {
+    /// The call of `target` with `arguments` by a caller of `kind`: the method its name
+    /// matches case-insensitively, its arguments bound by position and type, text holding
+    /// U+0000 refused.
+    pub fn parse(
+        target: &str,
+        arguments: &[Box<RawValue>],
+        kind: Kind,
+    ) -> Result<Self, ParseError> {
+        let method = Method::named(target, kind)
+            .ok_or_else(|| ParseError::UnknownMethod(format!("Unknown hub method '{target}'")))?;
+        let arguments = Arguments {
+            target,
+            usage: method.usage(),
+            joined: joined(arguments),
+        };
+        arguments.refuse_nul()?;
+        Ok(match method {
+            Method::SendMessage => {
+                let (conversation_id, body) = arguments.bind()?;
+                Self::SendMessage {
+                    conversation_id,
+                    body,
+                }
+            }
+            Method::SendNote => {
+                let (conversation_id, body) = arguments.bind()?;
+                Self::SendNote {
+                    conversation_id,
+                    body,
+                }
+            }
+            Method::Typing => {
+                let (conversation_id, is_typing) = arguments.bind()?;
+                Self::Typing {
+                    conversation_id,
+                    is_typing,
+                }
+            }
+            Method::JoinConversation => {
+                let (conversation_id,) = arguments.bind()?;
+                Self::JoinConversation { conversation_id }
+            }
+            Method::LeaveConversation => {
+                let (conversation_id,) = arguments.bind()?;
+                Self::LeaveConversation { conversation_id }
+            }
+            Method::VisitorSendMessage => {
+                let (body,) = arguments.bind()?;
+                Self::VisitorSendMessage { body }
+            }
+            Method::VisitorTyping => {
+                let (is_typing,) = arguments.bind()?;
+                Self::VisitorTyping { is_typing }
+            }
+        })
+    }
+}
+
+/// A call's arguments, as one JSON array, with what a refusal names.
+struct Arguments<'a> {
+    target: &'a str,
+    usage: &'static str,
+    joined: String,
+}
+
+fn joined(arguments: &[Box<RawValue>]) -> String {
+    let items: Vec<&str> = arguments.iter().map(|a| a.get()).collect();
+    format!("[{}]", items.join(","))
+}
+
+impl Arguments<'_> {
+    /// REST's text rule: every argument holding U+0000, named by its position.
+    fn refuse_nul(&self) -> Result<(), ParseError> {
+        let nul = crate::extract::nul_fields_in_json(self.joined.as_bytes());
+        if nul.is_empty() {
+            return Ok(());
+        }
+        let named: Vec<String> = nul
+            .iter()
+            .map(|field| {
+                format!(
+                    "'{}' argument {field} {}",
+                    self.target,
+                    crate::extract::NUL_MESSAGE
+                )
+            })
+            .collect();
+        Err(ParseError::Arguments(named.join("; ")))
+    }
+
+    /// The arguments as a tuple of their types, exactly as many as it has.
+    fn bind<T: DeserializeOwned>(&self) -> Result<T, ParseError> {
+        serde_json::from_str(&self.joined).map_err(|_| {
+            ParseError::Arguments(format!(
+                "'{}' was called with the wrong arguments: {}",
+                self.target, self.usage
+            ))
+        })
+    }
+}
+
+/// Runs the call of `target`: an unknown method is refused, then the caller is checked, then
+/// the command runs.
 pub async fn invoke(
     state: &AppState,
     caller: &Caller,
     target: &str,
     arguments: &[Box<RawValue>],
 ) -> Outcome {
+    let parsed = match Command::parse(target, arguments, caller.who.kind()) {
+        Err(unknown @ ParseError::UnknownMethod(_)) => return Err(unknown.into()),
+        parsed => parsed,
+    };
     match &caller.who {
         Participant::Agent(agent) => {
-            invoke_as_agent(state, agent, caller.connection, target, arguments).await
+            let actor = member(state, agent).await?;
+            run_as_agent(state, agent, caller.connection, actor, parsed?).await
         }
-        Participant::Visitor(visitor) => invoke_as_visitor(state, visitor, target, arguments).await,
+        Participant::Visitor(who) => {
+            let visitor = allowed(access::visitor(state, who).await)?;
+            run_as_visitor(state, &visitor, parsed?).await
+        }
     }
 }
 
-/// A visitor's methods: `SendMessage(body)` and `Typing(isTyping)`, on their own
-/// conversation only.
-async fn invoke_as_visitor(
-    state: &AppState,
-    who: &VisitorIdentity,
-    target: &str,
-    arguments: &[Box<RawValue>],
-) -> Outcome {
-    let method = target.to_ascii_lowercase();
-    if !["sendmessage", "typing"].contains(&method.as_str()) {
-        return Err(Failure::Refused(format!("Unknown hub method '{target}'")));
-    }
-    let visitor = match widget::visitor::Visitor::of_connection(state, who).await {
-        Ok(visitor) => visitor,
-        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
-            return Err(Failure::Ended(CloseReason::ended(&error.into_detail())));
+/// A visitor's commands, on their own conversation only.
+async fn run_as_visitor(state: &AppState, visitor: &Visitor, command: Command) -> Outcome {
+    match command {
+        Command::VisitorSendMessage { body } => {
+            let posted = widget::actions::post(state, visitor, &body).await?;
+            Ok(Some(serde_json::to_value(posted).unwrap_or(Value::Null)))
         }
-        Err(error) => return Err(error.into()),
-    };
-    if method == "sendmessage" {
-        let (body,): (String,) = arguments_of(target, "(body)", arguments)?;
-        let posted = widget::actions::post(state, &visitor, &body).await?;
-        Ok(Some(serde_json::to_value(posted).unwrap_or(Value::Null)))
-    } else {
-        let (is_typing,): (bool,) = arguments_of(target, "(isTyping)", arguments)?;
-        widget::actions::typing(state, &visitor, is_typing).await?;
-        Ok(None)
+        Command::VisitorTyping { is_typing } => {
+            widget::actions::typing(state, visitor, is_typing).await?;
+            Ok(None)
+        }
+        // `Command::parse` gives a visitor's commands only.
+        _ => Err(Failure::Refused("not a widget visitor's method".into())),
     }
 }
 
-async fn invoke_as_agent(
+async fn run_as_agent(
     state: &AppState,
     agent: &AgentIdentity,
     connection: u64,
-    target: &str,
-    arguments: &[Box<RawValue>],
+    actor: Actor,
+    command: Command,
 ) -> Outcome {
-    let method = target.to_ascii_lowercase();
-    let known = [
-        "sendmessage",
-        "sendnote",
-        "typing",
-        "joinconversation",
-        "leaveconversation",
-    ];
-    if !known.contains(&method.as_str()) {
-        return Err(Failure::Refused(format!("Unknown hub method '{target}'")));
-    }
-    let actor = member(state, agent).await?;
-    let usage = match method.as_str() {
-        "sendmessage" | "sendnote" => "(conversationId, body)",
-        "typing" => "(conversationId, isTyping)",
-        _ => "(conversationId)",
-    };
-    match method.as_str() {
-        "sendmessage" | "sendnote" => {
-            let (conversation_id, body): (Uuid, String) = arguments_of(target, usage, arguments)?;
-            let kind = if method == "sendnote" {
-                MessageKind::Note
-            } else {
-                MessageKind::Outgoing
-            };
-            let message = NewMessage::parse(&body)?;
-            let message =
-                actions::post_message(state, actor, conversation_id, message, kind).await?;
-            Ok(Some(serde_json::to_value(message).unwrap_or(Value::Null)))
-        }
-        "typing" => {
-            let (conversation_id, is_typing): (Uuid, bool) =
-                arguments_of(target, usage, arguments)?;
+    match command {
+        Command::SendMessage {
+            conversation_id,
+            body,
+        } => send(state, actor, conversation_id, &body, MessageKind::Outgoing).await,
+        Command::SendNote {
+            conversation_id,
+            body,
+        } => send(state, actor, conversation_id, &body, MessageKind::Note).await,
+        Command::Typing {
+            conversation_id,
+            is_typing,
+        } => {
             let workspace_id = actor.workspace_id;
             let typist = actions::typist(state, actor, conversation_id)
                 .await?
@@ -155,47 +344,52 @@ async fn invoke_as_agent(
             state.hub.emit(event);
             Ok(None)
         }
-        _ => {
-            let (conversation_id,): (Uuid,) = arguments_of(target, usage, arguments)?;
-            let joining = method == "joinconversation";
-            if joining {
-                found(actions::exists(state, actor.clone(), conversation_id).await?)?;
-            }
-            state
-                .hub
-                .registry
-                .join(agent.workspace_id, connection, conversation_id, joining);
+        Command::JoinConversation { conversation_id } => {
+            found(actions::exists(state, actor, conversation_id).await?)?;
+            let registry = &state.hub.registry;
+            registry.join(agent.workspace_id, connection, conversation_id, true);
             Ok(None)
         }
+        Command::LeaveConversation { conversation_id } => {
+            let registry = &state.hub.registry;
+            registry.join(agent.workspace_id, connection, conversation_id, false);
+            Ok(None)
+        }
+        // `Command::parse` gives an agent's commands only.
+        _ => Err(Failure::Refused("not an agent's method".into())),
     }
+}
+
+/// `SendMessage` and `SendNote`: the body checked as REST checks it, then posted.
+async fn send(
+    state: &AppState,
+    actor: Actor,
+    conversation_id: Uuid,
+    body: &str,
+    kind: MessageKind,
+) -> Outcome {
+    let message = NewMessage::parse(body)?;
+    let message = actions::post_message(state, actor, conversation_id, message, kind).await?;
+    Ok(Some(serde_json::to_value(message).unwrap_or(Value::Null)))
 }
 
 /// The caller as a REST request would be authorised now; a member who lost access ends the
 /// connection.
 async fn member(state: &AppState, agent: &AgentIdentity) -> Result<Actor, Failure> {
-    let actor = match current_member(
-        state,
-        agent.user_id,
-        agent.workspace_id,
-        agent.token_version,
-    )
-    .await
-    {
-        Ok(actor) => actor,
-        Err(error @ (Error::Forbidden { .. } | Error::Unauthorized(_))) => {
-            return Err(Failure::Ended(CloseReason::ended(&error.into_detail())));
-        }
-        Err(error) => return Err(error.into()),
-    };
-    if actor.role() != agent.role {
-        return Err(Failure::Ended(CloseReason::ended(
-            "your role in this workspace changed; reconnect to continue",
-        )));
-    }
+    let actor = allowed(access::agent(state, agent).await)?;
     if !actor.may(Permission::HandleConversations) {
         return Err(Failure::Refused("you may not handle conversations".into()));
     }
     Ok(actor)
+}
+
+/// The checked caller; lost access ends the connection, a check that failed refuses the call.
+fn allowed<T>(access: Access<T>) -> Result<T, Failure> {
+    match access {
+        Access::Allowed(allowed) => Ok(allowed),
+        Access::Lost(lost) => Err(Failure::Ended(lost)),
+        Access::Unknown(error) => Err(error.into()),
+    }
 }
 
 fn found(exists: bool) -> Result<(), Failure> {
@@ -204,40 +398,6 @@ fn found(exists: bool) -> Result<(), Failure> {
     } else {
         Err(Error::NotFound("conversation").into())
     }
-}
-
-/// The call's arguments as a tuple of their types.
-fn arguments_of<T: DeserializeOwned>(
-    target: &str,
-    usage: &str,
-    arguments: &[Box<RawValue>],
-) -> Result<T, Failure> {
-    let joined = format!(
-        "[{}]",
-        arguments
-            .iter()
-            .map(|a| a.get())
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    let nul = crate::extract::nul_fields_in_json(joined.as_bytes());
-    if !nul.is_empty() {
-        let named: Vec<String> = nul
-            .iter()
-            .map(|field| {
-                format!(
-                    "'{target}' argument {field} {}",
-                    crate::extract::NUL_MESSAGE
-                )
-            })
-            .collect();
-        return Err(Failure::Refused(named.join("; ")));
-    }
-    serde_json::from_str(&joined).map_err(|_| {
-        Failure::Refused(format!(
-            "'{target}' was called with the wrong arguments: {usage}"
-        ))
-    })
 }
 
 #[cfg(test)]
@@ -251,57 +411,198 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn arguments_bind_by_position_and_type() {
-        let id = Uuid::new_v4();
-        let (got, body): (Uuid, String) = arguments_of(
-            "SendMessage",
-            "(conversationId, body)",
-            &raw(&[&format!("\"{id}\""), "\"hi\""]),
-        )
-        .unwrap();
-        assert_eq!((got, body.as_str()), (id, "hi"));
+    fn id_json(id: Uuid) -> String {
+        format!("\"{id}\"")
+    }
+
+    fn agent(target: &str, arguments: &[&str]) -> Result<Command, ParseError> {
+        Command::parse(target, &raw(arguments), Kind::Agent)
+    }
+
+    fn visitor(target: &str, arguments: &[&str]) -> Result<Command, ParseError> {
+        Command::parse(target, &raw(arguments), Kind::Visitor)
+    }
+
+    fn wrong(target: &str, usage: &str) -> Result<Command, ParseError> {
+        Err(ParseError::Arguments(format!(
+            "'{target}' was called with the wrong arguments: {usage}"
+        )))
     }
 
     #[test]
-    fn wrong_arguments_say_what_the_method_takes() {
-        for bad in [
-            raw(&["\"not-a-uuid\"", "\"hi\""]),
-            raw(&[&format!("\"{}\"", Uuid::nil())]),
-            raw(&[&format!("\"{}\"", Uuid::nil()), "\"hi\"", "3"]),
-        ] {
-            let Err(failure) =
-                arguments_of::<(Uuid, String)>("SendMessage", "(conversationId, body)", &bad)
-            else {
-                panic!("refused");
-            };
+    fn each_agent_method_binds_its_arguments() {
+        let id = Uuid::new_v4();
+        let conversation = id_json(id);
+        assert_eq!(
+            agent("SendMessage", &[&conversation, "\"hi\""]),
+            Ok(Command::SendMessage {
+                conversation_id: id,
+                body: "hi".into()
+            })
+        );
+        assert_eq!(
+            agent("SendNote", &[&conversation, "\"fyi\""]),
+            Ok(Command::SendNote {
+                conversation_id: id,
+                body: "fyi".into()
+            })
+        );
+        assert_eq!(
+            agent("Typing", &[&conversation, "true"]),
+            Ok(Command::Typing {
+                conversation_id: id,
+                is_typing: true
+            })
+        );
+        assert_eq!(
+            agent("JoinConversation", &[&conversation]),
+            Ok(Command::JoinConversation {
+                conversation_id: id
+            })
+        );
+        assert_eq!(
+            agent("LeaveConversation", &[&conversation]),
+            Ok(Command::LeaveConversation {
+                conversation_id: id
+            })
+        );
+    }
+
+    #[test]
+    fn each_visitor_method_binds_its_arguments() {
+        assert_eq!(
+            visitor("SendMessage", &["\"hello\""]),
+            Ok(Command::VisitorSendMessage {
+                body: "hello".into()
+            })
+        );
+        assert_eq!(
+            visitor("Typing", &["false"]),
+            Ok(Command::VisitorTyping { is_typing: false })
+        );
+    }
+
+    #[test]
+    fn method_names_match_whatever_their_case() {
+        let id = Uuid::new_v4();
+        for target in ["joinconversation", "JOINCONVERSATION", "joinConversation"] {
             assert_eq!(
-                failure.message(),
-                "'SendMessage' was called with the wrong arguments: (conversationId, body)"
+                agent(target, &[&id_json(id)]),
+                Ok(Command::JoinConversation {
+                    conversation_id: id
+                }),
+                "{target}"
+            );
+        }
+        assert_eq!(
+            visitor("TYPING", &["true"]),
+            Ok(Command::VisitorTyping { is_typing: true })
+        );
+    }
+
+    #[test]
+    fn an_unknown_method_is_named_as_called() {
+        assert_eq!(
+            agent("Shout", &["\"hi\""]),
+            Err(ParseError::UnknownMethod(
+                "Unknown hub method 'Shout'".into()
+            ))
+        );
+        let id = id_json(Uuid::new_v4());
+        for agents_only in ["SendNote", "JoinConversation", "leaveConversation"] {
+            assert_eq!(
+                visitor(agents_only, &[&id]),
+                Err(ParseError::UnknownMethod(format!(
+                    "Unknown hub method '{agents_only}'"
+                ))),
+                "a visitor has no {agents_only}"
             );
         }
     }
 
     #[test]
-    fn text_holding_nul_is_refused_naming_the_argument_as_rest_does() {
-        let id = Uuid::new_v4();
-        let Err(failure) = arguments_of::<(Uuid, String)>(
-            "SendMessage",
-            "(conversationId, body)",
-            &raw(&[&format!("\"{id}\""), "\"a\\u0000b\""]),
-        ) else {
-            panic!("refused");
-        };
+    fn the_wrong_number_of_arguments_says_what_the_method_takes() {
+        let id = id_json(Uuid::nil());
         assert_eq!(
-            failure.message(),
-            "'SendMessage' argument [1] must not contain the NUL character (U+0000)"
+            agent("SendMessage", &[&id]),
+            wrong("SendMessage", "(conversationId, body)")
         );
-        let (_, body): (Uuid, String) = arguments_of(
-            "SendMessage",
-            "(conversationId, body)",
-            &raw(&[&format!("\"{id}\""), "\"a\\\\u0000b\""]),
-        )
-        .expect("an escaped backslash before u0000 is text, not a NUL");
+        assert_eq!(
+            agent("sendMessage", &[&id, "\"hi\"", "3"]),
+            wrong("sendMessage", "(conversationId, body)")
+        );
+        assert_eq!(
+            agent("JoinConversation", &[]),
+            wrong("JoinConversation", "(conversationId)")
+        );
+        assert_eq!(
+            agent("Typing", &[&id]),
+            wrong("Typing", "(conversationId, isTyping)")
+        );
+        assert_eq!(
+            visitor("SendMessage", &[&id, "\"hi\""]),
+            wrong("SendMessage", "(body)")
+        );
+        assert_eq!(visitor("Typing", &[]), wrong("Typing", "(isTyping)"));
+    }
+
+    #[test]
+    fn arguments_of_the_wrong_type_say_what_the_method_takes() {
+        let id = id_json(Uuid::nil());
+        assert_eq!(
+            agent("SendMessage", &["\"not-a-uuid\"", "\"hi\""]),
+            wrong("SendMessage", "(conversationId, body)")
+        );
+        assert_eq!(
+            agent("SendNote", &[&id, "7"]),
+            wrong("SendNote", "(conversationId, body)")
+        );
+        assert_eq!(
+            agent("Typing", &[&id, "\"yes\""]),
+            wrong("Typing", "(conversationId, isTyping)")
+        );
+        assert_eq!(
+            agent("LeaveConversation", &["null"]),
+            wrong("LeaveConversation", "(conversationId)")
+        );
+        assert_eq!(
+            visitor("SendMessage", &["{}"]),
+            wrong("SendMessage", "(body)")
+        );
+        assert_eq!(visitor("Typing", &["1"]), wrong("Typing", "(isTyping)"));
+    }
+
+    #[test]
+    fn text_holding_nul_is_refused_naming_the_argument_as_rest_does() {
+        let id = id_json(Uuid::new_v4());
+        let refused = agent("SendMessage", &[&id, "\"a\\u0000b\""]);
+        assert_eq!(
+            refused,
+            Err(ParseError::Arguments(
+                "'SendMessage' argument [1] must not contain the NUL character (U+0000)".into()
+            ))
+        );
+        assert_eq!(
+            visitor("sendmessage", &["\"\\u0000\""]).map_err(|e| e.message().to_owned()),
+            Err("'sendmessage' argument [0] must not contain the NUL character (U+0000)".into())
+        );
+        // Checked before the types: a NUL anywhere is named, whatever the method takes there.
+        assert_eq!(
+            agent("Typing", &["\"\\u0000\"", "true"]),
+            Err(ParseError::Arguments(
+                "'Typing' argument [0] must not contain the NUL character (U+0000)".into()
+            ))
+        );
+        let Ok(Command::SendMessage { body, .. }) = agent("SendMessage", &[&id, "\"a\\\\u0000b\""])
+        else {
+            panic!("an escaped backslash before u0000 is text, not a NUL");
+        };
         assert_eq!(body, "a\\u0000b");
+    }
+
+    #[test]
+    fn a_refusal_is_the_completions_error() {
+        let failure = Failure::from(ParseError::UnknownMethod("Unknown hub method 'X'".into()));
+        assert_eq!(failure.message(), "Unknown hub method 'X'");
     }
 }

@@ -7,11 +7,13 @@
 //! - `negotiate`: `POST /hubs/chat/negotiate` and the WebSocket request.
 //! - `connection`: one connection's task: handshake, calls, events, pings, close.
 //! - `methods`: the methods agents and widget visitors call, each the REST route's action.
+//! - `access`: a connection's access, checked as REST checks it, and its closing once lost.
 //! - `lifecycle`: connections of members who lose access close on every replica.
 //!
 //! The connections, events, backplane and presence are `crate::hub`'s; this module is the
 //! endpoint in front of them.
 
+pub mod access;
 pub mod connection;
 pub mod lifecycle;
 pub mod methods;

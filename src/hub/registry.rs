@@ -32,8 +32,8 @@ pub const QUEUE: usize = 256;
 /// Why the server ends a connection, as its Close message says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CloseReason {
-    pub error: Option<String>,
-    pub allow_reconnect: bool,
+    error: Option<String>,
+    allow_reconnect: bool,
 }
 
 impl CloseReason {
@@ -50,6 +50,33 @@ impl CloseReason {
         Self {
             error: Some(error.to_owned()),
             allow_reconnect: false,
+        }
+    }
+
+    /// The Close message's `error`: safe to show.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The Close message's `allowReconnect`.
+    pub fn allows_reconnect(&self) -> bool {
+        self.allow_reconnect
+    }
+}
+
+/// The two kinds of connection holder, each with its own hub methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Agent,
+    Visitor,
+}
+
+impl Kind {
+    /// The label of the connection metrics.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Visitor => "visitor",
         }
     }
 }
@@ -117,11 +144,10 @@ impl Participant {
         }
     }
 
-    /// The label of the connection metrics.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
         match self {
-            Self::Agent(_) => "agent",
-            Self::Visitor(_) => "visitor",
+            Self::Agent(_) => Kind::Agent,
+            Self::Visitor(_) => Kind::Visitor,
         }
     }
 }
@@ -185,6 +211,42 @@ pub struct Limits {
     pub per_credential: usize,
 }
 
+/// The connections of this replica that a close is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// One connection (its workspace and id, as its [`Mailbox`] names it).
+    Connection { workspace_id: Uuid, id: u64 },
+    /// A member's agent connections in one workspace, on every device.
+    Member { workspace_id: Uuid, user_id: Uuid },
+    /// One widget visitor's connections (their token's identity).
+    Visitor(VisitorIdentity),
+    /// Every connection of the workspace, agents' and visitors'.
+    Workspace(Uuid),
+}
+
+impl Scope {
+    pub fn workspace_id(&self) -> Uuid {
+        match self {
+            Self::Connection { workspace_id, .. } | Self::Member { workspace_id, .. } => {
+                *workspace_id
+            }
+            Self::Visitor(visitor) => visitor.workspace_id,
+            Self::Workspace(workspace_id) => *workspace_id,
+        }
+    }
+
+    /// Whether the connection `id`, held by `who`, is one of them (its workspace's already).
+    fn covers(&self, id: u64, who: &Participant) -> bool {
+        match (self, who) {
+            (Self::Connection { id: one, .. }, _) => *one == id,
+            (Self::Member { user_id, .. }, Participant::Agent(agent)) => agent.user_id == *user_id,
+            (Self::Visitor(visitor), Participant::Visitor(holder)) => holder == visitor,
+            (Self::Workspace(_), _) => true,
+            _ => false,
+        }
+    }
+}
+
 /// Which cap a connection would pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapReached {
@@ -194,18 +256,65 @@ pub enum CapReached {
 
 type Connections = HashMap<Uuid, HashMap<u64, Entry>>;
 
+/// What the registry has for a connection next.
+#[derive(Debug)]
+pub enum Delivery {
+    /// A record to write.
+    Record(Message),
+    /// The connection is told to close (`None`: the registry is gone without a reason).
+    Close(Option<CloseReason>),
+    /// The registry no longer holds the connection.
+    Gone,
+}
+
 /// What a connection's own task reads: records to write, and a reason once it must close.
 /// Dropping it gives the connection's place back.
 pub struct Mailbox {
-    pub id: u64,
-    pub workspace_id: Uuid,
-    pub records: mpsc::Receiver<Message>,
-    pub close: watch::Receiver<Option<CloseReason>>,
+    id: u64,
+    workspace_id: Uuid,
+    records: mpsc::Receiver<Message>,
+    close: watch::Receiver<Option<CloseReason>>,
     connections: Arc<RwLock<Connections>>,
     released: bool,
 }
 
 impl Mailbox {
+    /// The connection's id on this replica.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn workspace_id(&self) -> Uuid {
+        self.workspace_id
+    }
+
+    /// This connection alone, to close it.
+    pub fn scope(&self) -> Scope {
+        Scope::Connection {
+            workspace_id: self.workspace_id,
+            id: self.id,
+        }
+    }
+
+    /// Waits for what the connection must do next: write a record, or close.
+    pub async fn next(&mut self) -> Delivery {
+        tokio::select! {
+            record = self.records.recv() => record.map_or(Delivery::Gone, Delivery::Record),
+            told = told_to_close(&mut self.close) => Delivery::Close(told),
+        }
+    }
+
+    /// Waits until the connection is told to close, and why (`None` when the registry is
+    /// gone without a reason).
+    pub async fn told_to_close(&mut self) -> Option<CloseReason> {
+        told_to_close(&mut self.close).await
+    }
+
+    /// Why the connection was told to close, if it was.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.close.borrow().clone()
+    }
+
     /// Gives the place back; true when this was an agent's last connection here that
     /// finished its handshake (they go offline, after the grace period).
     pub fn release(mut self) -> bool {
@@ -220,6 +329,11 @@ impl Drop for Mailbox {
             unregister(&self.connections, self.workspace_id, self.id);
         }
     }
+}
+
+async fn told_to_close(close: &mut watch::Receiver<Option<CloseReason>>) -> Option<CloseReason> {
+    let _ = close.changed().await;
+    close.borrow_and_update().clone()
 }
 
 /// Removes a connection; true when it was an agent's last ready one on this replica.
@@ -309,11 +423,11 @@ impl Registry {
 
     /// The connection finished its handshake: from now on it hears events, in `protocol`.
     /// False when it is gone, or already told to close.
-    pub fn ready(&self, workspace_id: Uuid, id: u64, protocol: Protocol) -> bool {
+    pub fn ready(&self, mailbox: &Mailbox, protocol: Protocol) -> bool {
         let mut workspaces = self.write();
         let Some(entry) = workspaces
-            .get_mut(&workspace_id)
-            .and_then(|c| c.get_mut(&id))
+            .get_mut(&mailbox.workspace_id)
+            .and_then(|c| c.get_mut(&mailbox.id))
         else {
             return false;
         };
@@ -357,28 +471,22 @@ impl Registry {
         }
     }
 
-    /// Tells the matching agent connections to close with `reason`.
-    pub fn close_where(&self, matches: impl Fn(&AgentIdentity) -> bool, reason: &CloseReason) {
-        for connections in self.read().values() {
-            for entry in connections
-                .values()
-                .filter(|e| e.agent().is_some_and(&matches))
-            {
-                entry.close.send_replace(Some(reason.clone()));
-            }
+    /// Tells the connections of `scope` to close with `reason`, their handshake done or not;
+    /// how many there were.
+    pub fn close(&self, scope: Scope, reason: &CloseReason) -> usize {
+        let workspaces = self.read();
+        let Some(connections) = workspaces.get(&scope.workspace_id()) else {
+            return 0;
+        };
+        let mut told = 0;
+        for (_, entry) in connections
+            .iter()
+            .filter(|(id, e)| scope.covers(**id, &e.who))
+        {
+            entry.close.send_replace(Some(reason.clone()));
+            told += 1;
         }
-    }
-
-    /// Tells the connections of one widget visitor (their token's identity) to close.
-    pub fn close_visitor(&self, visitor: &VisitorIdentity, reason: &CloseReason) {
-        if let Some(connections) = self.read().get(&visitor.workspace_id) {
-            for entry in connections
-                .values()
-                .filter(|e| matches!(&e.who, Participant::Visitor(v) if v == visitor))
-            {
-                entry.close.send_replace(Some(reason.clone()));
-            }
-        }
+        told
     }
 
     /// The widget visitors with a connection here, their handshake done or not.
@@ -396,15 +504,6 @@ impl Registry {
         visitors.sort_by_key(|v| (v.workspace_id, v.contact_id, v.visitor_id));
         visitors.dedup();
         visitors
-    }
-
-    /// Tells every connection of the workspace, agents' and visitors', to close.
-    pub fn close_workspace(&self, workspace_id: Uuid, reason: &CloseReason) {
-        if let Some(connections) = self.read().get(&workspace_id) {
-            for entry in connections.values() {
-                entry.close.send_replace(Some(reason.clone()));
-            }
-        }
     }
 
     /// The identities with a connection here, their handshake done or not (for membership
@@ -499,7 +598,7 @@ mod tests {
     /// A connection past its handshake, speaking JSON.
     fn connect(registry: &Registry, who: Participant) -> Mailbox {
         let mailbox = registry.reserve(who, ROOMY).unwrap();
-        assert!(registry.ready(who.workspace_id(), mailbox.id, Protocol::Json));
+        assert!(registry.ready(&mailbox, Protocol::Json));
         mailbox
     }
 
@@ -696,10 +795,51 @@ mod tests {
         );
         assert_eq!(registry.agents(), vec![who], "membership checks see it");
 
-        registry.close_where(|a| a.user_id == who.user_id, &CloseReason::ended("gone"));
-        assert!(!registry.ready(workspace, pending.id, Protocol::Json));
-        assert!(pending.close.borrow().is_some());
+        let told = registry.close(
+            Scope::Member {
+                workspace_id: workspace,
+                user_id: who.user_id,
+            },
+            &CloseReason::ended("gone"),
+        );
+        assert_eq!(told, 1);
+        assert!(!registry.ready(&pending, Protocol::Json));
+        assert_eq!(pending.close_reason(), Some(CloseReason::ended("gone")));
         assert!(!pending.release(), "never online, so never offline");
+    }
+
+    #[test]
+    fn a_close_reaches_the_connections_of_its_scope_only() {
+        let registry = Registry::default();
+        let (workspace, other_workspace) = (Uuid::new_v4(), Uuid::new_v4());
+        let member = identity(workspace);
+        let phone = connect(&registry, Participant::Agent(member));
+        let laptop = connect(&registry, Participant::Agent(member));
+        let colleague = connect(&registry, agent(workspace));
+        let visitor = VisitorIdentity {
+            workspace_id: workspace,
+            contact_id: Uuid::new_v4(),
+            visitor_id: Uuid::new_v4(),
+            trust: VisitorTrust::default(),
+        };
+        let tab = connect(&registry, Participant::Visitor(visitor));
+        let elsewhere = connect(&registry, agent(other_workspace));
+        let reason = CloseReason::ended("gone");
+        let told = |mailbox: &Mailbox| mailbox.close_reason().is_some();
+
+        assert_eq!(registry.close(phone.scope(), &reason), 1);
+        assert!(told(&phone) && !told(&laptop));
+        let whole_member = Scope::Member {
+            workspace_id: workspace,
+            user_id: member.user_id,
+        };
+        assert_eq!(registry.close(whole_member, &reason), 2);
+        assert!(told(&laptop) && !told(&colleague) && !told(&tab));
+        assert_eq!(registry.close(Scope::Visitor(visitor), &reason), 1);
+        assert!(told(&tab) && !told(&colleague));
+        assert_eq!(registry.close(Scope::Workspace(workspace), &reason), 4);
+        assert!(told(&colleague) && !told(&elsewhere));
+        assert_eq!(elsewhere.close_reason(), None);
     }
 
     #[test]
@@ -708,7 +848,7 @@ mod tests {
         let workspace = Uuid::new_v4();
         let mut json = connect(&registry, agent(workspace));
         let mut packed = registry.reserve(agent(workspace), ROOMY).unwrap();
-        assert!(registry.ready(workspace, packed.id, Protocol::MessagePack));
+        assert!(registry.ready(&packed, Protocol::MessagePack));
         registry.deliver(&Event::presence_changed(workspace, Uuid::nil(), true));
         assert!(matches!(json.records.try_recv(), Ok(Message::Text(_))));
         assert!(matches!(packed.records.try_recv(), Ok(Message::Binary(_))));

@@ -189,8 +189,15 @@ pub struct Reader {
 /// that ends the connection after them, if any.
 #[derive(Debug, Default)]
 pub struct Read {
-    pub messages: Vec<Incoming>,
-    pub error: Option<ProtocolError>,
+    messages: Vec<Incoming>,
+    error: Option<ProtocolError>,
+}
+
+impl Read {
+    /// The messages, in order, and the error after them.
+    pub fn into_parts(self) -> (Vec<Incoming>, Option<ProtocolError>) {
+        (self.messages, self.error)
+    }
 }
 
 impl Reader {
