@@ -112,9 +112,9 @@ impl Application {
         let closing = self.state.hub.clone();
         let shutdown = async move {
             shutdown.await;
-            closing.closing.cancel();
+            closing.closing().cancel();
             let deadline = tokio::time::Instant::now() + HUB_CLOSE_TIMEOUT;
-            while !closing.registry.is_empty() && tokio::time::Instant::now() < deadline {
+            while !closing.registry().is_empty() && tokio::time::Instant::now() < deadline {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
         };

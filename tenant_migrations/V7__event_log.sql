@@ -18,6 +18,7 @@ CREATE TABLE event_log_head (
 );
 INSERT INTO event_log_head DEFAULT VALUES;
 
+-- `id` (a UUIDv7 made by the writer) names the event to integrations; `seq` is its key.
 CREATE TABLE events (
     seq         bigint PRIMARY KEY,
     id          uuid NOT NULL,
@@ -26,6 +27,7 @@ CREATE TABLE events (
     actor_kind  text NOT NULL
         CHECK (actor_kind IN ('agent', 'visitor', 'apiKey', 'operator', 'system')),
     actor_id    uuid,
-    data        jsonb NOT NULL,
-    CONSTRAINT events_id_key UNIQUE (id)
+    -- The resource as the REST API shows it, kept as the text that was written (`json`, not
+    -- `jsonb`): it is only ever read whole, and is handed to readers as it is.
+    data        json NOT NULL
 );

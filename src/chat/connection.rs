@@ -80,7 +80,7 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
     let hub = state.hub.clone();
     metrics::gauge!("hub_open_connections", "kind" => who.kind().label()).increment(1.0);
     if let Some(agent) = who.agent()
-        && !hub.registry.is_connected_elsewhere(agent, mailbox.id())
+        && !hub.registry().is_connected_elsewhere(agent, mailbox.id())
     {
         hub.agent_connected(agent).await;
     }
@@ -143,7 +143,7 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
             () = sleep_until(expires_at) => {
                 end = Some(End::Close(CloseReason::reconnect(Some("the token expired; reconnect with a new one"))));
             }
-            () = hub.closing.cancelled() => {
+            () = hub.closing().cancelled() => {
                 end = Some(End::Close(CloseReason::reconnect(Some("the server is restarting"))));
             }
         }
@@ -192,7 +192,7 @@ async fn handshake(
                 refuse_as_told(sink, told.as_ref()).await;
                 return None;
             }
-            () = state.hub.closing.cancelled() => {
+            () = state.hub.closing().cancelled() => {
                 refuse(sink, "the server is restarting").await;
                 return None;
             }
@@ -218,7 +218,7 @@ async fn handshake(
     match access::of(state, who).await {
         Access::Allowed(()) => {}
         Access::Lost(lost) => {
-            lost.close(&state.hub.registry, mailbox.scope(), Noticed::Handshake);
+            lost.close(&state.hub.registry(), mailbox.scope(), Noticed::Handshake);
         }
         Access::Unknown(_) => {
             refuse(
@@ -229,7 +229,7 @@ async fn handshake(
             return None;
         }
     }
-    if !state.hub.registry.ready(mailbox, protocol) {
+    if !state.hub.registry().ready(mailbox, protocol) {
         refuse_as_told(sink, mailbox.close_reason().as_ref()).await;
         return None;
     }
@@ -313,7 +313,7 @@ async fn handle(
                 ))
             };
             if let Err(methods::Failure::Ended(lost)) = &outcome {
-                let reason = lost.close(&state.hub.registry, caller.scope(), Noticed::Call);
+                let reason = lost.close(&state.hub.registry(), caller.scope(), Noticed::Call);
                 return Some(End::Close(reason));
             }
             id.map(|id| match &outcome {

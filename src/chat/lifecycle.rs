@@ -77,7 +77,7 @@ pub async fn run(state: AppState, stop: CancellationToken) {
 async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
     for agent in state
         .hub
-        .registry
+        .registry()
         .agents()
         .into_iter()
         .filter(|a| affected(a))
@@ -87,7 +87,7 @@ async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
                 workspace_id: agent.workspace_id,
                 user_id: agent.user_id,
             };
-            lost.close(&state.hub.registry, member, Noticed::Recheck);
+            lost.close(&state.hub.registry(), member, Noticed::Recheck);
         }
     }
 }
@@ -95,7 +95,7 @@ async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
 /// Checks every connection here against the database: cached memberships of connected
 /// agents are forgotten first, as they may be what a missed change left behind.
 async fn recheck_from_the_database(state: &AppState) {
-    for agent in state.hub.registry.agents() {
+    for agent in state.hub.registry().agents() {
         state
             .memberships
             .forget_here(agent.user_id, agent.workspace_id)
@@ -107,10 +107,10 @@ async fn recheck_from_the_database(state: &AppState) {
 
 /// Checks every widget visitor connected here.
 async fn recheck_visitors(state: &AppState) {
-    for visitor in state.hub.registry.visitors() {
+    for visitor in state.hub.registry().visitors() {
         if let Access::Lost(lost) = access::visitor(state, &visitor).await {
             let scope = Scope::Visitor(visitor);
-            lost.close(&state.hub.registry, scope, Noticed::Recheck);
+            lost.close(&state.hub.registry(), scope, Noticed::Recheck);
         }
     }
 }
@@ -121,7 +121,7 @@ async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
     let live = crate::widget::visitor::workspace_schema(state, workspace_id).await;
     if let Access::Lost(lost) = Access::from(live) {
         let workspace = Scope::Workspace(workspace_id);
-        lost.close(&state.hub.registry, workspace, Noticed::Recheck);
+        lost.close(&state.hub.registry(), workspace, Noticed::Recheck);
     }
 }
 
@@ -132,14 +132,14 @@ async fn close_untrusted_visitors(
     workspace_id: uuid::Uuid,
     contact_id: Option<uuid::Uuid>,
 ) {
-    for visitor in state.hub.registry.visitors().into_iter().filter(|v| {
+    for visitor in state.hub.registry().visitors().into_iter().filter(|v| {
         v.workspace_id == workspace_id
             && v.trust.trust == Trust::Claimed
             && contact_id.is_none_or(|c| c == v.contact_id)
     }) {
         if let Access::Lost(lost) = access::visitor(state, &visitor).await {
             let scope = Scope::Visitor(visitor);
-            lost.close(&state.hub.registry, scope, Noticed::Recheck);
+            lost.close(&state.hub.registry(), scope, Noticed::Recheck);
         }
     }
 }

@@ -126,7 +126,7 @@ pub async fn negotiate(
     refuse_while_draining(&state)?;
     let grant = identify(&state, &headers).await?;
     limit_negotiations(&state, &grant.who).await?;
-    let connection_token = state.hub.tokens.issue(&grant).await;
+    let connection_token = state.hub.tokens().issue(&grant).await;
     let transports = [Transport {
         transport: "WebSockets",
         transfer_formats: ["Text", "Binary"],
@@ -150,7 +150,7 @@ pub async fn negotiate(
 /// A process that is shutting down takes no new connections: the load balancer's next
 /// choice is another replica.
 fn refuse_while_draining(state: &AppState) -> Result<()> {
-    if state.hub.closing.is_cancelled() {
+    if state.hub.closing().is_cancelled() {
         return Err(Error::Unavailable(
             "this server is shutting down; connect again to reach another",
         ));
@@ -278,14 +278,13 @@ pub async fn connect(
             Participant::Visitor(_) => MAX_CONNECTIONS_PER_VISITOR,
         },
     };
-    let mailbox =
-        state
-            .hub
-            .registry
-            .reserve(grant.who, limits)
-            .map_err(|_| Error::TooManyRequests {
-                retry_after: Duration::from_secs(30),
-            })?;
+    let mailbox = state
+        .hub
+        .registry()
+        .reserve(grant.who, limits)
+        .map_err(|_| Error::TooManyRequests {
+            retry_after: Duration::from_secs(30),
+        })?;
     Ok(upgrade
         // Buffers sized for chat records, not tungstenite's 128 KiB defaults: an idle
         // connection then costs the process a few KiB instead of a quarter of a MiB.
@@ -303,7 +302,7 @@ async fn redeem(state: &AppState, token: &str) -> Result<Grant> {
     if !tokens::well_formed(token) {
         return Err(UNKNOWN);
     }
-    match state.hub.tokens.redeem(token).await {
+    match state.hub.tokens().redeem(token).await {
         Ok(Some(grant)) => Ok(grant),
         Ok(None) => Err(UNKNOWN),
         Err(TokenError::Reused) => Err(Error::conflict(

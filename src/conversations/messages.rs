@@ -55,14 +55,25 @@ pub struct Posted {
     pub event_occurred_at: OffsetDateTime,
 }
 
+/// SQL writing the timestamp `column` as the REST API writes times: UTC, RFC 3339, the
+/// fraction's trailing zeros dropped (none when it is zero), as `time`'s `Rfc3339` does.
+pub fn rfc3339_utc(column: &str) -> String {
+    format!(
+        "(to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')
+          || coalesce('.' || nullif(rtrim(to_char({column} AT TIME ZONE 'UTC', 'US'), '0'), ''), '')
+          || 'Z')"
+    )
+}
+
 /// Adds the reply or note of the member `user_id` (their agent profile the author) to
 /// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
 /// (id `event_id`) in the event log: one statement, so it commits on its own in a single
 /// round trip. `None` when there is no such conversation, or the member has no profile.
 ///
-/// The event's data is built here, in the shape of `events::catalogue::MessageCreated`
-/// (times as UTC RFC 3339), because the message's id and time are only known inside the
-/// statement; a unit test there reads this shape back.
+/// The event's data is built here, in the shape of `events::catalogue::MessageCreated`, because
+/// the message's id and time are only known inside the statement. Its time is written exactly
+/// as the REST API writes it (UTC, RFC 3339, trailing zeros of the fraction dropped), since the
+/// events API hands the stored text to readers as it is; `tests/api/events.rs` compares the two.
 pub async fn add_by_member<'c>(
     conn: impl sqlx::PgExecutor<'c>,
     schema: &TenantSchema,
@@ -72,27 +83,26 @@ pub async fn add_by_member<'c>(
     user_id: Uuid,
     event_id: Uuid,
 ) -> sqlx::Result<Option<Posted>> {
-    sqlx::query_as(schema.sql(
-        "WITH a AS (SELECT id, display_name, avatar_url FROM {schema}.agent_profiles
+    sqlx::query_as(schema.sql(&format!(
+        "WITH a AS (SELECT id, display_name, avatar_url FROM {{schema}}.agent_profiles
                      WHERE user_id = $4),
-              c AS (UPDATE {schema}.conversations
+              c AS (UPDATE {{schema}}.conversations
                        SET last_message_at = greatest(last_message_at, now()), updated_at = now()
                      WHERE id = $1 AND EXISTS (SELECT 1 FROM a) RETURNING id, contact_id),
-              m AS (INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
+              m AS (INSERT INTO {{schema}}.messages (conversation_id, kind, body, author_agent_id)
                     SELECT c.id, $2, $3, a.id FROM c, a
                     RETURNING id, kind, body, author_agent_id, created_at),
-              h AS (UPDATE {schema}.event_log_head SET seq = seq + 1
+              h AS (UPDATE {{schema}}.event_log_head SET seq = seq + 1
                      WHERE EXISTS (SELECT 1 FROM m) RETURNING seq),
-              e AS (INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+              e AS (INSERT INTO {{schema}}.events (seq, id, type, actor_kind, actor_id, data)
                     SELECT h.seq, $5, 'message.created', 'agent', a.id,
-                           jsonb_build_object(
+                           json_build_object(
                                'conversationId', c.id, 'contactId', c.contact_id,
                                'id', m.id, 'kind', m.kind, 'body', m.body,
                                'authorAgentId', m.author_agent_id,
-                               'createdAt', to_char(m.created_at AT TIME ZONE 'UTC',
-                                                    'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),
-                               'author', jsonb_build_object('displayName', a.display_name,
-                                                            'avatarUrl', a.avatar_url))
+                               'createdAt', {created_at},
+                               'author', json_build_object('displayName', a.display_name,
+                                                           'avatarUrl', a.avatar_url))
                       FROM h, m, c, a
                     RETURNING seq, occurred_at)
          SELECT m.id, m.kind, m.body, m.author_agent_id, m.created_at, c.contact_id,
@@ -100,7 +110,8 @@ pub async fn add_by_member<'c>(
                 a.avatar_url AS author_avatar_url,
                 e.seq AS event_seq, e.occurred_at AS event_occurred_at
            FROM m, c, a, e",
-    ))
+        created_at = rfc3339_utc("m.created_at"),
+    )))
     .bind(conversation_id)
     .bind(kind)
     .bind(body)

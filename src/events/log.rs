@@ -4,10 +4,14 @@
 //! lock then lasts until the transaction ends: see `tenant_migrations/V7__event_log.sql`), so
 //! callers append as the last statement before their commit.
 
+use serde::Serialize;
+use serde_json::value::RawValue;
 use sqlx::PgConnection;
 use sqlx::postgres::PgRow;
+use sqlx::types::Json;
 use sqlx::{FromRow, Row};
 use supportdesk_core::tenancy::TenantSchema;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::catalogue::{ActorKind, DomainEvent, EventActor, Recorded};
@@ -47,16 +51,17 @@ impl From<&crate::authz::Actor> for By {
     }
 }
 
-/// The type and data columns of an event.
-fn columns(event: &DomainEvent) -> Result<(String, serde_json::Value), serde_json::Error> {
-    let serde_json::Value::Object(mut object) = serde_json::to_value(event)? else {
-        return Err(serde::ser::Error::custom("an event is an object"));
-    };
-    let data = object.remove("data").unwrap_or_default();
-    let Some(serde_json::Value::String(kind)) = object.remove("type") else {
-        return Err(serde::ser::Error::custom("an event has a type"));
-    };
-    Ok((kind, data))
+/// The type and data columns of an event (the data as JSON text).
+fn columns(event: &DomainEvent) -> Result<(String, String), serde_json::Error> {
+    #[derive(serde::Deserialize)]
+    struct Columns<'a> {
+        r#type: String,
+        #[serde(borrow)]
+        data: &'a RawValue,
+    }
+    let json = serde_json::to_string(event)?;
+    let columns: Columns<'_> = serde_json::from_str(&json)?;
+    Ok((columns.r#type, columns.data.get().to_owned()))
 }
 
 /// Records `events`, in this order, in the transaction `conn` is in. Nothing is written for
@@ -87,7 +92,7 @@ pub async fn append(
              SELECT head.base + e.n, e.id, e.type, $5,
                     coalesce($6, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $7)),
                     e.data
-               FROM head, unnest($1::uuid[], $2::text[], $3::jsonb[])
+                 FROM head, unnest($1::uuid[], $2::text[], $3::text[]::json[])
                           WITH ORDINALITY AS e(id, type, data, n)
              RETURNING seq, id, occurred_at, actor_id",
     ))
@@ -115,21 +120,52 @@ pub async fn append(
     Ok(recorded)
 }
 
-impl FromRow<'_, PgRow> for Recorded {
+/// An event as stored: its data the JSON text written, handed to readers as it is.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stored {
+    pub id: Uuid,
+    pub seq: i64,
+    pub r#type: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub occurred_at: OffsetDateTime,
+    pub actor: EventActor,
+    pub data: Box<RawValue>,
+}
+
+impl FromRow<'_, PgRow> for Stored {
     fn from_row(row: &PgRow) -> sqlx::Result<Self> {
-        let kind: String = row.try_get("type")?;
-        let data: serde_json::Value = row.try_get("data")?;
-        let event = serde_json::from_value(serde_json::json!({ "type": kind, "data": data }))
-            .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        let Json(data) = row.try_get::<Json<Box<RawValue>>, _>("data")?;
         Ok(Self {
             id: row.try_get("id")?,
             seq: row.try_get("seq")?,
+            r#type: row.try_get("type")?,
             occurred_at: row.try_get("occurred_at")?,
             actor: EventActor {
                 kind: row.try_get("actor_kind")?,
                 id: row.try_get("actor_id")?,
             },
-            event,
+            data,
+        })
+    }
+}
+
+impl TryFrom<Stored> for Recorded {
+    type Error = serde_json::Error;
+
+    /// The typed event (the hub projects it).
+    fn try_from(stored: Stored) -> Result<Self, serde_json::Error> {
+        let tagged = format!(
+            "{{\"type\":{},\"data\":{}}}",
+            serde_json::to_string(&stored.r#type)?,
+            stored.data.get()
+        );
+        Ok(Self {
+            id: stored.id,
+            seq: stored.seq,
+            occurred_at: stored.occurred_at,
+            actor: stored.actor,
+            event: serde_json::from_str(&tagged)?,
         })
     }
 }
@@ -147,7 +183,7 @@ pub async fn head(conn: &mut PgConnection, schema: &TenantSchema) -> sqlx::Resul
         .await
 }
 
-/// Up to `limit` events after `after` and before `before` (exclusive), oldest first.
+/// Up to `limit` events after `after` and before `before` (exclusive), oldest first, typed.
 pub async fn read(
     conn: &mut PgConnection,
     schema: &TenantSchema,
@@ -155,6 +191,22 @@ pub async fn read(
     before: Option<i64>,
     limit: i64,
 ) -> sqlx::Result<Vec<Recorded>> {
+    read_stored(conn, schema, after, before, limit)
+        .await?
+        .into_iter()
+        .map(|stored| Recorded::try_from(stored).map_err(|e| sqlx::Error::Decode(Box::new(e))))
+        .collect()
+}
+
+/// Up to `limit` events after `after` and before `before` (exclusive), oldest first, as
+/// stored.
+pub async fn read_stored(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    after: i64,
+    before: Option<i64>,
+    limit: i64,
+) -> sqlx::Result<Vec<Stored>> {
     sqlx::query_as(schema.sql(
         "SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM {schema}.events
           WHERE seq > $1 AND ($2::bigint IS NULL OR seq < $2)

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
-use super::catalogue::{EventActor, Recorded};
-use super::log;
+use super::catalogue::EventActor;
+use super::log::{self, Stored};
 use crate::error::responses::WorkspaceViewErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery};
@@ -44,7 +44,7 @@ pub struct LoggedEvent {
 #[serde(rename_all = "camelCase")]
 pub struct EventPage {
     #[schema(value_type = Vec<LoggedEvent>)]
-    pub events: Vec<Recorded>,
+    pub events: Vec<Stored>,
     /// The next call's `after`: the last seq of this page, or `after` itself when it is empty.
     pub next_after: i64,
     /// The workspace's newest seq.
@@ -95,7 +95,7 @@ pub async fn list(
             ),
         });
     }
-    let events = log::read(conn, schema, after, None, limit).await?;
+    let events = log::read_stored(conn, schema, after, None, limit).await?;
     let next_after = events.last().map_or(after, |e| e.seq);
     Ok(AppJson(EventPage {
         events,

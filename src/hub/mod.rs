@@ -54,11 +54,11 @@ const BACKPLANE_QUEUE: usize = 10_000;
 pub struct Hub(Arc<Inner>);
 
 pub struct Inner {
-    pub registry: Registry,
-    pub tokens: ConnectionTokens,
-    pub presence: Presence,
+    registry: Registry,
+    tokens: ConnectionTokens,
+    presence: Presence,
     /// This process among the replicas.
-    pub replica: Uuid,
+    replica: Uuid,
     channel: String,
     redis: ConnectionManager,
     redis_timeout: Duration,
@@ -69,7 +69,7 @@ pub struct Inner {
     unsent: Mutex<Option<mpsc::Receiver<String>>>,
     /// Cancelled when the process begins to shut down: connections close asking clients to
     /// reconnect (to another replica).
-    pub closing: CancellationToken,
+    closing: CancellationToken,
 }
 
 impl Deref for Hub {
@@ -103,6 +103,22 @@ impl Hub {
             unsent: Mutex::new(Some(unsent)),
             closing: CancellationToken::new(),
         }))
+    }
+
+    /// This replica's connections.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Negotiate's single-use connection tokens.
+    pub fn tokens(&self) -> &ConnectionTokens {
+        &self.tokens
+    }
+
+    /// Cancelled when the process begins to shut down: connections close asking clients to
+    /// reconnect (to another replica), and new ones are refused.
+    pub fn closing(&self) -> &CancellationToken {
+        &self.closing
     }
 
     /// Raises a typing or presence event: delivered here now, and to the other replicas
@@ -180,7 +196,11 @@ impl Hub {
         let mut track = lock(&track);
         track.filling = false;
         let mut ready = track.accept(missing);
-        if track.gap().is_some() {
+        // The gap this task waited for is still open (the log could not be read): move on.
+        // A gap further on, opened meanwhile, gets its own wait.
+        if let (Some((_, until)), Some((from, _))) = (gap, track.gap())
+            && from < until
+        {
             metrics::counter!("hub_event_gaps_skipped_total").increment(1);
             ready.extend(track.skip());
         }

@@ -2,6 +2,8 @@
 //! and a replica that missed another's event (Redis lost it) reads it from the log rather
 //! than skipping it.
 
+use std::time::Duration;
+
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::json;
@@ -15,8 +17,12 @@ use crate::helpers_hub::{HubClient, hub_at};
 async fn message_seqs(hub: &mut HubClient, count: usize) -> Vec<i64> {
     let mut seqs = Vec::with_capacity(count);
     while seqs.len() < count {
-        let event = hub.event_named("MessageCreated").await;
-        seqs.push(event["seq"].as_i64().expect("seq"));
+        let Some(record) = hub.next_within(Duration::from_secs(5)).await else {
+            panic!("only {} of {count} messages: {seqs:?}", seqs.len());
+        };
+        if record["target"] == "MessageCreated" {
+            seqs.push(record["arguments"][0]["seq"].as_i64().expect("seq"));
+        }
     }
     seqs
 }

@@ -305,3 +305,59 @@ async fn a_visitor_is_recorded_as_the_actor_of_what_they_write() {
     let refused = app.get("/api/events?after=0", Some(&visitor.token)).await;
     assert!(refused.status().is_client_error());
 }
+
+/// The reply path writes `message.created`'s time in SQL, and the events API hands that text
+/// out as it is: it must be exactly what the REST API writes for the same instant.
+#[tokio::test]
+async fn times_written_in_sql_read_as_the_rest_api_writes_them() {
+    use supportdesk::conversations::messages::rfc3339_utc;
+    use time::OffsetDateTime;
+    let app = spawn_app().await;
+    for micros in [0_i64, 5, 100_000, 123_450, 999_999, 1_764_182_637_123_456] {
+        let at = OffsetDateTime::UNIX_EPOCH + time::Duration::microseconds(micros);
+        let sql: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM (SELECT $1::timestamptz AS t) x",
+            rfc3339_utc("x.t")
+        )))
+        .bind(at)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        let rest = at
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap();
+        assert_eq!(sql, rest, "{micros} µs");
+    }
+}
+
+#[tokio::test]
+async fn the_log_reads_back_typed() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let token = owner.workspace_token.as_str();
+    let conversation = app
+        .start_conversation(token, "carla@example.org", "Hello")
+        .await;
+    app.json_ok(
+        Method::POST,
+        &format!("/api/conversations/{}/messages", id(&conversation)),
+        &json!({"body": "A \"quoted\" reply\nwith a newline"}),
+        token,
+        StatusCode::CREATED,
+    )
+    .await;
+    let schema = supportdesk_core::tenancy::TenantSchema::for_workspace(owner.workspace_id);
+    let mut conn = app.db.acquire().await.unwrap();
+    let typed = supportdesk::events::log::read(&mut conn, &schema, 0, None, 100)
+        .await
+        .unwrap();
+    let api = app.events_after(0, token).await;
+    assert_eq!(typed.len(), api.len());
+    for (typed, shown) in typed.iter().zip(&api) {
+        assert_eq!(
+            serde_json::to_value(typed).unwrap(),
+            *shown,
+            "read typed, shown again"
+        );
+    }
+}

@@ -143,7 +143,7 @@ async fn a_server_shutting_down_refuses_new_connections_before_it_closes_live_on
     let negotiated = app.connection_token(&owner.workspace_token).await;
 
     // What SIGTERM does first (`Application::run_until`): the hub begins closing.
-    app.state.hub.closing.cancel();
+    app.state.hub.closing().cancel();
     let close = live.close_message().await;
     assert_eq!(close["allowReconnect"], true, "{close}");
 
