@@ -10,8 +10,8 @@
 //! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
 //!    `EVENTS_BENCH_WORKSPACES` (10 000) workspaces in the database, at random ones of the
 //!    `EVENTS_BENCH_FULL` (100) that hold 1 200 events each; `EVENTS_BENCH_READS` (2 000)
-//!    requests from 4 clients; p50, p99. Baseline: the same page read straight from
-//!    PostgreSQL (one statement on a pool, no HTTP, no JSON).
+//!    requests from one client, then from 4 at once; p50, p99. Baseline: the same page read
+//!    straight from PostgreSQL (one statement on a pool, no HTTP).
 //!
 //! `cargo bench --bench events` (or `BENCH_ONLY=events bash .ci/bench`).
 
@@ -132,6 +132,69 @@ async fn replies_per_second(
         task.await??;
     }
     Ok(done.load(Ordering::Relaxed) as f64 / elapsed.as_secs_f64())
+}
+
+/// `reads` pages of 1 000 events from random `targets`, by `clients` clients at once, each
+/// through the API and then straight from PostgreSQL; the sorted latencies of both.
+async fn read_pages(
+    client: &reqwest::Client,
+    base: &str,
+    pool: &PgPool,
+    targets: &Arc<Vec<(Uuid, String)>>,
+    reads: usize,
+    clients: usize,
+) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let (client, base, targets, pool) = (
+            client.clone(),
+            base.to_owned(),
+            targets.clone(),
+            pool.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let (mut api, mut db) = (Vec::new(), Vec::new());
+            for _ in 0..reads / clients {
+                let (id, token) = &targets[rand::rng().random_range(0..targets.len())];
+                let after = rand::rng().random_range(0..150);
+                let started = Instant::now();
+                let response = client
+                    .get(format!("{base}/api/events?after={after}&limit=1000"))
+                    .bearer_auth(token)
+                    .send()
+                    .await?;
+                ensure!(
+                    response.status() == 200,
+                    "GET /api/events: {}",
+                    response.status()
+                );
+                let page: serde_json::Value = response.json().await?;
+                api.push(started.elapsed());
+                ensure!(page["events"].as_array().map(Vec::len) == Some(1000));
+                let schema = TenantSchema::for_workspace(*id);
+                let started = Instant::now();
+                let rows: Vec<(i64, String, serde_json::Value)> = sqlx::query_as(schema.sql(
+                    "SELECT seq, type, data FROM {schema}.events
+                      WHERE seq > $1 ORDER BY seq LIMIT 1000",
+                ))
+                .bind(after)
+                .fetch_all(&pool)
+                .await?;
+                db.push(started.elapsed());
+                ensure!(rows.len() == 1000);
+            }
+            anyhow::Ok((api, db))
+        }));
+    }
+    let (mut api, mut db) = (Vec::new(), Vec::new());
+    for task in tasks {
+        let (a, d) = task.await??;
+        api.extend(a);
+        db.extend(d);
+    }
+    api.sort();
+    db.sort();
+    Ok((api, db))
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -317,66 +380,26 @@ async fn run() -> anyhow::Result<()> {
         maker.await??;
     }
 
-    step(&format!("{reads} reads of 1 000 events, 4 clients"));
     let targets: Arc<Vec<(Uuid, String)>> = Arc::new(
         workspaces[..full]
             .iter()
             .map(|w| (w.id, w.token.clone()))
             .collect(),
     );
-    let (mut api, mut db) = (Vec::new(), Vec::new());
-    let mut clients = Vec::new();
-    for _ in 0..4 {
-        let (client, base, targets, pool) =
-            (client.clone(), base.clone(), targets.clone(), pool.clone());
-        clients.push(tokio::spawn(async move {
-            let (mut api, mut db) = (Vec::new(), Vec::new());
-            for _ in 0..reads / 4 {
-                let (id, token) = &targets[rand::rng().random_range(0..targets.len())];
-                let after = rand::rng().random_range(0..150);
-                let started = Instant::now();
-                let response = client
-                    .get(format!("{base}/api/events?after={after}&limit=1000"))
-                    .bearer_auth(token)
-                    .send()
-                    .await?;
-                ensure!(
-                    response.status() == 200,
-                    "GET /api/events: {}",
-                    response.status()
-                );
-                let page: serde_json::Value = response.json().await?;
-                api.push(started.elapsed());
-                ensure!(page["events"].as_array().map(Vec::len) == Some(1000));
-                let schema = TenantSchema::for_workspace(*id);
-                let started = Instant::now();
-                let rows: Vec<(i64, serde_json::Value)> = sqlx::query_as(schema.sql(
-                    "SELECT seq, data FROM {schema}.events WHERE seq > $1 ORDER BY seq LIMIT 1000",
-                ))
-                .bind(after)
-                .fetch_all(&pool)
-                .await?;
-                db.push(started.elapsed());
-                ensure!(rows.len() == 1000);
-            }
-            anyhow::Ok((api, db))
-        }));
+    for clients in [1, 4] {
+        step(&format!(
+            "{reads} reads of 1 000 events, {clients} client(s)"
+        ));
+        let (api, db) = read_pages(&client, &base, &pool, &targets, reads, clients).await?;
+        lines.push(format!(
+            "2. GET /api/events, 1 000 events a page, {total} workspaces, {clients} client(s) at once: p50 {} p99 {} (budget: p99 under 20 ms); the same page straight from PostgreSQL: p50 {} p99 {}; API p99 / PostgreSQL p99 = {:.1}",
+            ms(percentile(&api, 0.50)),
+            ms(percentile(&api, 0.99)),
+            ms(percentile(&db, 0.50)),
+            ms(percentile(&db, 0.99)),
+            percentile(&api, 0.99).as_secs_f64() / percentile(&db, 0.99).as_secs_f64().max(1e-9),
+        ));
     }
-    for client in clients {
-        let (a, d) = client.await??;
-        api.extend(a);
-        db.extend(d);
-    }
-    api.sort();
-    db.sort();
-    lines.push(format!(
-        "2. GET /api/events, 1 000 events a page, {total} workspaces: p50 {} p99 {} (budget: p99 under 20 ms); the same page straight from PostgreSQL: p50 {} p99 {}; API p99 / PostgreSQL p99 = {:.1}",
-        ms(percentile(&api, 0.50)),
-        ms(percentile(&api, 0.99)),
-        ms(percentile(&db, 0.50)),
-        ms(percentile(&db, 0.99)),
-        percentile(&api, 0.99).as_secs_f64() / percentile(&db, 0.99).as_secs_f64().max(1e-9),
-    ));
     step("done");
     println!(
         "event log benchmark ({} cores)",

@@ -218,7 +218,7 @@ async fn handshake(
     match access::of(state, who).await {
         Access::Allowed(()) => {}
         Access::Lost(lost) => {
-            lost.close(&state.hub.registry(), mailbox.scope(), Noticed::Handshake);
+            lost.close(state.hub.registry(), mailbox.scope(), Noticed::Handshake);
         }
         Access::Unknown(_) => {
             refuse(
@@ -313,7 +313,7 @@ async fn handle(
                 ))
             };
             if let Err(methods::Failure::Ended(lost)) = &outcome {
-                let reason = lost.close(&state.hub.registry(), caller.scope(), Noticed::Call);
+                let reason = lost.close(state.hub.registry(), caller.scope(), Noticed::Call);
                 return Some(End::Close(reason));
             }
             id.map(|id| match &outcome {

@@ -87,7 +87,7 @@ async fn recheck(state: &AppState, affected: impl Fn(&AgentIdentity) -> bool) {
                 workspace_id: agent.workspace_id,
                 user_id: agent.user_id,
             };
-            lost.close(&state.hub.registry(), member, Noticed::Recheck);
+            lost.close(state.hub.registry(), member, Noticed::Recheck);
         }
     }
 }
@@ -110,7 +110,7 @@ async fn recheck_visitors(state: &AppState) {
     for visitor in state.hub.registry().visitors() {
         if let Access::Lost(lost) = access::visitor(state, &visitor).await {
             let scope = Scope::Visitor(visitor);
-            lost.close(&state.hub.registry(), scope, Noticed::Recheck);
+            lost.close(state.hub.registry(), scope, Noticed::Recheck);
         }
     }
 }
@@ -121,7 +121,7 @@ async fn close_visitors_if_gone(state: &AppState, workspace_id: uuid::Uuid) {
     let live = crate::widget::visitor::workspace_schema(state, workspace_id).await;
     if let Access::Lost(lost) = Access::from(live) {
         let workspace = Scope::Workspace(workspace_id);
-        lost.close(&state.hub.registry(), workspace, Noticed::Recheck);
+        lost.close(state.hub.registry(), workspace, Noticed::Recheck);
     }
 }
 
@@ -139,7 +139,7 @@ async fn close_untrusted_visitors(
     }) {
         if let Access::Lost(lost) = access::visitor(state, &visitor).await {
             let scope = Scope::Visitor(visitor);
-            lost.close(&state.hub.registry(), scope, Noticed::Recheck);
+            lost.close(state.hub.registry(), scope, Noticed::Recheck);
         }
     }
 }

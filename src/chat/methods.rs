@@ -346,12 +346,12 @@ async fn run_as_agent(
         }
         Command::JoinConversation { conversation_id } => {
             found(actions::exists(state, actor, conversation_id).await?)?;
-            let registry = &state.hub.registry();
+            let registry = state.hub.registry();
             registry.join(agent.workspace_id, connection, conversation_id, true);
             Ok(None)
         }
         Command::LeaveConversation { conversation_id } => {
-            let registry = &state.hub.registry();
+            let registry = state.hub.registry();
             registry.join(agent.workspace_id, connection, conversation_id, false);
             Ok(None)
         }
