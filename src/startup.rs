@@ -198,6 +198,7 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     let hub = Hub::new(
         redis.clone(),
         reads.clone(),
+        crate::chat::projection::project,
         &settings.redis.namespace,
         settings.redis.timeout(),
     );

@@ -9,6 +9,7 @@
 //! - `methods`: the methods agents and widget visitors call, each the REST route's action.
 //! - `access`: a connection's access, checked as REST checks it, and its closing once lost.
 //! - `lifecycle`: connections of members who lose access close on every replica.
+//! - `projection`: what each logged event becomes on the hub, and who hears it.
 //!
 //! The connections, events, backplane and presence are `crate::hub`'s; this module is the
 //! endpoint in front of them.
@@ -18,6 +19,7 @@ pub mod connection;
 pub mod lifecycle;
 pub mod methods;
 pub mod negotiate;
+pub mod projection;
 
 use axum::routing::get;
 use utoipa_axum::router::OpenApiRouter;

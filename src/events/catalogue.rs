@@ -1,6 +1,6 @@
 //! What the event log records: one [`DomainEvent`] per change, with the resource as the REST
 //! API shows it, and who made it. The names (`type`) are the same in the log, the events API,
-//! webhooks and reports; the hub keeps its own method names (`hub::projection`).
+//! webhooks and reports; the hub keeps its own method names (`chat::projection`).
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

@@ -62,7 +62,7 @@ pub(super) fn raw<T: Serialize>(payload: &T) -> Box<RawValue> {
 }
 
 impl Event {
-    pub(super) fn new<T: Serialize>(
+    pub fn new<T: Serialize>(
         workspace_id: Uuid,
         audience: Audience,
         target: &str,

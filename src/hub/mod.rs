@@ -5,11 +5,10 @@
 //! The hub subscribes to the event log (`crate::events`): each transaction's recorded events
 //! reach it after the commit, go to the other replicas through Redis (`backplane`), are put
 //! in `seq` order per workspace on every replica (`sequencer`) and turned into hub events
-//! there (`projection`). Typing and presence, which are not logged, go the same way through
+//! there by the projection the hub was made with (`crate::chat::projection`). Typing and presence, which are not logged, go the same way through
 //! [`Hub::emit`]. Nothing here waits for a client or for Redis on the caller's behalf.
 //!
 //! - `protocol`: the SignalR hub protocols' records, JSON and MessagePack.
-//! - `projection`: logged events as hub events, and who hears them.
 //! - `sequencer`: each workspace's events in `seq` order, gaps read from the log.
 //! - `events`: hub events, and typing and presence.
 //! - `registry`: this replica's connections and delivery to them.
@@ -20,7 +19,6 @@
 pub mod backplane;
 pub mod events;
 pub mod presence;
-pub mod projection;
 pub mod protocol;
 pub mod registry;
 pub mod sequencer;
@@ -65,6 +63,8 @@ pub struct Inner {
     /// Reads events a gap is missing.
     reads: ReadPool,
     sequencer: Sequencer,
+    /// Turns a logged event into hub events and their audiences.
+    project: Projection,
     outbox: mpsc::Sender<String>,
     unsent: Mutex<Option<mpsc::Receiver<String>>>,
     /// Cancelled when the process begins to shut down: connections close asking clients to
@@ -80,10 +80,14 @@ impl Deref for Hub {
     }
 }
 
+/// What a logged event becomes on the hub, and who hears it.
+pub type Projection = fn(Uuid, &Recorded) -> Vec<Event>;
+
 impl Hub {
     pub fn new(
         redis: ConnectionManager,
         reads: ReadPool,
+        project: Projection,
         namespace: &str,
         redis_timeout: Duration,
     ) -> Self {
@@ -99,6 +103,7 @@ impl Hub {
             redis_timeout,
             reads,
             sequencer: Sequencer::default(),
+            project,
             outbox,
             unsent: Mutex::new(Some(unsent)),
             closing: CancellationToken::new(),
@@ -172,7 +177,7 @@ impl Hub {
 
     fn deliver_logged(&self, workspace_id: Uuid, events: &[Recorded]) {
         for recorded in events {
-            for event in projection::project(workspace_id, recorded) {
+            for event in (self.project)(workspace_id, recorded) {
                 self.registry.deliver(&event);
             }
         }

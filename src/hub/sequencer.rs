@@ -107,28 +107,20 @@ impl Sequencer {
 
 #[cfg(test)]
 mod tests {
-    use time::OffsetDateTime;
-
     use super::*;
-    use crate::events::catalogue::{ActorKind, DomainEvent, EventActor};
-    use crate::inbox::contacts::Contact;
+    use crate::events::catalogue::{ActorKind, EventActor};
 
     fn event(seq: i64) -> Recorded {
-        Recorded {
-            id: Uuid::new_v4(),
-            seq,
-            occurred_at: OffsetDateTime::UNIX_EPOCH,
-            actor: EventActor {
-                kind: ActorKind::System,
-                id: None,
-            },
-            event: DomainEvent::ContactCreated(Contact {
-                id: Uuid::nil(),
-                name: None,
-                email: None,
-                claimed_email: None,
-            }),
-        }
+        // Any logged event will do; built from its JSON, as the hub hears it.
+        serde_json::from_value(serde_json::json!({
+            "id": Uuid::new_v4(),
+            "seq": seq,
+            "occurredAt": "1970-01-01T00:00:00Z",
+            "actor": EventActor { kind: ActorKind::System, id: None },
+            "type": "contact.created",
+            "data": {"id": Uuid::nil(), "name": null, "email": null, "claimedEmail": null},
+        }))
+        .unwrap()
     }
 
     fn seqs(events: &[Recorded]) -> Vec<i64> {

@@ -1,5 +1,7 @@
 //! From the workspace's event log to the hub: the only code that turns a recorded change into
-//! SignalR events and decides who hears them.
+//! SignalR events and decides who hears them. The hub (`crate::hub`) is handed [`project`] when
+//! it is made: it orders and carries events without knowing what they are about, which keeps
+//! the transport below the capabilities whose records these are.
 //!
 //! Agents hear every logged event, each payload carrying the event's `seq`, so a dashboard
 //! that sees a gap knows it missed something and reads it from `GET /api/events`. A visitor
@@ -11,12 +13,12 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::events::{Audience, Event};
 use crate::conversations::messages::Message;
 use crate::conversations::record::{Conversation, ConversationStatus};
 use crate::events::catalogue::{
     AgentData, Author, ConversationChange, DomainEvent, MessageCreated, Recorded,
 };
+use crate::hub::events::{Audience, Event};
 use crate::inbox::contacts::Contact;
 use crate::tickets::comments::Comment;
 use crate::tickets::record::Ticket;
