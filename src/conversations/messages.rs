@@ -65,25 +65,9 @@ pub fn rfc3339_utc(column: &str) -> String {
     )
 }
 
-/// Adds the reply or note of the member `user_id` (their agent profile the author) to
-/// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
-/// (id `event_id`) in the event log: one statement, so it commits on its own in a single
-/// round trip. `None` when there is no such conversation, or the member has no profile.
-///
-/// The event's data is built here, in the shape of `events::catalogue::MessageCreated`, because
-/// the message's id and time are only known inside the statement. Its time is written exactly
-/// as the REST API writes it (UTC, RFC 3339, trailing zeros of the fraction dropped), since the
-/// events API hands the stored text to readers as it is; `tests/api/events.rs` compares the two.
-pub async fn add_by_member<'c>(
-    conn: impl sqlx::PgExecutor<'c>,
-    schema: &TenantSchema,
-    conversation_id: Uuid,
-    kind: MessageKind,
-    body: &str,
-    user_id: Uuid,
-    event_id: Uuid,
-) -> sqlx::Result<Option<Posted>> {
-    sqlx::query_as(schema.sql(&format!(
+/// [`add_by_member`]'s statement, written once (it names the time format, not the tenant).
+static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
         "WITH a AS (SELECT id, display_name, avatar_url FROM {{schema}}.agent_profiles
                      WHERE user_id = $4),
               c AS (UPDATE {{schema}}.conversations
@@ -111,14 +95,35 @@ pub async fn add_by_member<'c>(
                 e.seq AS event_seq, e.occurred_at AS event_occurred_at
            FROM m, c, a, e",
         created_at = rfc3339_utc("m.created_at"),
-    )))
-    .bind(conversation_id)
-    .bind(kind)
-    .bind(body)
-    .bind(user_id)
-    .bind(event_id)
-    .fetch_optional(conn)
-    .await
+    )
+});
+
+/// Adds the reply or note of the member `user_id` (their agent profile the author) to
+/// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
+/// (id `event_id`) in the event log: one statement, so it commits on its own in a single
+/// round trip. `None` when there is no such conversation, or the member has no profile.
+///
+/// The event's data is built here, in the shape of `events::catalogue::MessageCreated`, because
+/// the message's id and time are only known inside the statement. Its time is written exactly
+/// as the REST API writes it (UTC, RFC 3339, trailing zeros of the fraction dropped), since the
+/// events API hands the stored text to readers as it is; `tests/api/events.rs` compares the two.
+pub async fn add_by_member<'c>(
+    conn: impl sqlx::PgExecutor<'c>,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    kind: MessageKind,
+    body: &str,
+    user_id: Uuid,
+    event_id: Uuid,
+) -> sqlx::Result<Option<Posted>> {
+    sqlx::query_as(schema.sql(&ADD_BY_MEMBER))
+        .bind(conversation_id)
+        .bind(kind)
+        .bind(body)
+        .bind(user_id)
+        .bind(event_id)
+        .fetch_optional(conn)
+        .await
 }
 
 /// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`

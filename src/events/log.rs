@@ -120,16 +120,21 @@ pub async fn append(
     Ok(recorded)
 }
 
-/// An event as stored: its data the JSON text written, handed to readers as it is.
-#[derive(Debug, Serialize)]
+/// One recorded event as stored and as `GET /api/events` shows it: `type` names it and
+/// `data` is the resource as the REST API shows it, the JSON text written, handed out as it is.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = LoggedEvent)]
 pub struct Stored {
     pub id: Uuid,
     pub seq: i64,
+    #[schema(example = "message.created")]
     pub r#type: String,
     #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
     pub occurred_at: OffsetDateTime,
     pub actor: EventActor,
+    #[schema(value_type = Object)]
     pub data: Box<RawValue>,
 }
 

@@ -3,9 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 
-use super::catalogue::EventActor;
 use super::log::{self, Stored};
 use crate::error::responses::WorkspaceViewErrors;
 use crate::error::{Error, Result};
@@ -26,24 +24,9 @@ pub struct EventsQuery {
     limit: Option<i64>,
 }
 
-/// One recorded event: `type` names it and `data` is the resource as the REST API shows it.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct LoggedEvent {
-    id: Uuid,
-    seq: i64,
-    #[schema(example = "message.created")]
-    r#type: String,
-    #[schema(value_type = String, format = DateTime)]
-    occurred_at: String,
-    actor: EventActor,
-    data: serde_json::Value,
-}
-
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventPage {
-    #[schema(value_type = Vec<LoggedEvent>)]
     pub events: Vec<Stored>,
     /// The next call's `after`: the last seq of this page, or `after` itself when it is empty.
     pub next_after: i64,

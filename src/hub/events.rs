@@ -146,11 +146,13 @@ impl Event {
 /// the raising replica does not deliver it twice.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Envelope {
+pub struct Envelope<B = Body> {
     pub origin: Uuid,
     #[serde(with = "time::serde::timestamp::microseconds")]
     pub sent_at: OffsetDateTime,
-    pub body: Body,
+    /// Owned when read; borrowed when written, so a replica's own events are not copied to
+    /// be sent.
+    pub body: B,
 }
 
 /// Adjacently tagged, so a live event's raw payload is read in place, not buffered.

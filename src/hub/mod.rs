@@ -130,10 +130,10 @@ impl Hub {
     /// through the backplane.
     pub fn emit(&self, event: Event) {
         self.arrived(&event);
-        self.publish(Body::Live(event));
+        self.publish(&Body::Live(event));
     }
 
-    fn publish(&self, body: Body) {
+    fn publish(&self, body: &Body) {
         let envelope = Envelope {
             origin: self.replica,
             sent_at: OffsetDateTime::now_utc(),
@@ -318,10 +318,13 @@ impl Hub {
 /// The hub hears every event this replica commits, and passes it on to the others.
 impl Subscriber for Hub {
     fn committed(&self, workspace_id: Uuid, events: &[Recorded]) {
-        self.publish(Body::Logged {
+        let logged = Body::Logged {
             workspace_id,
             events: events.to_vec(),
-        });
-        self.heard(workspace_id, events.to_vec());
+        };
+        self.publish(&logged);
+        if let Body::Logged { events, .. } = logged {
+            self.heard(workspace_id, events);
+        }
     }
 }

@@ -27,6 +27,24 @@ async fn message_seqs(hub: &mut HubClient, count: usize) -> Vec<i64> {
     seqs
 }
 
+/// Posts a reply at `path` through the API at `address` (any replica); the status.
+async fn reply_at(
+    client: &reqwest::Client,
+    address: &str,
+    path: &str,
+    token: &str,
+    body: String,
+) -> StatusCode {
+    client
+        .post(format!("{address}{path}"))
+        .bearer_auth(token)
+        .json(&json!({ "body": body }))
+        .send()
+        .await
+        .expect("post")
+        .status()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_replicas_writing_to_one_conversation_reach_every_client_in_seq_order() {
     let app = spawn_app().await;
@@ -44,13 +62,8 @@ async fn two_replicas_writing_to_one_conversation_reach_every_client_in_seq_orde
     let addresses = [app.address.as_str(), replica.address.as_str()];
     for round in 0..REPLIES / 12 {
         let posts = (0..12).map(|n| {
-            let url = format!("{}{path}", addresses[n % 2]);
-            let request = app
-                .client
-                .post(url)
-                .bearer_auth(&token)
-                .json(&json!({"body": format!("reply {round}.{n}")}));
-            async move { request.send().await.expect("post").status() }
+            let body = format!("reply {round}.{n}");
+            reply_at(&app.client, addresses[n % 2], &path, &token, body)
         });
         for status in join_all(posts).await {
             assert_eq!(status, StatusCode::CREATED);
@@ -78,15 +91,15 @@ async fn an_event_redis_never_carried_is_read_from_the_log() {
     let mut hub = hub_at(&app.client, &app.address, &token).await;
 
     // The replica's events go to a Redis nobody else hears: for `app`, they are lost.
-    let lost = app
-        .client
-        .post(format!("{}{path}", replica.address))
-        .bearer_auth(&token)
-        .json(&json!({"body": "written on the replica"}))
-        .send()
-        .await
-        .expect("post");
-    assert_eq!(lost.status(), StatusCode::CREATED);
+    let lost = reply_at(
+        &app.client,
+        &replica.address,
+        &path,
+        &token,
+        "written on the replica".into(),
+    )
+    .await;
+    assert_eq!(lost, StatusCode::CREATED);
     let heard = app
         .post_json(&path, &json!({"body": "written here"}), Some(&token))
         .await;

@@ -1360,10 +1360,13 @@ export interface components {
             user: components["schemas"]["User"];
             workspace: components["schemas"]["MembershipSummary"];
         };
-        /** @description One recorded event: `type` names it and `data` is the resource as the REST API shows it. */
+        /**
+         * @description One recorded event as stored and as `GET /api/events` shows it: `type` names it and
+         *     `data` is the resource as the REST API shows it, the JSON text written, handed out as it is.
+         */
         LoggedEvent: {
             actor: components["schemas"]["EventActor"];
-            data: unknown;
+            data: Record<string, never>;
             /** Format: uuid */
             id: string;
             /** Format: date-time */
