@@ -13,6 +13,7 @@
 pub mod actions;
 pub mod contacts;
 mod context;
+mod origin_check;
 pub mod routes;
 pub mod sessions;
 pub mod settings;
@@ -43,4 +44,5 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
         .routes(routes!(context::report))
+        .routes(routes!(origin_check::check))
 }
