@@ -8,9 +8,7 @@ export const COUNTER_FROM = 9_000;
 export type CounterState = { shown: false; over: false } | { shown: true; over: boolean; count: number; remaining: number };
 
 export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
+  return Array.from(text).length;
 }
 
 export function counterState(text: string): CounterState {
