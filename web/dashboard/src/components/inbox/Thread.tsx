@@ -111,7 +111,7 @@ function GroupItem({ group, conversation, agents }: { group: MessageGroup; conve
           {group.messageKind === "note" ? <span className="badge badge-note">Note</span> : null}
         </p>
         {group.messages.map((m) => (
-          <div key={m.id} className={`bubble bubble-${m.kind}`} tabIndex={-1}>
+          <div key={m.id} className={`bubble bubble-${m.kind}`}>
             <p className="message-body">{m.body}</p>
             <time dateTime={m.createdAt} title={fullTime(m.createdAt)} className="bubble-time">
               {formatTime(m.createdAt)}

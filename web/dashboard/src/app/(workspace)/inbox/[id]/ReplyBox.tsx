@@ -158,7 +158,10 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
         return;
       }
     }
-    if (sendsReply({ ...event, isComposing: event.nativeEvent.isComposing }, sendWithEnter)) {
+    if (sendsReply(
+        { key: event.key, shiftKey: event.shiftKey, ctrlKey: event.ctrlKey, metaKey: event.metaKey, isComposing: event.nativeEvent.isComposing },
+        sendWithEnter,
+      )) {
       event.preventDefault();
       submit();
     }
