@@ -5,5 +5,6 @@ export const inboxKeys = {
   counts: (ws: string) => ["ws", ws, "inbox-counts"] as const,
   activity: (ws: string, conversationId: string) => ["ws", ws, "activity", conversationId] as const,
   contact: (ws: string, contactId: string) => ["ws", ws, "contact", contactId] as const,
+  contactTickets: (ws: string, contactId: string) => ["ws", ws, "contact-tickets", contactId] as const,
   contactConversations: (ws: string, contactId: string) => ["ws", ws, "contact-conversations", contactId] as const,
 };

@@ -2,7 +2,7 @@
 
 // The contact beside the conversation (GET /api/contacts/{id}): who they are (name and email
 // editable in place), where they are (page, referrer, browser, local time, as the widget
-// reports them) and their earlier conversations.
+// reports them), their other conversations and their tickets.
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
@@ -13,6 +13,7 @@ import type { Contact } from "@/api/types";
 import { useApi } from "@/app/providers";
 import { capitalize } from "@/lib/format";
 import { inboxKeys } from "@/lib/inboxKeys";
+import { requesterTicketsQuery } from "@/lib/pendingApi";
 import { localTimeIn } from "@/lib/time";
 import { describeUserAgent } from "@/lib/userAgent";
 import { Avatar } from "@/components/inbox/Avatar";
@@ -85,6 +86,7 @@ export function ContactPanel({ id, workspaceId, contact, conversationId }: { id:
             {c.visitor ? <VisitorFacts visitor={c.visitor} /> : null}
           </dl>
           <EarlierConversations workspaceId={workspaceId} contactId={c.id} currentId={conversationId} />
+          <ContactTickets workspaceId={workspaceId} contactId={c.id} />
         </>
       )}
     </aside>
@@ -155,6 +157,32 @@ function EarlierConversations({ workspaceId, contactId, currentId }: { workspace
             <span className="muted">
               {capitalize(c.status)} · <RelativeTime iso={c.lastMessageAt} />
             </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function ContactTickets({ workspaceId, contactId }: { workspaceId: string; contactId: string }) {
+  const api = useApi();
+  const list = useQuery({
+    queryKey: inboxKeys.contactTickets(workspaceId, contactId),
+    queryFn: () => unwrap(api.workspace.GET("/api/tickets", { params: { query: requesterTicketsQuery(contactId, 20) } })),
+  });
+  const tickets = list.data?.tickets ?? [];
+  return (
+    <section aria-labelledby="contact-tickets" className="contact-section">
+      <h3 id="contact-tickets">Tickets</h3>
+      <ErrorMessage error={list.error} />
+      {list.isSuccess && tickets.length === 0 ? <p className="muted">None.</p> : null}
+      <ul className="contact-links">
+        {tickets.map((t) => (
+          <li key={t.id}>
+            <Link href={`/tickets/${t.id}`}>
+              #{t.number} {t.subject}
+            </Link>{" "}
+            <span className="muted">{capitalize(t.status)}</span>
           </li>
         ))}
       </ul>
