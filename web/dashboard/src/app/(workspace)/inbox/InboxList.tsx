@@ -7,7 +7,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useParams, usePathname, useRouter, useSearchParams } from "next/navigation";
-import { type KeyboardEvent, useRef } from "react";
+import { type KeyboardEvent, useEffect, useRef } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { CONVERSATION_STATUSES, type Conversation, type ConversationStatus } from "@/api/types";
@@ -40,6 +40,18 @@ export function InboxList() {
   const filter: InboxFilter = { assignee: view.tab, status: view.status };
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const counts = useInboxCounts(workspace.id);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  // Back from a conversation (the phone's back button, or closing it): focus returns to its
+  // row, else to the list's heading, rather than to the top of the page.
+  const previousId = useRef(selectedId);
+  useEffect(() => {
+    const left = previousId.current;
+    previousId.current = selectedId;
+    if (!left || selectedId) return;
+    const row = document.querySelector<HTMLAnchorElement>(`[data-conversation-id="${CSS.escape(left)}"]`);
+    (row ?? headingRef.current)?.focus();
+  }, [selectedId]);
 
   const show = (next: InboxView) => router.replace(inboxHref(next, selectedId), { scroll: false });
 
@@ -71,7 +83,9 @@ export function InboxList() {
   return (
     <section className="inbox-list" aria-labelledby="inbox-heading">
       <div className="inbox-list-header">
-        <h1 id="inbox-heading">Inbox</h1>
+        <h1 id="inbox-heading" ref={headingRef} tabIndex={-1}>
+          Inbox
+        </h1>
         <div role="tablist" aria-label="Conversations by assignee" className="tabs">
           {TABS.map((tab, index) => {
             const count = counts.data?.[tab.count];
@@ -142,7 +156,7 @@ function ConversationRow({ conversation: c, href, current, workspaceId }: { conv
   const preview = previewText(c.lastMessage);
   return (
     <li className={unread ? "conversation-row unread" : "conversation-row"}>
-      <Link href={href} aria-current={current ? "page" : undefined}>
+      <Link href={href} aria-current={current ? "page" : undefined} data-conversation-id={c.id}>
         <Avatar id={c.contact.id} name={c.contact.displayName} />
         <span className="row-main">
           <span className="row-top">
