@@ -141,10 +141,13 @@ describe("mentions", () => {
 
 describe("deliveryFor", () => {
   it("shows desktop notifications only when wanted and allowed", () => {
-    expect(deliveryFor({ desktop: true, sound: false }, "granted")).toEqual({ desktop: true, sound: false });
-    expect(deliveryFor({ desktop: true, sound: false }, "default").desktop).toBe(false);
-    expect(deliveryFor({ desktop: true, sound: false }, "denied").desktop).toBe(false);
-    expect(deliveryFor({ desktop: false, sound: true }, "granted")).toEqual({ desktop: false, sound: true });
+    expect(deliveryFor("message", { desktop: true, sound: false }, "granted")).toEqual({ desktop: true, sound: false });
+    expect(deliveryFor("message", { desktop: true, sound: false }, "default").desktop).toBe(false);
+    expect(deliveryFor("message", { desktop: true, sound: false }, "denied").desktop).toBe(false);
+    expect(deliveryFor("new-conversation", { desktop: false, sound: true }, "granted")).toEqual({ desktop: false, sound: true });
+  });
+  it("rings for conversations only, not for mentions", () => {
+    expect(deliveryFor("mention", { desktop: true, sound: true }, "granted")).toEqual({ desktop: true, sound: false });
   });
 });
 

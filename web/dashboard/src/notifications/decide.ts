@@ -85,12 +85,17 @@ export function alertFor(event: NotifiableEvent, conversation: ConversationFacts
   return { kind: "message", conversationId, title: conversation.contact.displayName, body: preview(message.body) };
 }
 
-/** How the alert is delivered, given the agent's preferences and the browser's permission. */
+/**
+ * How the alert is delivered, given the agent's preferences and the browser's permission. The
+ * tone is for conversations (new chats, messages), as the preference says; a mention only
+ * shows a desktop notification.
+ */
 export function deliveryFor(
+  kind: AlertKind,
   preferences: Pick<Profile["notificationPreferences"], "desktop" | "sound">,
   permission: NotificationPermission | "unsupported",
 ): { desktop: boolean; sound: boolean } {
-  return { desktop: preferences.desktop && permission === "granted", sound: preferences.sound };
+  return { desktop: preferences.desktop && permission === "granted", sound: preferences.sound && kind !== "mention" };
 }
 
 /** At most one tone per this many milliseconds: a new chat and its first message ring once. */

@@ -88,7 +88,7 @@ export function useNotifications({
     const deliver = (alert: Alert) => {
       const { me: profile, permission: allowed } = latest.current;
       if (!profile) return;
-      const how = deliveryFor(profile.notificationPreferences, allowed);
+      const how = deliveryFor(alert.kind, profile.notificationPreferences, allowed);
       if (how.sound && shouldRing(lastRang.current, Date.now())) {
         lastRang.current = Date.now();
         playTone();
