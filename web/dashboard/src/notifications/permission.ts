@@ -4,7 +4,7 @@
 // only from a click ("Enable desktop notifications"), never on load: browsers block or
 // penalise pages that ask unprompted.
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 
 export type Permission = NotificationPermission | "unsupported";
 
@@ -30,24 +30,33 @@ export function useNotificationPermission(): { permission: Permission; request: 
 }
 
 const DISMISSED_KEY = "supportdesk.dashboard.notificationOfferDismissed";
+const dismissedListeners = new Set<() => void>();
+
+function readDismissed(): boolean {
+  try {
+    return window.localStorage.getItem(DISMISSED_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function subscribeDismissed(listener: () => void): () => void {
+  dismissedListeners.add(listener);
+  return () => dismissedListeners.delete(listener);
+}
+
+function dismissOffer(): void {
+  try {
+    window.localStorage.setItem(DISMISSED_KEY, "1");
+  } catch {
+    // storage denied: nothing remembers it, so the offer stays
+  }
+  for (const listener of dismissedListeners) listener();
+}
 
 /** Whether the agent closed the shell's offer to enable notifications (kept across visits). */
 export function useOfferDismissed(): [boolean, () => void] {
-  const [dismissed, setDismissed] = useState(true);
-  useEffect(() => {
-    try {
-      setDismissed(window.localStorage.getItem(DISMISSED_KEY) === "1");
-    } catch {
-      setDismissed(false);
-    }
-  }, []);
-  const dismiss = useCallback(() => {
-    setDismissed(true);
-    try {
-      window.localStorage.setItem(DISMISSED_KEY, "1");
-    } catch {
-      // storage denied: dismissed for this page only
-    }
-  }, []);
-  return [dismissed, dismiss];
+  // Dismissed while the server renders: the offer appears only once the browser is known.
+  const dismissed = useSyncExternalStore(subscribeDismissed, readDismissed, () => true);
+  return [dismissed, dismissOffer];
 }

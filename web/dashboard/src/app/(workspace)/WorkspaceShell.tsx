@@ -142,16 +142,17 @@ function Header({ workspace, isOwner }: { workspace: WorkspaceSession; isOwner: 
   const pathname = usePathname();
   const { state } = useHub();
   const menuId = useId();
-  // The phone layout's disclosure (CSS shows the button below 768 px only); closed on navigating.
-  const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => setMenuOpen(false), [pathname]);
+  // The phone layout's disclosure (CSS shows the button below 768 px only): open on the page
+  // where it was opened, so navigating closes it.
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const menuOpen = openOn === pathname;
   return (
     <header className={`app-header${menuOpen ? " menu-open" : ""}`}>
       <Link href="/inbox" className="brand">
         Support Desk
       </Link>
       <span className={`hub-dot hub-${state}`} aria-hidden="true" title={HUB_STATE_TEXT[state]} />
-      <button type="button" className="ghost menu-toggle" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setMenuOpen((open) => !open)}>
+      <button type="button" className="ghost menu-toggle" aria-expanded={menuOpen} aria-controls={menuId} onClick={() => setOpenOn(menuOpen ? null : pathname)}>
         Menu
       </button>
       <div className="header-menu" id={menuId}>
@@ -186,7 +187,6 @@ function Header({ workspace, isOwner }: { workspace: WorkspaceSession; isOwner: 
 
 function WorkspaceSwitcher({ workspace }: { workspace: WorkspaceSession }) {
   const api = useApi();
-  const router = useRouter();
   const select = useSelectWorkspace();
   const list = useQuery({ queryKey: keys.workspaces, queryFn: () => unwrap(api.user.GET("/workspaces")) });
   const workspaces = list.data?.workspaces ?? [{ id: workspace.id, name: workspace.name, slug: workspace.slug, role: workspace.role }];
