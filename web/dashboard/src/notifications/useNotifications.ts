@@ -95,12 +95,17 @@ export function useNotifications({
       }
       if (how.desktop) {
         // One notification per conversation: a newer one replaces it rather than piling up.
-        const shown = new Notification(alert.title, { body: alert.body, tag: `conversation-${alert.conversationId}` });
-        shown.onclick = () => {
-          window.focus();
-          router.push(`/inbox/${alert.conversationId}`);
-          shown.close();
-        };
+        // Some mobile browsers allow notifications only from a service worker and throw here.
+        try {
+          const shown = new Notification(alert.title, { body: alert.body, tag: `conversation-${alert.conversationId}` });
+          shown.onclick = () => {
+            window.focus();
+            router.push(`/inbox/${alert.conversationId}`);
+            shown.close();
+          };
+        } catch (error) {
+          console.warn("This browser refused a desktop notification.", error);
+        }
       }
     };
     const unsubscribe = onLiveEvent((event) => {

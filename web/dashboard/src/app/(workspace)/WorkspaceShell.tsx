@@ -24,7 +24,7 @@ import { signOut, type WorkspaceSession } from "@/session/store";
 import { useSelectWorkspace } from "@/session/useSelectWorkspace";
 import { useSession } from "@/session/useSession";
 import { useTokenRenewal } from "@/session/useTokenRenewal";
-import { useWorkspace as useWorkspaceValue, WorkspaceContext } from "./WorkspaceContext";
+import { useWorkspace, WorkspaceContext } from "./WorkspaceContext";
 
 export function WorkspaceShell({ children }: { children: ReactNode }) {
   const { session, ready } = useSession();
@@ -79,7 +79,7 @@ function SignedInShell({ workspace, children }: { workspace: WorkspaceSession; c
 
 /** Inside the hub's provider, which it listens to. Renders nothing. */
 function Notifications({ workspaceId }: { workspaceId: string }) {
-  const { me } = useWorkspaceValue();
+  const { me } = useWorkspace();
   const pathname = usePathname();
   const { permission } = useSharedNotificationPermission();
   useNotifications({ workspaceId, me, openConversationId: openConversationFromPath(pathname), permission });
@@ -88,7 +88,7 @@ function Notifications({ workspaceId }: { workspaceId: string }) {
 
 /** Offers desktop notifications once, from a click, to an agent whose profile wants them. */
 function NotificationOffer() {
-  const { me } = useWorkspaceValue();
+  const { me } = useWorkspace();
   const { permission, request } = useSharedNotificationPermission();
   const [dismissed, dismiss] = useOfferDismissed();
   if (!me || !offerPermission(permission, me.notificationPreferences.desktop, dismissed)) return null;
@@ -156,30 +156,30 @@ function Header({ workspace, isOwner }: { workspace: WorkspaceSession; isOwner: 
         Menu
       </button>
       <div className="header-menu" id={menuId}>
-      <nav aria-label="Main">
-        <ul>
-          {NAV.filter((item) => isOwner || !item.ownerOnly).map((item) => {
-            const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
-            return (
-              <li key={item.href}>
-                <Link href={item.href} aria-current={current ? "page" : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-      </nav>
-      <div className="header-end">
-        <span className={`hub-state hub-${state}`} role="status" aria-label={`Live updates: ${HUB_STATE_TEXT[state]}`}>
-          {HUB_STATE_TEXT[state]}
-        </span>
-        <WorkspaceSwitcher workspace={workspace} />
-        <span className="muted">{roleLabel(workspace.role)}</span>
-        <button type="button" className="ghost" onClick={() => signOut()}>
-          Sign out
-        </button>
-      </div>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.filter((item) => isOwner || !item.ownerOnly).map((item) => {
+              const current = pathname === item.href || pathname.startsWith(`${item.href}/`);
+              return (
+                <li key={item.href}>
+                  <Link href={item.href} aria-current={current ? "page" : undefined}>
+                    {item.label}
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+        <div className="header-end">
+          <span className={`hub-state hub-${state}`} role="status" aria-label={`Live updates: ${HUB_STATE_TEXT[state]}`}>
+            {HUB_STATE_TEXT[state]}
+          </span>
+          <WorkspaceSwitcher workspace={workspace} />
+          <span className="muted">{roleLabel(workspace.role)}</span>
+          <button type="button" className="ghost" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </div>
       </div>
     </header>
   );
