@@ -77,7 +77,18 @@ export function useNotifications({
           return page.conversations;
         }),
       ),
+    // Coming back to the tab after a while: the hub kept it current, but a read elsewhere did not.
+    refetchOnWindowFocus: "always",
   });
+  // Leaving a conversation: it was read meanwhile (the conversation view tells the API), so the
+  // counts are asked again once that has landed.
+  const seenConversation = useRef(openConversationId);
+  useEffect(() => {
+    if (seenConversation.current === openConversationId) return;
+    seenConversation.current = openConversationId;
+    const refresh = setTimeout(() => void queryClient.invalidateQueries({ queryKey: unreadKey(workspaceId) }), REFRESH_DELAY_MS);
+    return () => clearTimeout(refresh);
+  }, [openConversationId, queryClient, workspaceId]);
 
   useEffect(() => {
     let refresh: ReturnType<typeof setTimeout> | null = null;
