@@ -9,7 +9,7 @@ import Link from "next/link";
 import { useId, useState } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
-import { asCreateTicket } from "@/api/pending";
+import { asCreateTicket } from "../../tickets/pendingApi";
 import type { Conversation, Message, Priority } from "@/api/types";
 import { useAgentNames } from "@/api/useAgents";
 import { Dialog, ErrorMessage, fieldErrors, formatTime, formText, SubmitButton, TextArea, TextField } from "@/components/ui";

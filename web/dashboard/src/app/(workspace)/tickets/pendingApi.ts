@@ -4,7 +4,7 @@
 // POST /api/tickets with a `conversationId` and no `requester`: the ticket's requester is the
 // conversation's contact (no email needed when the contact has none).
 
-import type { components } from "./schema";
+import type { components } from "@/api/schema";
 
 type CreateTicket = components["schemas"]["CreateTicket"];
 
