@@ -13,7 +13,6 @@ import type { Contact } from "@/api/types";
 import { useApi } from "@/app/providers";
 import { capitalize } from "@/lib/format";
 import { inboxKeys } from "@/lib/inboxKeys";
-import { requesterTicketsQuery } from "@/lib/pendingApi";
 import { localTimeIn } from "@/lib/time";
 import { describeUserAgent } from "@/lib/userAgent";
 import { Avatar } from "@/components/inbox/Avatar";
@@ -168,7 +167,7 @@ function ContactTickets({ workspaceId, contactId }: { workspaceId: string; conta
   const api = useApi();
   const list = useQuery({
     queryKey: inboxKeys.contactTickets(workspaceId, contactId),
-    queryFn: () => unwrap(api.workspace.GET("/api/tickets", { params: { query: requesterTicketsQuery(contactId, 20) } })),
+    queryFn: () => unwrap(api.workspace.GET("/api/tickets", { params: { query: { requesterId: contactId, limit: 20 } } })),
   });
   const tickets = list.data?.tickets ?? [];
   return (
