@@ -50,9 +50,28 @@ export async function visit(page, dir, name, { settle, fullPage = true } = {}) {
   return seen;
 }
 
+/** Every violation seen so far, one readable entry per element, or "" when none. */
+export function violationReport() {
+  if (found.length === 0) return "";
+  const lines = found.map((f) => `  - ${f.page} (${f.size}): ${f.violation}`);
+  return `axe found ${found.length} WCAG 2.1 A/AA violation(s):\n${lines.join("\n")}`;
+}
+
 /** Fails with every violation seen on every page, grouped by page and size. */
 export function assertNoViolations() {
-  if (found.length === 0) return;
-  const lines = found.map((f) => `  - ${f.page} (${f.size}): ${f.violation}`);
-  throw new Error(`axe found ${found.length} WCAG 2.1 A/AA violation(s):\n${lines.join("\n")}`);
+  const report = violationReport();
+  if (report) throw new Error(report);
+}
+
+/**
+ * Presses Tab until `locator`'s element has the focus (keyboard-only journeys): fails after
+ * `limit` presses, so an element the keyboard cannot reach fails the test.
+ */
+export async function tabTo(page, locator, limit = 80) {
+  const target = await locator.elementHandle();
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press("Tab");
+    if (await target.evaluate((el) => el === document.activeElement)) return;
+  }
+  throw new Error(`${limit} presses of Tab never reached ${locator}`);
 }
