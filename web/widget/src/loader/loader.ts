@@ -90,6 +90,8 @@ function start() {
   const pageKey = `supportdesk.visitor:${siteKey}`;
   let requests = 0;
   let newPending = false;
+  /** The origin check allowed this page (or could not tell): the launcher is on the page. */
+  let mounted = false;
   /** The API refused this page's origin: nothing is drawn, open() does nothing. */
   let refused = false;
   let unread = 0;
@@ -215,7 +217,8 @@ function start() {
     if (refused) return;
     isOpen = open;
     if (open) unread = 0;
-    if (open && !frame) frame = createFrame();
+    // Opened (e.g. a queued open()) before the origin check answered: the frame waits for it.
+    if (open && !frame && mounted) frame = createFrame();
     layout();
     if (open) {
       frame?.focus();
@@ -322,8 +325,9 @@ function start() {
   layout();
   const mount = () => {
     document.body.append(host);
-    // A link from a reply email: straight into the chat.
-    if (asksForChat(location.hash)) setOpen(true);
+    mounted = true;
+    // A link from a reply email, or an open() called meanwhile: straight into the chat.
+    if (isOpen || asksForChat(location.hash)) setOpen(true);
   };
   void checkOrigin(fetch, __SUPPORTDESK__.apiUrl, siteKey).then((verdict) => {
     if (verdict === "refused") {
