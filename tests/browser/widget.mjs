@@ -334,6 +334,18 @@ try {
   assert.equal(conversation.contact?.email, null, "a claim is no established address");
   step("an identified visitor on a 390x844 screen: Enter sends, and the contact has the identity's email as a claim");
 
+  // The default brand colour too: the lightest text on it is the header's presence line.
+  await rest("PATCH", "/api/settings", { branding: { color: null } });
+  const plain = await desktop.newPage();
+  watch(plain, "default colour", urls);
+  await plain.goto(cfg.host);
+  const plainChat = await openChat(plain);
+  const header = await plainChat.locator("header").evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.equal(header, "rgb(31, 111, 235)", "the header has the default colour");
+  await visit(plain, cfg.screenshots, "5-widget-default-colour", { fullPage: false, settle: settle(plain) });
+  await plain.close();
+  step("with the default brand colour, the open widget passes axe too");
+
   const refusedPage = await desktop.newPage();
   const expected = `Support Desk: this page's origin ${new URL(cfg.refusedHost).origin} is not allowed for this widget. Add it in Settings → Chat widget → Allowed origins.`;
   const refusal = refusedPage.waitForEvent("console", (m) => m.type() === "error" && m.text().includes("is not allowed for this widget"));
