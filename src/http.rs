@@ -51,6 +51,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::workspace_settings::router(state))
         .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
+        .merge(crate::contacts::router(state))
         .merge(crate::tickets::router(state))
         .merge(crate::events::router(state))
         .merge(crate::canned_responses::router(state));

@@ -11,6 +11,7 @@ pub mod authz;
 pub mod canned_responses;
 pub mod chat;
 pub mod cli;
+pub mod contacts;
 pub mod conversations;
 pub mod cors;
 pub mod credentials;

@@ -46,6 +46,7 @@ use utoipa::{Modify, OpenApi};
         (name = "api-keys", description = "Secret API keys for integrations (Owners)"),
         (name = "operations", description = "Health and metrics"),
         (name = "conversations", description = "The inbox: conversations with contacts, replies, private notes, assignment"),
+        (name = "contacts", description = "The people writing in, as the contact panel shows them"),
         (name = "tickets", description = "Tickets, their status, assignment and comments"),
         (name = "canned-responses", description = "Saved replies: everyone uses them, Owners write them"),
         (name = "widget", description = "The chat widget's visitor API: sessions from a site key, the visitor's conversation"),

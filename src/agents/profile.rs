@@ -31,8 +31,13 @@ pub struct NotificationPreferences {
     pub email_on_new_conversation: bool,
     /// Email when a contact replies in a conversation assigned to me.
     pub email_on_contact_reply: bool,
+    /// Email when a teammate mentions me (`@Display Name`) in a private note.
+    pub email_on_mention: bool,
     /// Browser notifications while the dashboard is open.
     pub desktop: bool,
+    /// A sound in the dashboard for new conversations, and for messages in conversations
+    /// assigned to me or unassigned.
+    pub sound: bool,
 }
 
 impl Default for NotificationPreferences {
@@ -41,7 +46,9 @@ impl Default for NotificationPreferences {
             email_on_assignment: true,
             email_on_new_conversation: false,
             email_on_contact_reply: true,
+            email_on_mention: true,
             desktop: true,
+            sound: false,
         }
     }
 }
@@ -53,7 +60,9 @@ pub struct NotificationPreferencesPatch {
     email_on_assignment: Option<bool>,
     email_on_new_conversation: Option<bool>,
     email_on_contact_reply: Option<bool>,
+    email_on_mention: Option<bool>,
     desktop: Option<bool>,
+    sound: Option<bool>,
 }
 
 impl NotificationPreferences {
@@ -68,7 +77,9 @@ impl NotificationPreferences {
                 &mut self.email_on_contact_reply,
                 patch.email_on_contact_reply,
             ),
+            (&mut self.email_on_mention, patch.email_on_mention),
             (&mut self.desktop, patch.desktop),
+            (&mut self.sound, patch.sound),
         ];
         for (field, value) in fields {
             if let Some(value) = value {
@@ -84,6 +95,9 @@ pub struct Profile {
     #[serde(flatten)]
     pub agent: Agent,
     pub notification_preferences: NotificationPreferences,
+    /// Enter sends a reply and Shift+Enter makes a new line (true, the default), or Enter
+    /// makes a new line and Ctrl/Cmd+Enter sends (false).
+    pub send_with_enter: bool,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -96,6 +110,7 @@ pub struct ProfilePatch {
     #[schema(value_type = Option<String>, example = "https://cdn.example.com/ann.png")]
     avatar_url: Option<Option<String>>,
     notification_preferences: Option<NotificationPreferencesPatch>,
+    send_with_enter: Option<bool>,
 }
 
 /// A [`ProfilePatch`], checked; `None` leaves a field as it is.
@@ -104,6 +119,7 @@ struct ProfileChanges {
     /// `Some(None)` removes the avatar.
     avatar_url: Option<Option<String>>,
     notification_preferences: Option<NotificationPreferencesPatch>,
+    send_with_enter: Option<bool>,
 }
 
 impl TryFrom<ProfilePatch> for ProfileChanges {
@@ -131,6 +147,7 @@ impl TryFrom<ProfilePatch> for ProfileChanges {
             display_name,
             avatar_url,
             notification_preferences: patch.notification_preferences,
+            send_with_enter: patch.send_with_enter,
         })
     }
 }
@@ -150,7 +167,8 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<Profile>> {
     Ok(AppJson(load(conn, schema, user_id).await?))
 }
 
-/// Update the caller's display name, avatar or notification preferences.
+/// Update the caller's display name, avatar, notification preferences or how Enter works
+/// in the reply box.
 #[utoipa::path(
     patch, path = "/api/me/profile", tag = "team",
     security(("bearer" = [])),
@@ -170,6 +188,7 @@ pub async fn update(
         display_name,
         avatar_url,
         notification_preferences,
+        send_with_enter,
     } = ProfileChanges::try_from(patch)?;
     let (display_name_given, avatar_given) = (display_name.is_some(), avatar_url.is_some());
 
@@ -190,6 +209,7 @@ pub async fn update(
             SET display_name = coalesce($2, display_name),
                 avatar_url = CASE WHEN $3 THEN $4 ELSE avatar_url END,
                 notification_preferences = $5,
+                send_with_enter = coalesce($6, send_with_enter),
                 updated_at = now()
           WHERE user_id = $1",
     ))
@@ -198,6 +218,7 @@ pub async fn update(
     .bind(avatar_url.is_some())
     .bind(avatar_url.flatten())
     .bind(Json(&preferences))
+    .bind(send_with_enter)
     .execute(&mut *conn)
     .await?;
     let profile = load(&mut *conn, schema, user_id).await?;
@@ -223,9 +244,10 @@ async fn load<'e>(
         #[sqlx(flatten)]
         agent: Agent,
         notification_preferences: Json<NotificationPreferences>,
+        send_with_enter: bool,
     }
     let row: Row = sqlx::query_as(schema.sql(&format!(
-        "SELECT {COLUMNS}, notification_preferences FROM {{schema}}.agent_profiles
+        "SELECT {COLUMNS}, notification_preferences, send_with_enter FROM {{schema}}.agent_profiles
           WHERE user_id = $1"
     )))
     .bind(user_id)
@@ -235,6 +257,7 @@ async fn load<'e>(
     Ok(Profile {
         agent: row.agent,
         notification_preferences: row.notification_preferences.0,
+        send_with_enter: row.send_with_enter,
     })
 }
 

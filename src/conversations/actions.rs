@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::conversations::messages::{self, Message, MessageKind};
-use crate::conversations::record::{self, Change, Conversation};
+use crate::conversations::record::{self, Change, Channel, Conversation, Reader};
 use crate::conversations::requests::{NewConversation, NewMessage};
 use crate::error::{Error, Result};
 use crate::events;
@@ -56,6 +56,7 @@ pub async fn post_message(
         return Err(Error::NotFound("conversation"));
     };
     let message = posted.added.message;
+    let (claims, agent_id) = (posted.claims, posted.agent_id);
     let recorded = Recorded {
         id: event_id,
         seq: posted.event_seq,
@@ -75,7 +76,38 @@ pub async fn post_message(
         })),
     };
     state.events.committed(workspace_id, &[recorded]);
+    if claims {
+        // The reply is in: a failure to assign must not report it as failed.
+        if let Err(err) = claim(state, actor, conversation_id, agent_id).await {
+            tracing::warn!(error = %err, %conversation_id, "assigning on reply failed");
+        }
+    }
     Ok(message)
+}
+
+/// Assigns an unassigned conversation to the agent who just replied to it (the workspace's
+/// `autoAssignOnReply`), unless someone was assigned meanwhile.
+async fn claim(
+    state: &AppState,
+    actor: Actor,
+    conversation_id: Uuid,
+    agent_id: Uuid,
+) -> Result<()> {
+    let mut tenant = TenantTx::begin(state, actor).await?;
+    let (conn, schema) = tenant.parts();
+    // Holds off a concurrent deactivation of the author until this assignment is visible.
+    ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
+    let Some(conversation) =
+        record::assign_if_unassigned(conn, schema, conversation_id, agent_id).await?
+    else {
+        return Ok(());
+    };
+    let updated = DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
+        change: ConversationChange::Assignee,
+        conversation,
+    }));
+    events::record(state, tenant, vec![updated]).await?;
+    Ok(())
 }
 
 /// Starts a conversation with a contact: the agent's first message, assigned to them.
@@ -92,13 +124,14 @@ pub async fn start(state: &AppState, actor: Actor, new: NewConversation) -> Resu
         contact.contact.id,
         new.subject.as_deref(),
         Some(agent_id),
+        Channel::Manual,
     )
     .await?;
     let first = MessageKind::Outgoing;
     let added = messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id))
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
-    let conversation = record::find(conn, schema, id)
+    let conversation = record::find(conn, schema, id, Reader(None))
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
     let mut recorded: Vec<DomainEvent> = DomainEvent::contact_upserted(&contact)

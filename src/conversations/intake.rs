@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::messages::{self, MessageKind};
-use super::record::{self, Conversation, ConversationStatus};
+use super::record::{self, Channel, Conversation, ConversationStatus, Reader};
 use crate::error::{Error, Result};
 use crate::events::catalogue::{DomainEvent, MessageCreated};
 
@@ -111,13 +111,14 @@ impl Intake {
     }
 }
 
-/// Adds `body` from the contact to their open conversation, opening one when none is open.
-/// `admit` sees where it will go first and may refuse (a rate limit): then nothing is
+/// Adds `body` from the contact to their open conversation, opening one (of `channel`) when
+/// none is open. `admit` sees where it will go first and may refuse (a rate limit): then nothing is
 /// written.
 pub async fn intake(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     contact: LockedContact,
+    channel: Channel,
     body: &str,
     admit: impl AsyncFnOnce(Destination) -> Result<()>,
 ) -> Result<Intake> {
@@ -131,7 +132,9 @@ pub async fn intake(
     admit(destination).await?;
     let conversation_id = match destination {
         Destination::Open(id) => id,
-        Destination::New => record::insert(&mut *conn, schema, contact.id(), None, None).await?,
+        Destination::New => {
+            record::insert(&mut *conn, schema, contact.id(), None, None, channel).await?
+        }
     };
     let added = messages::add(
         &mut *conn,
@@ -144,7 +147,7 @@ pub async fn intake(
     .await?
     .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {conversation_id} vanished")))?;
     let opened = match destination {
-        Destination::New => record::find(conn, schema, conversation_id).await?,
+        Destination::New => record::find(conn, schema, conversation_id, Reader(None)).await?,
         Destination::Open(_) => None,
     };
     Ok(Intake {

@@ -53,6 +53,9 @@ pub struct Posted {
     pub author_avatar_url: Option<String>,
     pub event_seq: i64,
     pub event_occurred_at: OffsetDateTime,
+    /// A reply to an unassigned conversation in a workspace whose replies assign
+    /// (`settings.inbox.autoAssignOnReply`): the author should take it.
+    pub claims: bool,
 }
 
 /// SQL writing the timestamp `column` as the REST API writes times: UTC, RFC 3339, the
@@ -72,7 +75,8 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
                      WHERE user_id = $4),
               c AS (UPDATE {{schema}}.conversations
                        SET last_message_at = greatest(last_message_at, now()), updated_at = now()
-                     WHERE id = $1 AND EXISTS (SELECT 1 FROM a) RETURNING id, contact_id),
+                     WHERE id = $1 AND EXISTS (SELECT 1 FROM a)
+                     RETURNING id, contact_id, assignee_id),
               m AS (INSERT INTO {{schema}}.messages (conversation_id, kind, body, author_agent_id)
                     SELECT c.id, $2, $3, a.id FROM c, a
                     RETURNING id, kind, body, author_agent_id, created_at),
@@ -92,7 +96,10 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
          SELECT m.id, m.kind, m.body, m.author_agent_id, m.created_at, c.contact_id,
                 a.id AS agent_id, a.display_name AS author_display_name,
                 a.avatar_url AS author_avatar_url,
-                e.seq AS event_seq, e.occurred_at AS event_occurred_at
+                e.seq AS event_seq, e.occurred_at AS event_occurred_at,
+                (m.kind = 'outgoing' AND c.assignee_id IS NULL
+                 AND coalesce((SELECT (s.inbox ->> 'autoAssignOnReply')::boolean
+                                 FROM {{schema}}.settings s), true)) AS claims
            FROM m, c, a, e",
         created_at = rfc3339_utc("m.created_at"),
     )
@@ -101,7 +108,9 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
 /// Adds the reply or note of the member `user_id` (their agent profile the author) to
 /// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
 /// (id `event_id`) in the event log: one statement, so it commits on its own in a single
-/// round trip. `None` when there is no such conversation, or the member has no profile.
+/// round trip. It also tells whether the reply should assign the conversation to its author
+/// ([`Posted::claims`]), so that the common case, a conversation already assigned, costs
+/// nothing more. `None` when there is no such conversation, or the member has no profile.
 ///
 /// The event's data is built here, in the shape of `events::catalogue::MessageCreated`, because
 /// the message's id and time are only known inside the statement. Its time is written exactly

@@ -9,6 +9,8 @@
 //!   channel.
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
+//! - `reads`: what each agent has read (unread counts), `counts`: the tabs' badges,
+//!   `activity`: the activity lines, from the event log.
 //! - `requests`: what the routes accept, checked into what they act on.
 //! - `routes`: `/api/conversations*`.
 //!
@@ -16,8 +18,11 @@
 //! responses, and live in `crate::inbox`.
 
 pub mod actions;
+mod activity;
+mod counts;
 pub mod intake;
 pub mod messages;
+mod reads;
 pub mod record;
 pub mod requests;
 mod routes;
@@ -31,11 +36,14 @@ use crate::state::AppState;
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(routes::list, routes::create))
+        .routes(routes!(counts::counts))
         .routes(routes!(routes::get))
         .routes(routes!(routes::list_messages, routes::reply))
         .routes(routes!(routes::note))
         .routes(routes!(routes::assign))
         .routes(routes!(routes::set_status))
         .routes(routes!(routes::set_priority))
+        .routes(routes!(reads::read))
+        .routes(routes!(activity::activity))
         .require(state, Rule::members(Permission::HandleConversations))
 }

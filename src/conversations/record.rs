@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::conversations::messages::MessageKind;
 use crate::extract::Resource;
 use crate::inbox::assignee::AssigneeFilter;
 use crate::inbox::contacts::Contact;
@@ -23,6 +24,35 @@ pub enum ConversationStatus {
     Resolved,
 }
 
+/// How a conversation began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum Channel {
+    /// A visitor wrote in through the chat widget.
+    Chat,
+    /// An agent or an API client started it (its first message is outgoing).
+    Manual,
+}
+
+/// The newest message of a conversation, as the inbox list previews it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LastMessage {
+    pub kind: MessageKind,
+    /// The first 200 characters of the body.
+    pub body: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    pub created_at: OffsetDateTime,
+}
+
+/// Longest preview of the last message, in characters.
+pub const PREVIEW_CHARS: i32 = 200;
+/// Unread counts stop at this number: beyond it a count says nothing an agent acts on, and
+/// counting stays bounded.
+pub const UNREAD_MAX: i64 = 100;
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
@@ -35,6 +65,13 @@ pub struct Conversation {
     /// The agent handling it; null in the Unassigned tab.
     pub assignee_id: Option<Uuid>,
     pub contact: Contact,
+    pub channel: Channel,
+    /// The newest message (reply, incoming message or note); null before the first one.
+    pub last_message: Option<LastMessage>,
+    /// Incoming messages the calling agent has not read (at most 100). Present in answers to
+    /// an agent; absent in events, which are not anyone's view.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread_count: Option<i64>,
     /// The newest message's time (replies, incoming messages and notes): the list's order.
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -65,7 +102,18 @@ impl FromRow<'_, PgRow> for Conversation {
                 name: row.try_get("contact_name")?,
                 email: row.try_get("contact_email")?,
                 claimed_email: row.try_get("contact_claimed_email")?,
+                external_id: row.try_get("contact_external_id")?,
             },
+            channel: row.try_get("channel")?,
+            last_message: match row.try_get("last_message_kind")? {
+                Some(kind) => Some(LastMessage {
+                    kind,
+                    body: row.try_get("last_message_body")?,
+                    created_at: row.try_get("last_message_created_at")?,
+                }),
+                None => None,
+            },
+            unread_count: row.try_get("unread_count")?,
             last_message_at: row.try_get("last_message_at")?,
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
@@ -73,16 +121,67 @@ impl FromRow<'_, PgRow> for Conversation {
     }
 }
 
-/// The columns of a [`Conversation`], from `c` (conversations) joined with `ct` (contacts).
-const COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assignee_id,
+/// The columns of a [`Conversation`], from `c` (conversations) joined with `ct` (contacts)
+/// and `lm` ([`LAST_MESSAGE`]); `unread_count` is the caller's to add.
+const COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assignee_id, c.channel,
                        c.last_message_at, c.created_at, c.updated_at,
                        ct.id AS contact_id, ct.name AS contact_name, ct.email AS contact_email,
-                       ct.claimed_email AS contact_claimed_email";
+                       ct.claimed_email AS contact_claimed_email,
+                       ct.external_id AS contact_external_id,
+                       lm.kind AS last_message_kind, lm.body AS last_message_body,
+                       lm.created_at AS last_message_created_at";
+
+/// Joins `ct` and `lm` to the conversations `c`: one backward step of the messages' index
+/// per conversation.
+static JOINS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        " JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
+          LEFT JOIN LATERAL (
+              SELECT m.kind, left(m.body, {PREVIEW_CHARS}) AS body, m.created_at
+                FROM {{schema}}.messages m
+               WHERE m.conversation_id = c.id
+               ORDER BY m.created_at DESC, m.id DESC LIMIT 1) lm ON true"
+    )
+});
+
+/// The unread count of the reader `r` (an agent profile joined on the caller's user id; no
+/// row for an API key): incoming messages after their read mark, or after they joined when
+/// they have none, at most [`UNREAD_MAX`].
+static UNREAD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        ", CASE WHEN r.id IS NOT NULL THEN (
+              SELECT count(*) FROM (
+                  SELECT 1 FROM {{schema}}.messages um
+                   WHERE um.conversation_id = c.id AND um.kind = 'incoming'
+                     AND um.created_at > coalesce(
+                         (SELECT cr.read_at FROM {{schema}}.conversation_reads cr
+                           WHERE cr.conversation_id = c.id AND cr.agent_id = r.id),
+                         r.joined_at)
+                   LIMIT {UNREAD_MAX}) unread)
+          END AS unread_count"
+    )
+});
+
+/// A conversation's columns with no reader (events, changes): no unread count.
+const NO_READER: &str = ", NULL::bigint AS unread_count";
+
+/// Who is reading a conversation: the member whose unread count it shows, or nobody (an
+/// API key).
+#[derive(Debug, Clone, Copy)]
+pub struct Reader(pub Option<Uuid>);
+
+impl Reader {
+    pub fn of(actor: &crate::authz::Actor) -> Self {
+        Self(actor.member_id().ok())
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct ListFilter {
     pub status: Option<ConversationStatus>,
     pub assignee: AssigneeFilter,
+    /// Only this contact's conversations (the contact panel's earlier conversations).
+    pub contact: Option<Uuid>,
 }
 
 /// Appends the list query to `query`: one statement whose every shape (tab, status, cursor)
@@ -92,14 +191,20 @@ pub fn push_list_query(
     builder: &mut QueryBuilder<Postgres>,
     schema: &TenantSchema,
     filter: ListFilter,
+    reader: Reader,
     page: &Page<TimeKey>,
 ) {
     let sqlx::AssertSqlSafe(select) = schema.sql(&format!(
-        "SELECT {COLUMNS} FROM {{schema}}.conversations c
-           JOIN {{schema}}.contacts ct ON ct.id = c.contact_id WHERE true"
+        "SELECT {COLUMNS}{unread} FROM {{schema}}.conversations c{joins}
+           LEFT JOIN {{schema}}.agent_profiles r ON r.user_id = ",
+        unread = *UNREAD,
+        joins = *JOINS,
     ));
-    builder.push(select);
+    builder.push(select).push_bind(reader.0).push(" WHERE true");
     filter.assignee.push_condition(builder, "c.assignee_id");
+    if let Some(contact) = filter.contact {
+        builder.push(" AND c.contact_id = ").push_bind(contact);
+    }
     if let Some(status) = filter.status {
         builder.push(" AND c.status = ").push_bind(status);
     }
@@ -121,25 +226,31 @@ pub async fn list(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     filter: ListFilter,
+    reader: Reader,
     page: &Page<TimeKey>,
 ) -> sqlx::Result<(Vec<Conversation>, Option<String>)> {
     let mut query = QueryBuilder::new("");
-    push_list_query(&mut query, schema, filter, page);
+    push_list_query(&mut query, schema, filter, reader, page);
     let rows = query.build_query_as().fetch_all(conn).await?;
     Ok(page.finish(rows, |c: &Conversation| TimeKey(c.last_message_at, c.id)))
 }
 
+/// The conversation `id` as `reader` sees it.
 pub async fn find(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     id: Uuid,
+    reader: Reader,
 ) -> sqlx::Result<Option<Conversation>> {
     sqlx::query_as(schema.sql(&format!(
-        "SELECT {COLUMNS} FROM {{schema}}.conversations c
-           JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
-          WHERE c.id = $1"
+        "SELECT {COLUMNS}{unread} FROM {{schema}}.conversations c{joins}
+           LEFT JOIN {{schema}}.agent_profiles r ON r.user_id = $2
+          WHERE c.id = $1",
+        unread = *UNREAD,
+        joins = *JOINS,
     )))
     .bind(id)
+    .bind(reader.0)
     .fetch_optional(conn)
     .await
 }
@@ -164,14 +275,16 @@ pub async fn insert(
     contact_id: Uuid,
     subject: Option<&str>,
     assignee_id: Option<Uuid>,
+    channel: Channel,
 ) -> sqlx::Result<Uuid> {
     sqlx::query_scalar(schema.sql(
-        "INSERT INTO {schema}.conversations (contact_id, subject, assignee_id)
-         VALUES ($1, $2, $3) RETURNING id",
+        "INSERT INTO {schema}.conversations (contact_id, subject, assignee_id, channel)
+         VALUES ($1, $2, $3, $4) RETURNING id",
     ))
     .bind(contact_id)
     .bind(subject)
     .bind(assignee_id)
+    .bind(channel)
     .fetch_one(conn)
     .await
 }
@@ -211,7 +324,8 @@ pub async fn update(
     let statement = schema.sql(&format!(
         "WITH c AS (UPDATE {{schema}}.conversations SET {column} = $2, updated_at = now()
                      WHERE id = $1 RETURNING *)
-         SELECT {COLUMNS} FROM c JOIN {{schema}}.contacts ct ON ct.id = c.contact_id"
+         SELECT {COLUMNS}{NO_READER} FROM c{joins}",
+        joins = *JOINS,
     ));
     let query = sqlx::query_as(statement).bind(id);
     match change {
@@ -219,6 +333,26 @@ pub async fn update(
         Change::Status(status) => query.bind(status),
         Change::Priority(priority) => query.bind(priority),
     }
+    .fetch_optional(conn)
+    .await
+}
+
+/// Assigns the conversation to `agent_id` if it is still unassigned: the conversation as it
+/// now is, or `None` when someone was assigned first (or there is no such conversation).
+pub async fn assign_if_unassigned(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+    agent_id: Uuid,
+) -> sqlx::Result<Option<Conversation>> {
+    sqlx::query_as(schema.sql(&format!(
+        "WITH c AS (UPDATE {{schema}}.conversations SET assignee_id = $2, updated_at = now()
+                     WHERE id = $1 AND assignee_id IS NULL RETURNING *)
+         SELECT {COLUMNS}{NO_READER} FROM c{joins}",
+        joins = *JOINS,
+    )))
+    .bind(id)
+    .bind(agent_id)
     .fetch_optional(conn)
     .await
 }
@@ -233,7 +367,8 @@ pub async fn release_assignee(
     sqlx::query_as(schema.sql(&format!(
         "WITH c AS (UPDATE {{schema}}.conversations SET assignee_id = NULL, updated_at = now()
                      WHERE assignee_id = $1 AND status <> 'resolved' RETURNING *)
-         SELECT {COLUMNS} FROM c JOIN {{schema}}.contacts ct ON ct.id = c.contact_id"
+         SELECT {COLUMNS}{NO_READER} FROM c{joins}",
+        joins = *JOINS,
     )))
     .bind(agent_id)
     .fetch_all(conn)

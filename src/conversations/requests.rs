@@ -20,6 +20,10 @@ pub struct ListQuery {
     pub status: Option<ConversationStatus>,
     /// `me`, `unassigned`, `all` (default) or an agent id.
     pub assignee: Option<String>,
+    /// Only this contact's conversations.
+    #[serde(rename = "contactId")]
+    #[param(rename = "contactId")]
+    pub contact_id: Option<Uuid>,
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use crate::authz::Actor;
 use crate::conversations::actions;
 use crate::conversations::messages::{self, Message, MessageKind};
-use crate::conversations::record::{self, Change, Conversation, ListFilter};
+use crate::conversations::record::{self, Change, Conversation, ListFilter, Reader};
 use crate::conversations::requests::{
     AssignRequest, CreateConversation, ListQuery, MessageRequest, NewConversation, NewMessage,
     PriorityRequest, StatusRequest,
@@ -51,10 +51,12 @@ pub async fn list(
     let filter = ListFilter {
         status: query.status,
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
+        contact: query.contact_id,
     };
     let page = page.parse()?;
+    let reader = Reader::of(&tenant.actor);
     let (conn, schema) = tenant.parts();
-    let (conversations, next_cursor) = record::list(conn, schema, filter, &page).await?;
+    let (conversations, next_cursor) = record::list(conn, schema, filter, reader, &page).await?;
     Ok(AppJson(ConversationList {
         conversations,
         next_cursor,
@@ -96,8 +98,9 @@ pub async fn get(
     PathId { id, .. }: PathId<Conversation>,
     mut tenant: Tenant,
 ) -> Result<AppJson<Conversation>> {
+    let reader = Reader::of(&tenant.actor);
     let (conn, schema) = tenant.parts();
-    let conversation = record::find(conn, schema, id)
+    let conversation = record::find(conn, schema, id, reader)
         .await?
         .ok_or(Error::NotFound("conversation"))?;
     Ok(AppJson(conversation))

@@ -43,6 +43,17 @@ pub enum DomainEvent {
 }
 
 impl DomainEvent {
+    /// The conversation whose activity lines show this event (assigned, resolved, a ticket
+    /// made from it). Messages are not activity: the conversation's messages are their record.
+    pub fn activity_of(&self) -> Option<Uuid> {
+        match self {
+            Self::ConversationCreated(conversation) => Some(conversation.id),
+            Self::ConversationUpdated(changed) => Some(changed.conversation.id),
+            Self::TicketCreated(ticket) => ticket.conversation_id,
+            _ => None,
+        }
+    }
+
     /// What an upsert of a contact by email changed, if anything.
     pub fn contact_upserted(upserted: &crate::inbox::contacts::Upserted) -> Option<Self> {
         if upserted.created {
@@ -252,6 +263,7 @@ mod tests {
             name: Some("Carla".into()),
             email: None,
             claimed_email: Some("carla@example.org".into()),
+            external_id: None,
         }
     }
 

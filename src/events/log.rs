@@ -78,7 +78,9 @@ pub async fn append(
     let mut ids = Vec::with_capacity(events.len());
     let mut types = Vec::with_capacity(events.len());
     let mut data = Vec::with_capacity(events.len());
+    let mut activity_of = Vec::with_capacity(events.len());
     for event in &events {
+        activity_of.push(event.activity_of());
         let (kind, json) = columns(event).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
         ids.push(Uuid::now_v7());
         types.push(kind);
@@ -88,12 +90,13 @@ pub async fn append(
     let rows: Vec<(i64, Uuid, time::OffsetDateTime, Option<Uuid>)> = sqlx::query_as(schema.sql(
         "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + $4
                            RETURNING seq - $4 AS base)
-             INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+             INSERT INTO {schema}.events
+                    (seq, id, type, actor_kind, actor_id, data, conversation_id)
              SELECT head.base + e.n, e.id, e.type, $5,
                     coalesce($6, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $7)),
-                    e.data
-                 FROM head, unnest($1::uuid[], $2::text[], $3::text[]::json[])
-                          WITH ORDINALITY AS e(id, type, data, n)
+                    e.data, e.conversation_id
+                 FROM head, unnest($1::uuid[], $2::text[], $3::text[]::json[], $8::uuid[])
+                          WITH ORDINALITY AS e(id, type, data, conversation_id, n)
              RETURNING seq, id, occurred_at, actor_id",
     ))
     .bind(&ids)
@@ -103,6 +106,7 @@ pub async fn append(
     .bind(kind)
     .bind(id)
     .bind(user_id)
+    .bind(&activity_of)
     .fetch_all(conn)
     .await?;
     let mut recorded: Vec<Recorded> = rows
@@ -219,6 +223,26 @@ pub async fn read_stored(
     ))
     .bind(after)
     .bind(before)
+    .bind(limit)
+    .fetch_all(conn)
+    .await
+}
+
+/// The activity of a conversation (see [`DomainEvent::activity_of`]), oldest first: at most
+/// `limit` events, the newest ones when there are more.
+pub async fn activity_of(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    limit: i64,
+) -> sqlx::Result<Vec<Stored>> {
+    sqlx::query_as(schema.sql(
+        "SELECT * FROM (
+             SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM {schema}.events
+              WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2
+         ) newest ORDER BY seq",
+    ))
+    .bind(conversation_id)
     .bind(limit)
     .fetch_all(conn)
     .await

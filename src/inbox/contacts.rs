@@ -16,22 +16,90 @@ use uuid::Uuid;
 
 use crate::email_address::EmailAddress;
 use crate::error::FieldChecks;
+use crate::inbox::display_name;
 
 pub const NAME_MAX_CHARS: usize = 200;
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Deserialize, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
 pub struct Contact {
     pub id: Uuid,
-    /// Null until someone tells us.
     pub name: Option<String>,
+    pub email: Option<String>,
+    pub claimed_email: Option<String>,
+    /// The customer's own id for a visitor their site identified.
+    #[serde(default)]
+    pub external_id: Option<String>,
+}
+
+impl Contact {
+    /// How agents see the contact: their name, else an address, else a stable friendly name
+    /// ("Teal Otter") made from the id, so an anonymous visitor is still someone to talk to.
+    pub fn display_name(&self) -> String {
+        self.name
+            .as_deref()
+            .or(self.email.as_deref())
+            .or(self.claimed_email.as_deref())
+            .map_or_else(|| display_name::friendly(self.id), str::to_owned)
+    }
+}
+
+/// A contact as the API shows it: [`Contact`] with its `displayName`.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = Contact)]
+struct ContactView<'a> {
+    id: Uuid,
+    /// Null until someone tells us.
+    name: Option<&'a str>,
+    /// The name, else an address, else a friendly name made from the id ("Teal Otter"):
+    /// never empty, the same every time for the same contact.
+    #[schema(example = "Teal Otter")]
+    display_name: String,
     /// An address the workspace established (an agent gave it): conversations and tickets
     /// find the contact by it. Null for a chat widget visitor until then.
-    pub email: Option<String>,
+    email: Option<&'a str>,
     /// The address a chat widget visitor typed, or their identity carried: their word,
     /// unverified. It never finds this contact, and is no address to file anything under.
     /// Null when none was given.
-    pub claimed_email: Option<String>,
+    claimed_email: Option<&'a str>,
+    /// The customer's own id for a visitor their site identified; null otherwise.
+    external_id: Option<&'a str>,
+}
+
+impl Serialize for Contact {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ContactView {
+            id: self.id,
+            name: self.name.as_deref(),
+            display_name: self.display_name(),
+            email: self.email.as_deref(),
+            claimed_email: self.claimed_email.as_deref(),
+            external_id: self.external_id.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl utoipa::PartialSchema for Contact {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        <ContactView<'static> as utoipa::PartialSchema>::schema()
+    }
+}
+
+impl ToSchema for Contact {
+    fn name() -> std::borrow::Cow<'static, str> {
+        <ContactView<'static> as ToSchema>::name()
+    }
+
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        <ContactView<'static> as ToSchema>::schemas(schemas);
+    }
 }
 
 /// A contact as a request names it.
@@ -108,7 +176,7 @@ pub async fn upsert(
             SET name = coalesce(contacts.name, EXCLUDED.name),
                 updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
                                   THEN now() ELSE contacts.updated_at END
-         RETURNING id, name, email, claimed_email, (xmax = 0) AS created,
+         RETURNING id, name, email, claimed_email, external_id, (xmax = 0) AS created,
                    (xmax <> 0 AND $2::text IS NOT NULL
                     AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named",
     ))

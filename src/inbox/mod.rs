@@ -14,5 +14,6 @@
 
 pub mod assignee;
 pub mod contacts;
+pub mod display_name;
 pub mod priority;
 pub mod text;

@@ -77,6 +77,7 @@ impl FromRow<'_, PgRow> for Ticket {
                 name: row.try_get("requester_name")?,
                 email: row.try_get("requester_email")?,
                 claimed_email: row.try_get("requester_claimed_email")?,
+                external_id: row.try_get("requester_external_id")?,
             },
             conversation_id: row.try_get("conversation_id")?,
             created_at: row.try_get("created_at")?,
@@ -90,7 +91,8 @@ impl FromRow<'_, PgRow> for Ticket {
 const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.priority,
                        t.assignee_id, t.conversation_id, t.created_at, t.updated_at,
                        t.resolved_at, ct.id AS requester_id, ct.name AS requester_name,
-                       ct.email AS requester_email, ct.claimed_email AS requester_claimed_email";
+                       ct.email AS requester_email, ct.claimed_email AS requester_claimed_email,
+                       ct.external_id AS requester_external_id";
 
 #[derive(Debug, Clone, Copy)]
 pub struct ListFilter {

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::conversations::intake::{self, Destination};
 use crate::conversations::messages::Message;
+use crate::conversations::record::Channel;
 use crate::conversations::record::ConversationStatus;
 use crate::error::{Error, Result};
 use crate::events::catalogue::Author;
@@ -146,13 +147,20 @@ pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Pos
     // refuses the message, and one visitor's racing first messages open one conversation.
     let contact = tx.lock_contact(visitor).await?;
     let (conn, schema) = tx.parts();
-    let taken = intake::intake(conn, schema, contact, &body, async |destination| {
-        // The conversation limit first: a message refused for it does not count as sent.
-        if destination == Destination::New {
-            limit(state, "conversations", visitor, CONVERSATIONS).await?;
-        }
-        limit(state, "messages", visitor, MESSAGES).await
-    })
+    let taken = intake::intake(
+        conn,
+        schema,
+        contact,
+        Channel::Chat,
+        &body,
+        async |destination| {
+            // The conversation limit first: a message refused for it does not count as sent.
+            if destination == Destination::New {
+                limit(state, "conversations", visitor, CONVERSATIONS).await?;
+            }
+            limit(state, "messages", visitor, MESSAGES).await
+        },
+    )
     .await?;
     let recorded = log::append(
         conn,

@@ -82,7 +82,7 @@ pub fn name(value: Option<String>) -> Result<Option<String>, String> {
 }
 
 /// The columns of a [`Contact`] as a visitor's statements return it.
-const CONTACT: &str = "id, name, email, claimed_email";
+const CONTACT: &str = "id, name, email, claimed_email, external_id";
 
 /// The anonymous contact of a visitor id this workspace minted, if any.
 pub async fn known_visitor(

@@ -12,6 +12,7 @@
 
 pub mod actions;
 pub mod contacts;
+mod context;
 pub mod routes;
 pub mod sessions;
 pub mod settings;
@@ -41,4 +42,5 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::conversation))
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
+        .routes(routes!(context::report))
 }

@@ -1,9 +1,12 @@
 //! `GET/PATCH /api/settings` (Owners): the workspace's branding, as the chat widget and the
-//! emails show it. Stored in the tenant's one-row `settings` table.
+//! emails show it, and how its inbox works. Stored in the tenant's one-row `settings` table.
 
 mod branding;
+pub mod inbox;
 
 pub use branding::{Branding, BrandingPatch};
+
+use inbox::{InboxSettings, InboxSettingsPatch};
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -32,6 +35,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceSettings {
     pub branding: Branding,
+    pub inbox: InboxSettings,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
@@ -41,6 +45,7 @@ pub struct WorkspaceSettings {
 #[serde(deny_unknown_fields)]
 pub struct SettingsPatch {
     branding: Option<BrandingPatch>,
+    inbox: Option<InboxSettingsPatch>,
 }
 
 /// The workspace's settings.
@@ -57,7 +62,8 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<WorkspaceSettings>> {
     Ok(AppJson(load(conn, schema, false).await?))
 }
 
-/// Change the branding; fields left out stay as they are, `null` clears one.
+/// Change the branding or the inbox settings; fields left out stay as they are, `null`
+/// clears one.
 #[utoipa::path(
     patch, path = "/api/settings", tag = "settings",
     security(("bearer" = [])),
@@ -73,15 +79,23 @@ pub async fn update(
     AppJson(patch): AppJson<SettingsPatch>,
 ) -> Result<AppJson<WorkspaceSettings>> {
     let branding_patch = patch.branding.map(BrandingPatch::validate).transpose()?;
+    let (branding_given, inbox_given) = (branding_patch.is_some(), patch.inbox.is_some());
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     let mut settings = load(&mut *conn, schema, true).await?;
     if let Some(patch) = branding_patch {
         settings.branding.apply(patch);
+    }
+    if let Some(patch) = patch.inbox {
+        settings.inbox.apply(patch);
+    }
+    if branding_given || inbox_given {
         settings.updated_at = sqlx::query_scalar(schema.sql(
-            "UPDATE {schema}.settings SET branding = $1, updated_at = now() RETURNING updated_at",
+            "UPDATE {schema}.settings SET branding = $1, inbox = $2, updated_at = now()
+             RETURNING updated_at",
         ))
         .bind(Json(&settings.branding))
+        .bind(Json(&settings.inbox))
         .fetch_one(conn)
         .await?;
     }
@@ -96,16 +110,20 @@ pub async fn load(
     for_update: bool,
 ) -> Result<WorkspaceSettings> {
     let statement = if for_update {
-        "SELECT branding, updated_at FROM {schema}.settings FOR UPDATE"
+        "SELECT branding, inbox, updated_at FROM {schema}.settings FOR UPDATE"
     } else {
-        "SELECT branding, updated_at FROM {schema}.settings"
+        "SELECT branding, inbox, updated_at FROM {schema}.settings"
     };
-    let (Json(branding), updated_at): (Json<Branding>, OffsetDateTime) =
-        sqlx::query_as(schema.sql(statement))
-            .fetch_one(conn)
-            .await?;
+    let (Json(branding), Json(inbox), updated_at): (
+        Json<Branding>,
+        Json<InboxSettings>,
+        OffsetDateTime,
+    ) = sqlx::query_as(schema.sql(statement))
+        .fetch_one(conn)
+        .await?;
     Ok(WorkspaceSettings {
         branding,
+        inbox,
         updated_at,
     })
 }

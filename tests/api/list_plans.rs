@@ -177,7 +177,12 @@ async fn every_list_query_reads_one_index_range_at_100k_rows() {
                 conversations::push_list_query(
                     &mut query,
                     &seeded.schema,
-                    conversations::ListFilter { status, assignee },
+                    conversations::ListFilter {
+                        status,
+                        assignee,
+                        contact: None,
+                    },
+                    conversations::Reader(Some(seeded.owner.user_id)),
                     &Page { limit: 50, after },
                 );
                 let plan = explain(&app, &seeded.schema, query).await;
@@ -272,7 +277,11 @@ async fn list_latency_at_100k_conversations() {
         path.split_once("cursor=").unwrap().1.to_owned()
     };
     let (me, bea) = (seeded.me.agent_id, seeded.bea.agent_id);
-    let filter = |assignee, status| conversations::ListFilter { status, assignee };
+    let filter = |assignee, status| conversations::ListFilter {
+        status,
+        assignee,
+        contact: None,
+    };
     let cases = [
         (
             "all",
@@ -331,9 +340,15 @@ async fn list_latency_at_100k_conversations() {
         let mut query_only = Vec::with_capacity(CALLS);
         for round in 0..CALLS + 20 {
             let started = Instant::now();
-            let (rows, _) = conversations::list(&mut tx, &seeded.schema, filter, &page)
-                .await
-                .unwrap();
+            let (rows, _) = conversations::list(
+                &mut tx,
+                &seeded.schema,
+                filter,
+                conversations::Reader(Some(seeded.owner.user_id)),
+                &page,
+            )
+            .await
+            .unwrap();
             assert_eq!(rows.len(), 50);
             if round >= 20 {
                 query_only.push(started.elapsed());

@@ -33,8 +33,10 @@ mod workspaces;
 
 // Conversations, tickets and canned responses.
 mod canned_responses;
+mod contacts;
 mod conversations;
 mod helpers_conversations;
+mod inbox;
 mod list_plans;
 mod tickets;
 

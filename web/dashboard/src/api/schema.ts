@@ -163,6 +163,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One contact, with what the chat widget last reported of their visit. */
+        get: operations["getApiContactsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Correct a contact's name or email. */
+        patch: operations["patchApiContactsId"];
+        trace?: never;
+    };
     "/api/conversations": {
         parameters: {
             query?: never;
@@ -184,6 +202,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open and pending conversations in each inbox tab. */
+        get: operations["getApiConversationsCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{id}": {
         parameters: {
             query?: never;
@@ -193,6 +228,26 @@ export interface paths {
         };
         /** One conversation. */
         get: operations["getApiConversationsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The conversation's activity: its creation, changes of status, assignee and priority, and
+         *     tickets made from it.
+         */
+        get: operations["getApiConversationsIdActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -264,6 +319,23 @@ export interface paths {
         put?: never;
         /** Set or clear the conversation's priority. */
         post: operations["postApiConversationsIdPriority"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the conversation read by you: its incoming messages so far no longer count as unread. */
+        post: operations["postApiConversationsIdRead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,7 +427,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Update the caller's display name, avatar or notification preferences. */
+        /**
+         * Update the caller's display name, avatar, notification preferences or how Enter works
+         *     in the reply box.
+         */
         patch: operations["patchApiMeProfile"];
         trace?: never;
     };
@@ -373,7 +448,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the branding; fields left out stay as they are, `null` clears one. */
+        /**
+         * Change the branding or the inbox settings; fields left out stay as they are, `null`
+         *     clears one.
+         */
         patch: operations["patchApiSettings"];
         trace?: never;
     };
@@ -791,6 +869,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/widget/v1/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Report where the visitor is: sent by the widget when it starts and when the page changes. */
+        put: operations["putWidgetV1Context"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widget/v1/conversation": {
         parameters: {
             query?: never;
@@ -1058,6 +1153,11 @@ export interface components {
             /** @description The account's current password. */
             password: string;
         };
+        /**
+         * @description How a conversation began.
+         * @enum {string}
+         */
+        Channel: "chat" | "manual";
         Comment: {
             /** Format: uuid */
             authorAgentId: string;
@@ -1076,6 +1176,7 @@ export interface components {
             /** @example Refund approved by finance. */
             body: string;
         };
+        /** @description A contact as the API shows it: [`Contact`] with its `displayName`. */
         Contact: {
             /**
              * @description The address a chat widget visitor typed, or their identity carried: their word,
@@ -1084,25 +1185,44 @@ export interface components {
              */
             claimedEmail?: string | null;
             /**
+             * @description The name, else an address, else a friendly name made from the id ("Teal Otter"):
+             *     never empty, the same every time for the same contact.
+             * @example Teal Otter
+             */
+            displayName: string;
+            /**
              * @description An address the workspace established (an agent gave it): conversations and tickets
              *     find the contact by it. Null for a chat widget visitor until then.
              */
             email?: string | null;
+            /** @description The customer's own id for a visitor their site identified; null otherwise. */
+            externalId?: string | null;
             /** Format: uuid */
             id: string;
             /** @description Null until someone tells us. */
             name?: string | null;
         };
-        ContactDetails: {
-            /** @example carla@example.org */
-            email?: string | null;
-            /** @example Carla Diaz */
-            name?: string | null;
+        /** @description A contact as the contact panel shows it. */
+        ContactDetails: components["schemas"]["Contact"] & {
+            /** Format: date-time */
+            createdAt: string;
+            visitor?: components["schemas"]["VisitorContext"] | null;
         };
         /** @description A contact as a request names it. */
         ContactInput: {
             /** @example carla@example.org */
             email: string;
+            /** @example Carla Diaz */
+            name?: string | null;
+        };
+        /** @description Each field: absent leaves it, `null` clears it, a value sets it. */
+        ContactPatch: {
+            /**
+             * @description The address the workspace establishes for the contact (conversations and tickets find
+             *     them by it), e.g. once an agent confirmed what a visitor claimed.
+             * @example carla@example.org
+             */
+            email?: string | null;
             /** @example Carla Diaz */
             name?: string | null;
         };
@@ -1112,11 +1232,13 @@ export interface components {
              * @description The agent handling it; null in the Unassigned tab.
              */
             assigneeId?: string | null;
+            channel: components["schemas"]["Channel"];
             contact: components["schemas"]["Contact"];
             /** Format: date-time */
             createdAt: string;
             /** Format: uuid */
             id: string;
+            lastMessage?: components["schemas"]["LastMessage"] | null;
             /**
              * Format: date-time
              * @description The newest message's time (replies, incoming messages and notes): the list's order.
@@ -1130,8 +1252,21 @@ export interface components {
             priority?: components["schemas"]["Priority"] | null;
             status: components["schemas"]["ConversationStatus"];
             subject?: string | null;
+            /**
+             * Format: int64
+             * @description Incoming messages the calling agent has not read (at most 100). Present in answers to
+             *     an agent; absent in events, which are not anyone's view.
+             */
+            unreadCount?: number | null;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ConversationActivity: {
+            /**
+             * @description `conversation.created`, `conversation.updated` and `ticket.created` events of this
+             *     conversation, oldest first (the newest 500 at most).
+             */
+            events: components["schemas"]["LoggedEvent"][];
         };
         /** @enum {string} */
         ConversationChange: "status" | "assignee" | "priority";
@@ -1315,6 +1450,24 @@ export interface components {
         IdentityVerificationPatch: {
             enabled: boolean;
         };
+        /** @description The counts of the Mine, Unassigned and All tabs. */
+        InboxCounts: {
+            all: components["schemas"]["TabCount"];
+            /** @description Assigned to the caller. */
+            mine: components["schemas"]["TabCount"];
+            unassigned: components["schemas"]["TabCount"];
+        };
+        InboxSettings: {
+            /**
+             * @description An agent's reply to an unassigned conversation assigns it to them.
+             * @default true
+             */
+            autoAssignOnReply: boolean;
+        };
+        /** @description Each field: absent leaves it as it is. */
+        InboxSettingsPatch: {
+            autoAssignOnReply?: boolean | null;
+        };
         /** @description An open invitation as Owners see it. */
         Invitation: {
             /** Format: date-time */
@@ -1359,6 +1512,14 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
             workspace: components["schemas"]["MembershipSummary"];
+        };
+        /** @description The newest message of a conversation, as the inbox list previews it. */
+        LastMessage: {
+            /** @description The first 200 characters of the body. */
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
+            kind: components["schemas"]["MessageKind"];
         };
         /**
          * @description One recorded event as stored and as `GET /api/events` shows it: `type` names it and
@@ -1482,17 +1643,30 @@ export interface components {
              */
             emailOnContactReply: boolean;
             /**
+             * @description Email when a teammate mentions me (`@Display Name`) in a private note.
+             * @default true
+             */
+            emailOnMention: boolean;
+            /**
              * @description Email when a new conversation arrives unassigned.
              * @default false
              */
             emailOnNewConversation: boolean;
+            /**
+             * @description A sound in the dashboard for new conversations, and for messages in conversations
+             *     assigned to me or unassigned.
+             * @default false
+             */
+            sound: boolean;
         };
         /** @description A partial update of [`NotificationPreferences`]: absent keys stay as they are. */
         NotificationPreferencesPatch: {
             desktop?: boolean | null;
             emailOnAssignment?: boolean | null;
             emailOnContactReply?: boolean | null;
+            emailOnMention?: boolean | null;
             emailOnNewConversation?: boolean | null;
+            sound?: boolean | null;
         };
         Posted: {
             /** Format: uuid */
@@ -1530,6 +1704,11 @@ export interface components {
         };
         Profile: components["schemas"]["Agent"] & {
             notificationPreferences: components["schemas"]["NotificationPreferences"];
+            /**
+             * @description Enter sends a reply and Shift+Enter makes a new line (true, the default), or Enter
+             *     makes a new line and Ctrl/Cmd+Enter sends (false).
+             */
+            sendWithEnter: boolean;
         };
         ProfilePatch: {
             /**
@@ -1540,6 +1719,7 @@ export interface components {
             /** @example Ann from Acme */
             displayName?: string | null;
             notificationPreferences?: components["schemas"]["NotificationPreferencesPatch"] | null;
+            sendWithEnter?: boolean | null;
         };
         RegeneratedSecret: {
             /**
@@ -1623,6 +1803,7 @@ export interface components {
         };
         SettingsPatch: {
             branding?: components["schemas"]["BrandingPatch"] | null;
+            inbox?: components["schemas"]["InboxSettingsPatch"] | null;
         };
         /**
          * @description The public key a widget embeds: `swk_` and 32 URL-safe characters (192 random bits).
@@ -1632,6 +1813,13 @@ export interface components {
         SiteKey: string;
         StatusRequest: {
             status: components["schemas"]["ConversationStatus"];
+        };
+        /** @description Open and pending conversations of one tab. */
+        TabCount: {
+            /** Format: int64 */
+            open: number;
+            /** Format: int64 */
+            pending: number;
         };
         Ticket: {
             /** Format: uuid */
@@ -1720,6 +1908,51 @@ export interface components {
             email?: string | null;
             name?: string | null;
         };
+        /** @description What the chat widget last reported of the visitor's browser and page. */
+        VisitorContext: {
+            /**
+             * Format: date-time
+             * @description When the widget last reported.
+             */
+            lastSeenAt: string;
+            /** @description Their browser's language, e.g. `pt-PT`. */
+            locale?: string | null;
+            pageTitle?: string | null;
+            /** @description The page they are on (or were on last). */
+            pageUrl?: string | null;
+            /** @description Where they came from on their first visit. */
+            referrer?: string | null;
+            /**
+             * @description Their IANA time zone, e.g. `Europe/Lisbon`.
+             * @example Europe/Lisbon
+             */
+            timeZone?: string | null;
+            /** @description Their browser's user agent. */
+            userAgent?: string | null;
+        };
+        VisitorContextReport: {
+            /**
+             * @description BCP 47 language tag, e.g. `pt-PT`.
+             * @example pt-PT
+             */
+            locale?: string | null;
+            pageTitle?: string | null;
+            /**
+             * @description The page the widget is on (http or https).
+             * @example https://shop.example.com/orders/123
+             */
+            pageUrl?: string | null;
+            /**
+             * @description `document.referrer` of the page: where the visitor came from. Kept from the first
+             *     report that has one.
+             */
+            referrer?: string | null;
+            /**
+             * @description IANA time zone, e.g. `Europe/Lisbon`.
+             * @example Europe/Lisbon
+             */
+            timeZone?: string | null;
+        };
         /** @description The visitor's open conversation, with its messages oldest first (no notes). */
         VisitorConversation: {
             /** Format: date-time */
@@ -1759,6 +1992,7 @@ export interface components {
         };
         WorkspaceSettings: {
             branding: components["schemas"]["Branding"];
+            inbox: components["schemas"]["InboxSettings"];
             /** Format: date-time */
             updatedAt: string;
         };
@@ -2485,6 +2719,114 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getApiContactsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Contact id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDetails"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchApiContactsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Contact id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated contact */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDetails"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description Another contact has this email */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiConversations: {
         parameters: {
             query?: {
@@ -2492,6 +2834,8 @@ export interface operations {
                 status?: "open" | "pending" | "resolved";
                 /** @description `me`, `unassigned`, `all` (default) or an agent id. */
                 assignee?: string;
+                /** @description Only this contact's conversations. */
+                contactId?: string;
                 /** @description Rows per page: 1 to 200, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page; absent for the first page. */
@@ -2586,6 +2930,48 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getApiConversationsCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tabs' counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxCounts"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiConversationsId: {
         parameters: {
             query?: never;
@@ -2605,6 +2991,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiConversationsIdActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activity, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationActivity"];
                 };
             };
             /** @description Missing, malformed, expired or revoked credentials */
@@ -2892,6 +3324,50 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiConversationsIdRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked read */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -4735,6 +5211,68 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many changes from this visitor; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putWidgetV1Context: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VisitorContextReport"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A field is not what it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired visitor token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many reports from this visitor; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

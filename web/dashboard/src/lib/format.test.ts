@@ -4,6 +4,7 @@ import { capitalize, contactEmails, contactName, requesterDefaults } from "./for
 const contact = (fields: { name?: string | null; email?: string | null; claimedEmail?: string | null }) => ({
   id: "c",
   name: null,
+  displayName: "Teal Otter",
   email: null,
   claimedEmail: null,
   ...fields,

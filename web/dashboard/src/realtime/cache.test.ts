@@ -6,11 +6,11 @@ import { applyLoggedHubEvent, type FoldContext, foldContact, foldMessage } from 
 import type { ConversationPages, InboxFilter } from "./reducers";
 
 const ctx: FoldContext = { ws: "w", meId: "me", openConversationId: null };
-const ida: Contact = { id: "k1", name: "Ida", email: null, claimedEmail: null };
+const ida: Contact = { id: "k1", name: "Ida", displayName: "Ida", email: null, claimedEmail: null };
 
 function conversation(id: string, minute: number, overrides: Partial<Conversation> = {}): Conversation {
   const at = `2026-11-23T10:${String(minute).padStart(2, "0")}:00Z`;
-  return { id, number: 1, status: "open", contact: ida, lastMessageAt: at, createdAt: at, updatedAt: at, ...overrides };
+  return { id, number: 1, status: "open", contact: ida, channel: "chat", lastMessageAt: at, createdAt: at, updatedAt: at, ...overrides };
 }
 
 function withLists(lists: [InboxFilter, Conversation[]][]): QueryClient {

@@ -3,7 +3,7 @@ import type { Agent, Comment, Contact, Conversation, Ticket } from "@/api/types"
 import { fromHub, fromLog, LOG_TO_HUB, LOGGED_HUB_EVENTS, toHubEvent } from "./eventLog";
 import type { LoggedEvent, LoggedEventType, LoggedHubEvent } from "./events";
 
-const contact: Contact = { id: "k1", name: "Ida", email: "ida@example.org", claimedEmail: null };
+const contact: Contact = { id: "k1", name: "Ida", displayName: "Ida", email: "ida@example.org", claimedEmail: null };
 const conversation: Conversation = {
   id: "c1",
   number: 7,
@@ -12,6 +12,7 @@ const conversation: Conversation = {
   priority: null,
   assigneeId: null,
   contact,
+  channel: "chat",
   lastMessageAt: "2026-11-23T10:00:00Z",
   createdAt: "2026-11-23T10:00:00Z",
   updatedAt: "2026-11-23T10:00:00Z",

@@ -37,7 +37,8 @@ function conversation(id: string, overrides: Partial<Conversation> = {}): Conver
     status: "open",
     priority: null,
     assigneeId: null,
-    contact: { id: `contact-${id}`, name: "Ida", email: null, claimedEmail: null },
+    contact: { id: `contact-${id}`, name: "Ida", displayName: "Ida", email: null, claimedEmail: null },
+    channel: "chat",
     lastMessageAt: "2026-11-23T10:00:00Z",
     createdAt: "2026-11-23T10:00:00Z",
     updatedAt: "2026-11-23T10:00:00Z",
@@ -190,7 +191,7 @@ describe("inbox order", () => {
 });
 
 describe("contacts", () => {
-  const renamed = { id: "contact-a", name: "Ida Pfeiffer", email: "ida@example.org", claimedEmail: null };
+  const renamed = { id: "contact-a", name: "Ida Pfeiffer", displayName: "Ida Pfeiffer", email: "ida@example.org", claimedEmail: null };
 
   it("show a contact's new details in every conversation with them, and nothing else changes", () => {
     const data = pages([conversation("a"), conversation("b")]);
@@ -209,7 +210,7 @@ function ticket(id: string, number: number, overrides: Partial<Ticket> = {}): Ti
     number,
     subject: `Ticket ${number}`,
     status: "open",
-    requester: { id: "k1", name: "Ida", email: "ida@example.org", claimedEmail: null },
+    requester: { id: "k1", name: "Ida", displayName: "Ida", email: "ida@example.org", claimedEmail: null },
     createdAt: "2026-11-23T10:00:00Z",
     updatedAt: "2026-11-23T10:00:00Z",
     ...overrides,
@@ -271,9 +272,9 @@ describe("tickets", () => {
 
   it("show a requester's new details", () => {
     const data = ticketPages([ticket("t1", 1)]);
-    const next = replaceRequesterInList(data, { id: "k1", name: "Ida P.", email: "ida@example.org", claimedEmail: null });
+    const next = replaceRequesterInList(data, { id: "k1", name: "Ida P.", displayName: "Ida P.", email: "ida@example.org", claimedEmail: null });
     expect(next?.pages[0]?.tickets[0]?.requester.name).toBe("Ida P.");
-    expect(replaceRequesterInList(data, { id: "k9", name: "X" })).toBe(data);
+    expect(replaceRequesterInList(data, { id: "k9", name: "X", displayName: "X" })).toBe(data);
   });
 
   it("append a new comment once, when all are loaded", () => {
@@ -319,7 +320,7 @@ describe("agents", () => {
   });
 
   it("refresh the signed-in agent's profile, keeping its preferences", () => {
-    const profile: Profile = { ...agent("a1", "2026-11-01T00:00:00Z"), notificationPreferences: { desktop: false, emailOnAssignment: true, emailOnContactReply: true, emailOnNewConversation: false } };
+    const profile: Profile = { ...agent("a1", "2026-11-01T00:00:00Z"), notificationPreferences: { desktop: false, emailOnAssignment: true, emailOnContactReply: true, emailOnNewConversation: false, emailOnMention: true, sound: false }, sendWithEnter: true };
     const next = mergeProfile(profile, agent("a1", "2026-11-01T00:00:00Z", { displayName: "Ann" }));
     expect(next).toMatchObject({ displayName: "Ann", notificationPreferences: { desktop: false } });
     expect(mergeProfile(profile, agent("a3", "2026-11-03T00:00:00Z"))).toBe(profile);

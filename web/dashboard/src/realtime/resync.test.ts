@@ -18,8 +18,8 @@ const at = (minute: number) => new Date(Date.UTC(2026, 10, 23, 10, minute)).toIS
 // ---- records -------------------------------------------------------------------------------
 
 const contacts: Record<string, Contact> = {
-  k1: { id: "k1", name: "Ida", email: "ida@example.org", claimedEmail: null },
-  k2: { id: "k2", name: null, email: null, claimedEmail: "bo@example.org" },
+  k1: { id: "k1", name: "Ida", displayName: "Ida", email: "ida@example.org", claimedEmail: null },
+  k2: { id: "k2", name: null, displayName: "Teal Otter", email: null, claimedEmail: "bo@example.org" },
 };
 
 function conversation(id: string, number: number, contactId: string, minute: number, overrides: Partial<Conversation> = {}): Conversation {
@@ -31,6 +31,7 @@ function conversation(id: string, number: number, contactId: string, minute: num
     priority: null,
     assigneeId: null,
     contact: contacts[contactId]!,
+    channel: "chat",
     lastMessageAt: at(minute),
     createdAt: at(minute),
     updatedAt: at(minute),
@@ -147,7 +148,7 @@ function message(conversationId: string, id: string, kind: "incoming" | "outgoin
 
 /** Twenty changes of every kind, as the API would make them. */
 function twentyChanges(server: Server) {
-  const k3: Contact = { id: "k3", name: "Cy", email: "cy@example.org", claimedEmail: null };
+  const k3: Contact = { id: "k3", name: "Cy", displayName: "Cy", email: "cy@example.org", claimedEmail: null };
   const c3 = conversation("c3", 3, "k1", 12, { assigneeId: ME, contact: k3 });
   server.message(message("c1", "m11", "incoming", 11)); // 1
   server.conversation("updated", { ...c1, status: "pending", lastMessageAt: at(11), updatedAt: at(11) }); // 2
@@ -206,7 +207,7 @@ function seededCache(): QueryClient {
   });
   qc.setQueryData<AgentList>(keys.agents(WS, "active"), { agents: [me, a2], nextCursor: null });
   qc.setQueryData<AgentList>(keys.agents(WS, "all"), { agents: [me, a2], nextCursor: null });
-  qc.setQueryData<Profile>(keys.profile(WS), { ...me, notificationPreferences: { desktop: true, emailOnAssignment: true, emailOnContactReply: true, emailOnNewConversation: false } });
+  qc.setQueryData<Profile>(keys.profile(WS), { ...me, notificationPreferences: { desktop: true, emailOnAssignment: true, emailOnContactReply: true, emailOnNewConversation: false, emailOnMention: true, sound: false }, sendWithEnter: true });
   return qc;
 }
 

@@ -1,0 +1,63 @@
+//! How the inbox works in a workspace (`settings.inbox`): choices an Owner makes for the
+//! whole team. Stored as JSON; absent keys take their defaults, so adding one needs no
+//! migration of existing workspaces.
+
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use sqlx::types::Json;
+use supportdesk_core::tenancy::TenantSchema;
+use utoipa::ToSchema;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", default)]
+pub struct InboxSettings {
+    /// An agent's reply to an unassigned conversation assigns it to them.
+    pub auto_assign_on_reply: bool,
+}
+
+impl Default for InboxSettings {
+    fn default() -> Self {
+        Self {
+            auto_assign_on_reply: true,
+        }
+    }
+}
+
+/// Each field: absent leaves it as it is.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InboxSettingsPatch {
+    auto_assign_on_reply: Option<bool>,
+}
+
+impl InboxSettings {
+    pub fn apply(&mut self, patch: InboxSettingsPatch) {
+        if let Some(value) = patch.auto_assign_on_reply {
+            self.auto_assign_on_reply = value;
+        }
+    }
+}
+
+/// The tenant's inbox settings.
+pub async fn load(conn: &mut PgConnection, schema: &TenantSchema) -> sqlx::Result<InboxSettings> {
+    let Json(settings) = sqlx::query_scalar(schema.sql("SELECT inbox FROM {schema}.settings"))
+        .fetch_one(conn)
+        .await?;
+    Ok(settings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absent_keys_take_their_defaults() {
+        let settings: InboxSettings = serde_json::from_str("{}").unwrap();
+        assert!(settings.auto_assign_on_reply);
+        let mut off = settings.clone();
+        off.apply(serde_json::from_str(r#"{"autoAssignOnReply": false}"#).unwrap());
+        assert!(!off.auto_assign_on_reply);
+        off.apply(InboxSettingsPatch::default());
+        assert!(!off.auto_assign_on_reply);
+    }
+}
