@@ -278,7 +278,15 @@ try {
     document.title = "Checkout";
   }, movedTo);
   assert.equal((await contextMoved).postDataJSON().pageTitle, "Checkout");
-  step("a single-page navigation on the host page sends the new address in PUT /widget/v1/context");
+  const { contact } = await rest("GET", `/api/conversations/${conversationId}`);
+  let visitor = null;
+  for (let i = 0; i < 20 && visitor?.pageUrl !== movedTo; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    ({ visitor } = await rest("GET", `/api/contacts/${contact.id}`));
+  }
+  assert.equal(visitor?.pageUrl, movedTo, "the agent's contact record has the page the visitor is on");
+  assert.equal(visitor?.pageTitle, "Checkout");
+  step("a single-page navigation on the host page sends the new address in PUT /widget/v1/context; the contact record shows it");
 
   await page.goto(`${cfg.host}#supportdesk-chat`);
   const closeButton = page.getByRole("button", { name: "Close chat" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { visitorContext } from "./context";
+import { TITLE_MAX_CHARS, URL_MAX_LENGTH, visitorContext } from "./context";
 
 describe("the visitor context", () => {
   it("carries the host page and the browser's zone and language", () => {
@@ -20,5 +20,17 @@ describe("the visitor context", () => {
       locale: "en",
     });
     expect(visitorContext(null, "UTC", undefined)).toEqual({ timeZone: "UTC" });
+  });
+});
+
+describe("what the API would refuse", () => {
+  it("leaves out addresses that are no http(s) URL or too long, and shortens a long title", () => {
+    const long = `https://shop.example/?q=${"a".repeat(URL_MAX_LENGTH)}`;
+    expect(visitorContext({ url: "file:///home/me/page.html", title: "  ", referrer: long }, "UTC", "en")).toEqual({
+      timeZone: "UTC",
+      locale: "en",
+    });
+    const title = visitorContext({ url: "https://shop.example/", title: "é".repeat(TITLE_MAX_CHARS + 5), referrer: "" }, undefined, undefined).pageTitle;
+    expect([...(title ?? "")]).toHaveLength(TITLE_MAX_CHARS);
   });
 });
