@@ -297,6 +297,7 @@ try {
   doing("the agent opens the conversation and replies");
   await conversationLink.click();
   await agentPage.waitForURL(/\/inbox\/[^/]+$/);
+  const conversationPath = new URL(agentPage.url()).pathname;
   const messages = agentPage.getByRole("log", { name: "Messages" });
   await messages.getByText(visitorText).waitFor();
   const replyText = `Hi! An agent here, ${run}`;
@@ -364,7 +365,9 @@ try {
     await keys.keyboard.press("ArrowRight");
   }
   await keys.keyboard.press("Enter");
-  const keyLink = keys.getByRole("list", { name: "Conversations" }).getByRole("link").filter({ hasText: visitorText });
+  await keys.locator('[role="tab"][aria-selected="true"]', { hasText: "All" }).waitFor();
+  // The row's preview is the latest message by now: find the conversation by its address.
+  const keyLink = keys.getByRole("list", { name: "Conversations" }).locator(`a[href$="${conversationPath}"]`);
   await tabTo(keys, keyLink);
   await keys.keyboard.press("Enter");
   await keys.waitForURL(/\/inbox\/[^/]+$/);
