@@ -50,6 +50,14 @@ export async function visit(page, dir, name, { settle, fullPage = true } = {}) {
   return seen;
 }
 
+/** Checks `page` with axe at its own size, as it is now (no resizing: its state stays put). */
+export async function checkAccessibility(page, name) {
+  const seen = await axeViolations(page);
+  for (const violation of seen) found.push({ page: name, size: "as shown", violation });
+  console.log(`# ${name}: ${seen.length} accessibility violation(s)`);
+  return seen;
+}
+
 /** Every violation seen so far, one readable entry per element, or "" when none. */
 export function violationReport() {
   if (found.length === 0) return "";
