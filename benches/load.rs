@@ -1593,7 +1593,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                 // server connection takes when it opens: set them before PgBouncer opens any.
                 let db = &upstream.database;
                 sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                    r#"ALTER DATABASE "{db}" SET search_path = ''; ALTER DATABASE "{db}" SET plan_cache_mode = force_generic_plan"#
+                    r#"ALTER DATABASE "{db}" SET search_path = ''; ALTER DATABASE "{db}" SET plan_cache_mode = force_generic_plan; ALTER DATABASE "{db}" SET jit = off"#
                 )))
                 .execute(&pool)
                 .await?;
@@ -1628,7 +1628,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
                         };
                         // pgbench and the rest name tables without a schema.
                         sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                            r#"ALTER DATABASE "{db}" RESET search_path; ALTER DATABASE "{db}" RESET plan_cache_mode"#
+                            r#"ALTER DATABASE "{db}" RESET search_path; ALTER DATABASE "{db}" RESET plan_cache_mode; ALTER DATABASE "{db}" RESET jit"#
                         )))
                         .execute(&pool)
                         .await?;
@@ -1652,7 +1652,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
 
     // Whatever happened behind PgBouncer, pgbench names its tables without a schema.
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-        r#"ALTER DATABASE "{db}" RESET search_path; ALTER DATABASE "{db}" RESET plan_cache_mode"#,
+        r#"ALTER DATABASE "{db}" RESET search_path; ALTER DATABASE "{db}" RESET plan_cache_mode; ALTER DATABASE "{db}" RESET jit"#,
         db = database.name
     )))
     .execute(&pool)

@@ -31,7 +31,10 @@ const IDLE_CHECK_AFTER: Duration = Duration::from_secs(30);
 /// How every connection of ours is opened. Plans are generic from the first execution: a
 /// tenant statement's text already fixes its tenant, and its parameters (ids, cursors, page
 /// sizes) never change which index serves it, so a custom plan per execution would only
-/// re-plan what the cached plan already knows.
+/// re-plan what the cached plan already knows. JIT is off: a generic plan cannot see a
+/// page's `LIMIT`, so it costs the inbox list as if it read a tenth of the table and JIT
+/// compiled it on every execution (15 ms of a 4 ms request, measured at 100 000
+/// conversations), for statements that only ever read a page.
 fn connect_options(database: &DatabaseSettings) -> PgConnectOptions {
     let tuning = database.tuning;
     let options = database
@@ -43,6 +46,7 @@ fn connect_options(database: &DatabaseSettings) -> PgConnectOptions {
             ("statement_timeout", "30s"),
             ("search_path", ""),
             ("plan_cache_mode", "force_generic_plan"),
+            ("jit", "off"),
         ]),
         Pooler::PgBouncer => options,
     }

@@ -68,8 +68,9 @@ pub struct Conversation {
     pub channel: Channel,
     /// The newest message (reply, incoming message or note); null before the first one.
     pub last_message: Option<LastMessage>,
-    /// Incoming messages the calling agent has not read (at most 100). Present in answers to
-    /// an agent; absent in events, which are not anyone's view.
+    /// Incoming messages the calling agent has not read (at most 100). Present when an agent
+    /// reads conversations (the list, one conversation); absent from the answers of changes
+    /// and from events, which carry the conversation as the change recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unread_count: Option<i64>,
     /// The newest message's time (replies, incoming messages and notes): the list's order.

@@ -54,7 +54,7 @@ mod tests {
     fn absent_keys_take_their_defaults() {
         let settings: InboxSettings = serde_json::from_str("{}").unwrap();
         assert!(settings.auto_assign_on_reply);
-        let mut off = settings.clone();
+        let mut off = settings;
         off.apply(serde_json::from_str(r#"{"autoAssignOnReply": false}"#).unwrap());
         assert!(!off.auto_assign_on_reply);
         off.apply(InboxSettingsPatch::default());

@@ -113,7 +113,8 @@ async fn explain(app: &TestApp, schema: &TenantSchema, query: QueryBuilder<Postg
     let parameters = (1..).take_while(|n| sql.contains(&format!("${n}"))).count();
     let mut tx = tenant_tx(app, schema).await;
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-        "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE list_shape AS {sql}"
+        "SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL jit = off;
+         PREPARE list_shape AS {sql}"
     )))
     .execute(&mut *tx)
     .await

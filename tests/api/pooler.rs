@@ -44,7 +44,8 @@ async fn behind_pgbouncer(
     let database = url.path().trim_start_matches('/').to_owned();
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
         "ALTER DATABASE \"{database}\" SET search_path = '';
-         ALTER DATABASE \"{database}\" SET plan_cache_mode = force_generic_plan"
+         ALTER DATABASE \"{database}\" SET plan_cache_mode = force_generic_plan;
+         ALTER DATABASE \"{database}\" SET jit = off"
     )))
     .execute(&app.db)
     .await

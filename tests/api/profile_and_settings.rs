@@ -22,7 +22,8 @@ async fn an_agent_edits_their_own_profile_only() {
     assert_eq!(
         profile["notificationPreferences"],
         json!({"emailOnAssignment": true, "emailOnNewConversation": false,
-               "emailOnContactReply": true, "desktop": true})
+               "emailOnContactReply": true, "emailOnMention": true, "desktop": true,
+               "sound": false})
     );
 
     let updated = app

@@ -346,7 +346,8 @@ async fn agents_tell_a_visitors_claimed_email_from_an_established_one() {
     assert_ne!(contact["id"], real["contact"]["id"]);
     assert_eq!(
         contact,
-        json!({"id": contact["id"], "name": "Ivy", "email": null, "claimedEmail": "ivy@example.org"})
+        json!({"id": contact["id"], "name": "Ivy", "displayName": "Ivy", "email": null,
+               "claimedEmail": "ivy@example.org", "externalId": null})
     );
     let listed = app.get_ok("/api/conversations", &agent.token).await;
     let entry = listed["conversations"]

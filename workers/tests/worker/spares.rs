@@ -17,10 +17,11 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 11] = [
+const TENANT_TABLES: [&str; 12] = [
     "agent_profiles",
     "canned_responses",
     "contacts",
+    "conversation_reads",
     "conversations",
     "event_log_head",
     "events",
