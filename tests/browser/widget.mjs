@@ -355,7 +355,7 @@ try {
   step("with the default brand colour, the open widget passes axe too");
 
   const refusedPage = await desktop.newPage();
-  const expected = `Support Desk: this page's origin ${new URL(cfg.refusedHost).origin} is not allowed for this widget. Add it in Settings → Chat widget → Allowed origins.`;
+  const expected = `Support Desk: this page's origin ${new URL(cfg.refusedHost).origin} is not allowed for this widget. Add it in Settings → Chat widget → Allowed origins. If it is there already, check the script tag's data-site-key (an unknown site key gets the same answer).`;
   const refusal = refusedPage.waitForEvent("console", (m) => m.type() === "error" && m.text().includes("is not allowed for this widget"));
   await refusedPage.goto(cfg.refusedHost);
   assert.equal((await refusal).text(), expected);

@@ -44,7 +44,8 @@ describe("the origin check", () => {
   it("tells the site owner which origin to add, and where", () => {
     expect(refusedOriginMessage("https://x.example")).toBe(
       "Support Desk: this page's origin https://x.example is not allowed for this widget. " +
-        "Add it in Settings → Chat widget → Allowed origins.",
+        "Add it in Settings → Chat widget → Allowed origins. If it is there already, check the script tag's " +
+        "data-site-key (an unknown site key gets the same answer).",
     );
   });
 });

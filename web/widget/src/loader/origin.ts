@@ -29,6 +29,7 @@ export async function checkOrigin(fetcher: Fetch, apiUrl: string, siteKey: strin
 export function refusedOriginMessage(origin: string): string {
   return (
     `Support Desk: this page's origin ${origin} is not allowed for this widget. ` +
-    "Add it in Settings → Chat widget → Allowed origins."
+    "Add it in Settings → Chat widget → Allowed origins. If it is there already, check the script tag's " +
+    "data-site-key (an unknown site key gets the same answer)."
   );
 }
