@@ -289,7 +289,10 @@ try {
     .getByRole("link")
     .filter({ hasText: visitorText });
   await conversationLink.waitFor();
-  await conversationLink.getByText("Unread").waitFor();
+  // The row's unread badge: "1", read out as "1 unread".
+  const unreadBadge = conversationLink.locator(".unread-count");
+  await unreadBadge.waitFor();
+  assert.match((await unreadBadge.textContent()) ?? "", /^\d+ unread$/);
   assert.equal(await agentPage.evaluate(() => window.__sameDocument), true, "the inbox was not reloaded");
   await shot(agentPage, "inbox");
   step("the new conversation and its message appeared in the agent's inbox without a reload, marked unread");

@@ -84,12 +84,20 @@ async function signInByRest() {
 /** The inbox's All tab as the API has it now: what the dashboard should show. */
 async function freshInbox() {
   const { conversations } = await call("GET", "/api/conversations?assignee=all&limit=50");
+  // A row previews its last message ("You:" for a reply, "Note:" for a note) and shows its
+  // contact, status, priority and assignee.
+  const preview = (m) => {
+    if (!m) return null;
+    const body = m.body.replace(/\s+/g, " ").trim();
+    return m.kind === "note" ? `Note: ${body}` : m.kind === "outgoing" ? `You: ${body}` : body;
+  };
   return conversations.map((c) => ({
     id: c.id,
     number: `#${c.number}`,
+    contact: c.contact.displayName,
     status: c.status,
     priority: c.priority ?? null,
-    subject: c.subject ?? null,
+    preview: preview(c.lastMessage) ?? c.subject ?? null,
     assigned: c.assigneeId ? "assigned" : "unassigned",
   }));
 }
@@ -111,17 +119,18 @@ function renderedInbox(page) {
     .locator(":scope > li > a")
     .evaluateAll((links) =>
       links.map((a) => {
-        const badges = [...a.querySelectorAll(".conversation-meta .badge")];
+        const badges = [...a.querySelectorAll(".row-meta .badge")];
         const status = badges.find((b) => [...b.classList].some((c) => c.startsWith("status-")));
         const priority = badges.find((b) => b !== status);
-        const subject = a.querySelector(".conversation-meta > span:not([class])");
+        const text = (selector) => a.querySelector(selector)?.textContent?.trim() ?? null;
         return {
           id: new URL(a.href).pathname.split("/").pop(),
-          number: a.querySelector(".number")?.textContent?.trim() ?? null,
-          status: status?.textContent?.trim() ?? null,
-          priority: priority?.textContent?.trim() ?? null,
-          subject: subject?.textContent?.trim() ?? null,
-          assigned: /Assigned to /.test(a.querySelector(".conversation-meta .muted")?.textContent ?? "") ? "assigned" : "unassigned",
+          number: text(".number"),
+          contact: text(".row-name"),
+          status: status?.textContent?.trim().toLowerCase() ?? null,
+          priority: priority?.textContent?.trim().toLowerCase() ?? null,
+          preview: text(".preview"),
+          assigned: text(".row-meta .muted") === "Unassigned" ? "unassigned" : "assigned",
         };
       }),
     );

@@ -331,6 +331,22 @@ describe("agents", () => {
 });
 
 describe("inbox rows and new messages", () => {
+  it("open a new chat from an event as one unread message, and its own message does not count twice", () => {
+    const opened = conversation("new", {
+      lastMessageAt: "2026-11-23T10:05:00Z",
+      lastMessage: { kind: "incoming", body: "body m1", createdAt: "2026-11-23T10:05:00Z" },
+    });
+    const shown = upsertConversation(pages([conversation("b")]), opened, all, "me");
+    expect(shown?.pages[0]?.conversations[0]).toMatchObject({ id: "new", unreadCount: 1 });
+    const itsMessage = { ...messageEvent("m1", "incoming"), conversationId: "new" };
+    expect(applyMessageToList(shown, itsMessage, null)).toBe(shown);
+    // A later one counts.
+    const later = { ...messageEvent("m2", "incoming", "2026-11-23T10:06:00Z"), conversationId: "new" };
+    expect(applyMessageToList(shown, later, null)?.pages[0]?.conversations[0]?.unreadCount).toBe(2);
+    // An agent-started one opens read.
+    const started = conversation("mine", { lastMessage: { kind: "outgoing", body: "hi", createdAt: "2026-11-23T10:00:00Z" } });
+    expect(upsertConversation(pages([]), started, all, "me")?.pages[0]?.conversations[0]?.unreadCount).toBe(0);
+  });
   it("take the message's preview and time, and count an incoming message in a conversation not on screen", () => {
     const row = conversation("c1", { unreadCount: 2 });
     const next = withMessage(row, messageEvent("m1", "incoming"), null);

@@ -62,7 +62,7 @@ export function upsertConversation(
   if (existing && Date.parse(existing.updatedAt) > Date.parse(conversation.updatedAt)) return data;
   const belongs = belongsTo(conversation, filter, meId);
   if (!existing && !belongs) return data;
-  const merged = existing ? keepReaderFields(conversation, existing) : conversation;
+  const merged = existing ? keepReaderFields(conversation, existing) : firstSight(conversation);
   const pages = data.pages.map((page) => ({
     ...page,
     conversations: page.conversations.filter((c) => c.id !== conversation.id),
@@ -84,6 +84,16 @@ function keepReaderFields(next: Conversation, known: Conversation): Conversation
     unreadCount: next.unreadCount ?? known.unreadCount,
     lastMessage: next.lastMessage !== undefined ? next.lastMessage : known.lastMessage,
   };
+}
+
+/**
+ * A conversation this list had not shown, as an event brings it (no `unreadCount`): a new chat
+ * opens with the visitor's message, which nobody has read; its own `message.created` that
+ * follows is that same message, not a second one.
+ */
+function firstSight(conversation: Conversation): Conversation {
+  if (conversation.unreadCount !== undefined) return conversation;
+  return { ...conversation, unreadCount: conversation.lastMessage?.kind === "incoming" ? 1 : 0 };
 }
 
 /** How many characters of a body `lastMessage` carries, as the API cuts it. */
