@@ -13,6 +13,7 @@
 pub mod actions;
 pub mod contacts;
 mod context;
+pub mod read;
 pub mod routes;
 pub mod sessions;
 pub mod settings;
@@ -42,5 +43,6 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::conversation))
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
+        .routes(routes!(read::read))
         .routes(routes!(context::report))
 }
