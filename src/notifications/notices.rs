@@ -42,7 +42,7 @@ pub async fn notify(
 ) -> sqlx::Result<usize> {
     let (only, assignee_only): (Option<&[Uuid]>, bool) = match candidates {
         Candidates::Everyone => (None, false),
-        Candidates::Agents(ids) if ids.is_empty() => return Ok(0),
+        Candidates::Agents([]) => return Ok(0),
         Candidates::Agents(ids) => (Some(ids), false),
         Candidates::Assignee => (None, true),
     };

@@ -88,7 +88,7 @@ async fn team() -> Team {
         .await
         .unwrap();
         supportdesk::workspaces::provision::add_profile(
-            &mut *tx,
+            &mut tx,
             &TenantSchema::for_workspace(workspace_id),
             user_id,
         )

@@ -903,6 +903,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/widget/v1/conversation/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the open conversation's messages as seen (nothing to mark when none is open). */
+        post: operations["postWidgetV1ConversationRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widget/v1/messages": {
         parameters: {
             query?: never;
@@ -1254,8 +1271,9 @@ export interface components {
             subject?: string | null;
             /**
              * Format: int64
-             * @description Incoming messages the calling agent has not read (at most 100). Present in answers to
-             *     an agent; absent in events, which are not anyone's view.
+             * @description Incoming messages the calling agent has not read (at most 100). Present when an agent
+             *     reads conversations (the list, one conversation); absent from the answers of changes
+             *     and from events, which carry the conversation as the change recorded it.
              */
             unreadCount?: number | null;
             /** Format: date-time */
@@ -5314,6 +5332,53 @@ export interface operations {
             };
             /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postWidgetV1ConversationRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked (or no open conversation) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many read marks from this visitor; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
