@@ -621,3 +621,42 @@ async fn the_visitor_read_mark_needs_a_visitor_token() {
         .await;
     assert_eq!(status, 204);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_conversation_is_emailed_to_the_agents_who_asked_for_it() {
+    let team = team().await;
+    let (status, _) = team
+        .stack
+        .call(
+            Method::PATCH,
+            "/api/me/profile",
+            Some(&team.bea.token),
+            Some(json!({"notificationPreferences": {"emailOnNewConversation": true}})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let visitor = team.visitor("carla@example.org").await;
+    team.visitor_says(&visitor, "My parcel is lost").await;
+    // Bea starts one herself: not told of her own.
+    team.conversation(&team.bea, "Her own").await;
+
+    assert_eq!(
+        team.deliver("agent_digest_email").await,
+        [Some("done".into())]
+    );
+    let mails = team.mails(DIGEST_SUBJECT);
+    assert_eq!(
+        mails.len(),
+        1,
+        "Bea only: the others keep the default (off)"
+    );
+    assert_eq!(mails[0].rcpt_to, std::slice::from_ref(&team.bea.email));
+    let text = mails[0].text();
+    assert_eq!(
+        text.matches("A new conversation was started.").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("My parcel is lost"), "{text}");
+    assert!(!text.contains("Her own"), "{text}");
+}
