@@ -71,10 +71,21 @@ pub async fn issue(
     Ok(id)
 }
 
-/// Consumes a valid token and marks its address verified; `None` when the token is unknown,
-/// expired or already used. The address of an email change may have been taken by another
-/// account since it was asked for: a conflict.
-async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
+/// What a verification link did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Consumed {
+    /// The token verified its address now.
+    Verified,
+    /// The link was used before and its address is the account's, verified: the same person
+    /// opening their link again (or a mail scanner having opened it first).
+    AlreadyVerified,
+    /// Unknown, expired, or used for an address the account no longer has.
+    Invalid,
+}
+
+/// Consumes a valid token and marks its address verified. The address of an email change may
+/// have been taken by another account since it was asked for: a conflict.
+async fn consume(db: &PgPool, token: &str) -> Result<Consumed> {
     let hash = token_hash(token);
     let mut tx = supportdesk_core::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
@@ -88,7 +99,7 @@ async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
     .fetch_optional(&mut *tx)
     .await?;
     if user.is_none() {
-        return Ok(None);
+        return Ok(Consumed::Invalid);
     }
     let verified = sqlx::query_scalar!(
         "WITH consumed AS (
@@ -105,12 +116,26 @@ async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
     .fetch_optional(&mut *tx)
     .await
     .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
-    if let Some(user_id) = verified {
-        // The address may have changed: every workspace's copy of the team follows.
-        crate::agents::record::sync_account(&mut tx, user_id).await?;
-    }
+    let Some(user_id) = verified else {
+        let already = sqlx::query_scalar!(
+            r#"SELECT (v.consumed_at IS NOT NULL AND u.email_verified AND u.email = v.email)
+                      AS "already!"
+                 FROM public.email_verifications v JOIN public.users u ON u.id = v.user_id
+                WHERE v.token_hash = $1"#,
+            &hash,
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        return Ok(if already {
+            Consumed::AlreadyVerified
+        } else {
+            Consumed::Invalid
+        });
+    };
+    // The address may have changed: every workspace's copy of the team follows.
+    crate::agents::record::sync_account(&mut tx, user_id).await?;
     tx.commit().await?;
-    Ok(verified)
+    Ok(Consumed::Verified)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -125,20 +150,39 @@ pub struct MessageResponse {
     pub message: String,
 }
 
+/// The answer to a verification link.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VerifyResponse {
+    pub message: String,
+    /// `verified` now, or `already_verified` when the link had been used for this same,
+    /// verified address (opened twice).
+    #[schema(example = "verified")]
+    pub status: VerifyStatus,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyStatus {
+    Verified,
+    AlreadyVerified,
+}
+
 /// Confirm an email address with the token from the verification email.
 #[utoipa::path(
     get, path = "/auth/verify-email", tag = "auth",
     params(VerifyQuery),
     responses(
-        (status = 200, description = "Email verified", body = MessageResponse),
-        (status = 400, description = "Token missing, invalid, expired or used", body = crate::error::Problem,
+        (status = 200, description = "Email verified (or already verified, when the link is opened again)",
+            body = VerifyResponse),
+        (status = 400, description = "Token missing, invalid or expired, or used for an address the account no longer has",
+            body = crate::error::Problem,
             content_type = "application/problem+json"),
     )
 )]
 pub async fn verify_email(
     State(state): State<AppState>,
     AppQuery(query): AppQuery<VerifyQuery>,
-) -> Result<AppJson<MessageResponse>> {
+) -> Result<AppJson<VerifyResponse>> {
     let token = query
         .token
         .filter(|t| !t.is_empty() && t.len() <= 128)
@@ -149,10 +193,15 @@ pub async fn verify_email(
             )
         })?;
     match consume(&state.db, &token).await? {
-        Some(_) => Ok(AppJson(MessageResponse {
+        Consumed::Verified => Ok(AppJson(VerifyResponse {
             message: "Your email address is verified.".into(),
+            status: VerifyStatus::Verified,
         })),
-        None => Err(Error::bad_request(
+        Consumed::AlreadyVerified => Ok(AppJson(VerifyResponse {
+            message: "Your email address is already verified.".into(),
+            status: VerifyStatus::AlreadyVerified,
+        })),
+        Consumed::Invalid => Err(Error::bad_request(
             "invalid_token",
             "the verification token is invalid, expired or already used; request a new one",
         )),

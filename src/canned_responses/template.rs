@@ -1,5 +1,8 @@
 //! Filling a canned response's placeholders: `{{contact.name}}`, `{{agent.displayName}}` and
-//! `{{workspace.name}}` (spaces inside the braces allowed).
+//! `{{workspace.name}}` (spaces inside the braces allowed), each with an optional fallback for
+//! when its value is empty: `{{contact.name | fallback: "there"}}` (single or double quotes).
+//! An anonymous chat visitor has no name, and "Thanks for reaching out, !" is worse than no
+//! greeting at all.
 //!
 //! One pass over the template, so a value is never itself scanned for placeholders (a contact
 //! named `{{agent.displayName}}` stays exactly that). Anything else in braces is left as
@@ -30,9 +33,35 @@ impl Values<'_> {
     }
 }
 
-/// The longest text between `{{` and `}}` that can be a placeholder (the longest key with
-/// generous spacing); anything longer is left as written.
-pub const MAX_PLACEHOLDER: usize = 40;
+/// The longest text between `{{` and `}}` that can be a placeholder (the longest key, a
+/// fallback of [`MAX_FALLBACK`] characters, generous spacing); anything longer is left as
+/// written.
+pub const MAX_PLACEHOLDER: usize = 40 + 4 * MAX_FALLBACK;
+/// The longest fallback, in characters.
+pub const MAX_FALLBACK: usize = 100;
+
+/// A placeholder's text between the braces: its key and its fallback, if it has one. `None`
+/// when the text is not a placeholder (then it is left as written).
+fn parse(inside: &str) -> Option<(&str, Option<&str>)> {
+    let Some((key, filter)) = inside.split_once('|') else {
+        return Some((inside.trim(), None));
+    };
+    let argument = filter
+        .trim()
+        .strip_prefix("fallback")?
+        .trim_start()
+        .strip_prefix(':')?;
+    let argument = argument.trim();
+    let quote = argument
+        .chars()
+        .next()
+        .filter(|c| *c == '"' || *c == '\'')?;
+    let fallback = argument.strip_prefix(quote)?.strip_suffix(quote)?;
+    if fallback.contains(quote) || fallback.chars().count() > MAX_FALLBACK {
+        return None;
+    }
+    Some((key.trim(), Some(fallback)))
+}
 
 pub fn render(template: &str, values: Values<'_>) -> String {
     let mut out = String::with_capacity(template.len());
@@ -45,7 +74,15 @@ pub fn render(template: &str, values: Values<'_>) -> String {
             .windows(2)
             .position(|pair| pair == b"}}")
             // `}}` is ASCII, so `close` is a character boundary.
-            .and_then(|close| Some((values.get(inside[..close].trim())?, close)));
+            .and_then(|close| {
+                let (key, fallback) = parse(&inside[..close])?;
+                let value = values.get(key)?;
+                let value = match fallback {
+                    Some(fallback) if value.trim().is_empty() => fallback,
+                    _ => value,
+                };
+                Some((value, close))
+            });
         match value {
             Some((value, close)) => {
                 out.push_str(value);
@@ -106,6 +143,76 @@ mod tests {
         // Multi-byte text right after the braces: the window never splits a character.
         let text = format!("{{{{{}}}}}", "é".repeat(MAX_PLACEHOLDER));
         assert_eq!(render(&text, VALUES), text);
+    }
+
+    #[test]
+    fn an_empty_value_takes_its_fallback() {
+        let anonymous = Values {
+            contact_name: "",
+            ..VALUES
+        };
+        for template in [
+            r#"Thanks for reaching out, {{contact.name | fallback: "there"}}!"#,
+            "Thanks for reaching out, {{ contact.name|fallback:'there' }}!",
+            r#"Thanks for reaching out, {{contact.name | fallback : "there" }}!"#,
+        ] {
+            assert_eq!(
+                render(template, anonymous),
+                "Thanks for reaching out, there!"
+            );
+            assert_eq!(render(template, VALUES), "Thanks for reaching out, Carla!");
+        }
+        // A blank name is no name; no fallback leaves it empty, as before.
+        let blank = Values {
+            contact_name: "  ",
+            ..VALUES
+        };
+        assert_eq!(
+            render(r#"Hi {{contact.name | fallback: "you"}}"#, blank),
+            "Hi you"
+        );
+        assert_eq!(render("Hi {{contact.name}}", anonymous), "Hi ");
+        // Braces end a placeholder: one inside a fallback leaves the outer one as written.
+        assert_eq!(
+            render(
+                r#"{{contact.name | fallback: "{{workspace.name}}"}}"#,
+                anonymous
+            ),
+            r#"{{contact.name | fallback: "Acme"}}"#
+        );
+    }
+
+    #[test]
+    fn a_malformed_fallback_is_left_as_written() {
+        for text in [
+            r#"{{contact.name | fallback: there}}"#,
+            r#"{{contact.name | fallback: "there'}}"#,
+            r#"{{contact.name | default: "there"}}"#,
+            r#"{{contact.name | fallback "there"}}"#,
+            r#"{{contact.name | fallback: "a"b"}}"#,
+            r#"{{unknown | fallback: "x"}}"#,
+        ] {
+            assert_eq!(render(text, VALUES), text);
+        }
+        let long = format!(
+            r#"{{{{contact.name | fallback: "{}"}}}}"#,
+            "x".repeat(MAX_FALLBACK + 1)
+        );
+        assert_eq!(render(&long, VALUES), long);
+        let longest = format!(
+            r#"{{{{contact.name | fallback: "{}"}}}}"#,
+            "é".repeat(MAX_FALLBACK)
+        );
+        assert_eq!(
+            render(
+                &longest,
+                Values {
+                    contact_name: "",
+                    ..VALUES
+                }
+            ),
+            "é".repeat(MAX_FALLBACK)
+        );
     }
 
     #[test]

@@ -1,7 +1,11 @@
 //! Free text fields (subjects, bodies, titles) as the conversation, ticket and canned-response
 //! endpoints accept them: trimmed, and within a length counted in characters.
 
-/// Longest message, note, comment or canned-response body.
+/// Longest conversation message: an agent's reply or note, a visitor's message. One limit on
+/// both sides of a chat, so what an agent sends a visitor's widget can always show, and what
+/// a visitor pastes is refused whole (with this number) rather than cut.
+pub const MESSAGE_MAX_CHARS: usize = 10_000;
+/// Longest ticket description, comment or canned-response body.
 pub const BODY_MAX_CHARS: usize = 50_000;
 /// Longest subject or title.
 pub const SUBJECT_MAX_CHARS: usize = 255;

@@ -98,6 +98,8 @@ const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.pri
 pub struct ListFilter {
     pub status: Option<TicketStatus>,
     pub assignee: AssigneeFilter,
+    /// Only this contact's tickets (the contact panel).
+    pub requester: Option<Uuid>,
 }
 
 /// Appends the list query, newest first (`number` descending), to `query`: like the
@@ -115,6 +117,9 @@ pub fn push_list_query(
     ));
     query.push(select);
     filter.assignee.push_condition(query, "t.assignee_id");
+    if let Some(requester) = filter.requester {
+        query.push(" AND t.requester_id = ").push_bind(requester);
+    }
     if let Some(status) = filter.status {
         query.push(" AND t.status = ").push_bind(status);
     }
@@ -170,11 +175,21 @@ pub async fn exists(
 pub struct NewTicket {
     pub subject: String,
     pub description: Option<String>,
-    /// Who it is for; the contact is found or created by its email.
-    pub requester: NewContact,
+    pub requester: Requester,
     pub priority: Option<Priority>,
     pub assignee_id: Option<Uuid>,
     pub conversation_id: Option<Uuid>,
+}
+
+/// Who a new ticket is for.
+#[derive(Debug)]
+pub enum Requester {
+    /// The contact with this email, created if new.
+    ByEmail(NewContact),
+    /// A contact of the workspace (a chat visitor may have no email).
+    Contact(Uuid),
+    /// The contact of the ticket's conversation.
+    OfConversation,
 }
 
 /// Inserts `ticket`, for the contact `requester_id` (its `requester`, found or created).

@@ -10,7 +10,7 @@ use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::contacts::{self, ContactInput};
 use crate::inbox::priority::Priority;
 use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
-use crate::tickets::record::{Changes, NewTicket, TicketStatus};
+use crate::tickets::record::{Changes, NewTicket, Requester, TicketStatus};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -20,6 +20,10 @@ pub struct ListQuery {
     pub status: Option<TicketStatus>,
     /// `me`, `unassigned`, `all` (default) or an agent id.
     pub assignee: Option<String>,
+    /// Only this contact's tickets.
+    #[serde(rename = "requesterId")]
+    #[param(rename = "requesterId")]
+    pub requester_id: Option<Uuid>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -28,8 +32,9 @@ pub struct CreateTicket {
     #[schema(example = "Refund for order #1042")]
     subject: String,
     description: Option<String>,
-    /// Who the ticket is for; a new email creates the contact.
-    requester: ContactInput,
+    /// Who the ticket is for: `{email, name?}` (a new email creates the contact) or
+    /// `{contactId}`. Leave it out with a `conversationId` to take the conversation's contact.
+    requester: Option<RequesterInput>,
     priority: Option<Priority>,
     /// An active agent of the workspace.
     assignee_id: Option<Uuid>,
@@ -37,18 +42,48 @@ pub struct CreateTicket {
     conversation_id: Option<Uuid>,
 }
 
+/// A ticket's requester as a request names it: an existing contact, or one found or created
+/// by email.
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum RequesterInput {
+    Contact(ExistingContact),
+    ByEmail(ContactInput),
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExistingContact {
+    contact_id: Uuid,
+}
+
 impl TryFrom<CreateTicket> for NewTicket {
     type Error = Error;
 
     fn try_from(request: CreateTicket) -> Result<Self> {
         let mut checks = FieldChecks::default();
-        let requester = request.requester.check(
-            contacts::Field {
-                email: "requester.email",
-                name: "requester.name",
-            },
-            &mut checks,
-        );
+        let requester = match request.requester {
+            Some(RequesterInput::ByEmail(contact)) => contact
+                .check(
+                    contacts::Field {
+                        email: "requester.email",
+                        name: "requester.name",
+                    },
+                    &mut checks,
+                )
+                .map(Requester::ByEmail),
+            Some(RequesterInput::Contact(existing)) => {
+                Some(Requester::Contact(existing.contact_id))
+            }
+            None if request.conversation_id.is_some() => Some(Requester::OfConversation),
+            None => {
+                checks.add(
+                    "requester",
+                    "name the requester ({email} or {contactId}), or give a conversationId",
+                );
+                None
+            }
+        };
         let subject = checks.check(
             "subject",
             text::required(&request.subject, SUBJECT_MAX_CHARS),

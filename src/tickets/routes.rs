@@ -24,7 +24,9 @@ use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 use crate::tickets::comments::{self, Comment};
-use crate::tickets::record::{self, Changes, ListFilter, NewTicket, Ticket, TicketStatus};
+use crate::tickets::record::{
+    self, Changes, ListFilter, NewTicket, Requester, Ticket, TicketStatus,
+};
 use crate::tickets::requests::{CommentRequest, CreateTicket, ListQuery, NewComment, TicketPatch};
 
 #[derive(Serialize, ToSchema)]
@@ -53,6 +55,7 @@ pub async fn list(
     let filter = ListFilter {
         status: query.status,
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
+        requester: query.requester_id,
     };
     let page = page.parse()?;
     let (conn, schema) = tenant.parts();
@@ -88,17 +91,49 @@ pub async fn create(
         ticket.conversation_id,
     )
     .await?;
-    let requester = contacts::upsert(&mut *conn, schema, &ticket.requester).await?;
-    let id = record::insert(&mut *conn, schema, &ticket, requester.contact.id).await?;
+    let (requester_id, mut recorded) = match &ticket.requester {
+        Requester::ByEmail(contact) => {
+            let upserted = contacts::upsert(&mut *conn, schema, contact).await?;
+            let event = DomainEvent::contact_upserted(&upserted);
+            (upserted.contact.id, event.into_iter().collect())
+        }
+        Requester::Contact(id) => (existing_contact(&mut *conn, schema, *id).await?, Vec::new()),
+        Requester::OfConversation => {
+            let conversation = ticket.conversation_id.ok_or_else(|| {
+                Error::Internal(anyhow::anyhow!("a conversation's requester without one"))
+            })?;
+            let contact = conversations::contact_of(&mut *conn, schema, conversation)
+                .await?
+                .ok_or_else(|| {
+                    Error::invalid_field("conversationId", "no such conversation in this workspace")
+                })?;
+            (contact, Vec::new())
+        }
+    };
+    let id = record::insert(&mut *conn, schema, &ticket, requester_id).await?;
     let ticket = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("ticket {id} vanished")))?;
-    let mut recorded: Vec<DomainEvent> = DomainEvent::contact_upserted(&requester)
-        .into_iter()
-        .collect();
     recorded.push(DomainEvent::TicketCreated(Box::new(ticket.clone())));
     events::record(&state, tenant, recorded).await?;
     Ok((StatusCode::CREATED, AppJson(ticket)))
+}
+
+/// The contact `id` of this workspace (400 naming `requester.contactId` otherwise). Contacts
+/// are never deleted, so nothing needs locking.
+async fn existing_contact(
+    conn: &mut sqlx::PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> Result<Uuid> {
+    let found: Option<Uuid> =
+        sqlx::query_scalar(schema.sql("SELECT id FROM {schema}.contacts WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(conn)
+            .await?;
+    found.ok_or_else(|| {
+        Error::invalid_field("requester.contactId", "no such contact in this workspace")
+    })
 }
 
 /// An assignee must be an active agent, a conversation one of this workspace's (400).

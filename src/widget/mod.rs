@@ -13,6 +13,7 @@
 pub mod actions;
 pub mod contacts;
 mod context;
+mod origin_check;
 pub mod read;
 pub mod routes;
 pub mod sessions;
@@ -45,4 +46,5 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::contact))
         .routes(routes!(read::read))
         .routes(routes!(context::report))
+        .routes(routes!(origin_check::check))
 }

@@ -25,7 +25,12 @@ pub struct ConversationView {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewVisitorMessage {
-    #[schema(example = "Hi, my order has not arrived.")]
+    /// 1 to 10 000 characters (after trimming); more is refused, never cut.
+    #[schema(
+        example = "Hi, my order has not arrived.",
+        min_length = 1,
+        max_length = 10000
+    )]
     body: String,
 }
 

@@ -38,6 +38,7 @@ mod conversations;
 mod helpers_conversations;
 mod inbox;
 mod list_plans;
+mod message_limits;
 mod tickets;
 
 // Hardening: findings of the security review.

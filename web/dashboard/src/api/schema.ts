@@ -848,6 +848,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What an invitation link is for: the workspace, who invited, the address and the role. */
+        post: operations["postInvitationsPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widget/v1/contact": {
         parameters: {
             query?: never;
@@ -951,6 +968,23 @@ export interface paths {
         put?: never;
         /** Start a visitor session (called by the widget's loader on the customer's page). */
         post: operations["postWidgetV1Sessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/sites/{siteKey}/origin-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the calling page's origin (its `Origin` header) may start chats for this site key. */
+        get: operations["getWidgetV1SitesSiteKeyOriginCheck"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1322,7 +1356,7 @@ export interface components {
         };
         CreateConversation: {
             /**
-             * @description The first message, sent to the contact.
+             * @description The first message, sent to the contact: 1 to 10 000 characters.
              * @example Hello Carla, your order has shipped.
              */
             body: string;
@@ -1344,8 +1378,7 @@ export interface components {
             conversationId?: string | null;
             description?: string | null;
             priority?: components["schemas"]["Priority"] | null;
-            /** @description Who the ticket is for; a new email creates the contact. */
-            requester: components["schemas"]["ContactInput"];
+            requester?: components["schemas"]["RequesterInput"] | null;
             /** @example Refund for order #1042 */
             subject: string;
         };
@@ -1392,6 +1425,10 @@ export interface components {
              * @description The next call's `after`: the last seq of this page, or `after` itself when it is empty.
              */
             nextAfter: number;
+        };
+        ExistingContact: {
+            /** Format: uuid */
+            contactId: string;
         };
         ForgotPasswordRequest: {
             /** @example ann@example.com */
@@ -1511,6 +1548,21 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
         };
+        /** @description An open invitation as its link's holder sees it. */
+        InvitationPreview: {
+            /** @description The invited address: the account that accepts must have it. */
+            email: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /**
+             * @description The full name of the Owner who invited; null when their account is gone.
+             * @example Olivia Smith
+             */
+            invitedBy?: string | null;
+            role: components["schemas"]["Role"];
+            /** @example Acme Support */
+            workspaceName: string;
+        };
         /** @enum {string} */
         InvitationStatus: "pending" | "expired";
         InviteRequest: {
@@ -1606,7 +1658,10 @@ export interface components {
             nextCursor?: string | null;
         };
         MessageRequest: {
-            /** @example Thanks, that fixed it! */
+            /**
+             * @description 1 to 10 000 characters (after trimming); more is refused, never cut.
+             * @example Thanks, that fixed it!
+             */
             body: string;
         };
         MessageResponse: {
@@ -1640,7 +1695,10 @@ export interface components {
             visitorId?: string | null;
         };
         NewVisitorMessage: {
-            /** @example Hi, my order has not arrived. */
+            /**
+             * @description 1 to 10 000 characters (after trimming); more is refused, never cut.
+             * @example Hi, my order has not arrived.
+             */
             body: string;
         };
         /** @description Which notifications the agent receives. Absent keys take their defaults. */
@@ -1686,6 +1744,10 @@ export interface components {
             emailOnNewConversation?: boolean | null;
             sound?: boolean | null;
         };
+        OriginCheck: {
+            /** @description Whether the calling page's origin may start chats for this site key. */
+            allowed: boolean;
+        };
         Posted: {
             /** Format: uuid */
             conversationId: string;
@@ -1696,6 +1758,10 @@ export interface components {
          * @enum {string}
          */
         Presence: "online" | "offline";
+        PreviewRequest: {
+            /** @description The token from the invitation link. */
+            token: string;
+        };
         /** @enum {string} */
         Priority: "low" | "medium" | "high" | "urgent";
         PriorityRequest: {
@@ -1774,6 +1840,11 @@ export interface components {
              */
             body: string;
         };
+        /**
+         * @description A ticket's requester as a request names it: an existing contact, or one found or created
+         *     by email.
+         */
+        RequesterInput: components["schemas"]["ExistingContact"] | components["schemas"]["ContactInput"];
         ResetPasswordRequest: {
             /**
              * @description The new password: at least 8 characters with an upper-case letter, a lower-case
@@ -1921,6 +1992,17 @@ export interface components {
             /** Format: uuid */
             id: string;
         };
+        /** @description The answer to a verification link. */
+        VerifyResponse: {
+            message: string;
+            /**
+             * @description `verified` now, or `already_verified` when the link had been used for this same,
+             *     verified address (opened twice).
+             */
+            status: components["schemas"]["VerifyStatus"];
+        };
+        /** @enum {string} */
+        VerifyStatus: "verified" | "already_verified";
         VisitorContact: {
             /** @description The address the visitor gave (agents see it as the contact's `claimedEmail`). */
             email?: string | null;
@@ -4158,6 +4240,8 @@ export interface operations {
                 status?: "open" | "pending" | "resolved" | "closed";
                 /** @description `me`, `unassigned`, `all` (default) or an agent id. */
                 assignee?: string;
+                /** @description Only this contact's tickets. */
+                requesterId?: string;
                 /** @description Rows per page: 1 to 200, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page; absent for the first page. */
@@ -4986,16 +5070,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Email verified */
+            /** @description Email verified (or already verified, when the link is opened again) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MessageResponse"];
+                    "application/json": components["schemas"]["VerifyResponse"];
                 };
             };
-            /** @description Token missing, invalid, expired or used */
+            /** @description Token missing, invalid or expired, or used for an address the account no longer has */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5173,6 +5257,52 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many sign-ups from this client */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postInvitationsPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The open invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            /** @description Token invalid, expired, revoked or used */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many previews from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5499,6 +5629,41 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many sessions from this client; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWidgetV1SitesSiteKeyOriginCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The widget's site key */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the calling origin is allowed (false for an unknown site key too) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OriginCheck"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description Too many checks from this client; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,7 @@
 // out: create the account with a name and password (the API marks its email verified, since
 // the link came to it), or sign in first and come back here.
 
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { unwrap } from "@/api/client";
@@ -54,6 +54,14 @@ export function Join({ linkToken }: { linkToken: string }) {
     },
     onError: forgetDeadLink,
   });
+  // What the link is for: the workspace, who invited, the address and the role.
+  const preview = useQuery({
+    queryKey: ["invitation-preview", token],
+    queryFn: () => unwrap(api.anon.POST("/invitations/preview", { body: { token } })),
+    enabled: ready && token !== "",
+    retry: false,
+    staleTime: Infinity,
+  });
   const working = accept.isPending || create.isPending || select.isPending;
   const workspace = accept.data?.workspace ?? create.data?.workspace;
 
@@ -77,11 +85,31 @@ export function Join({ linkToken }: { linkToken: string }) {
       </>
     );
   }
+  if (preview.isError) {
+    return (
+      <>
+        <h1>This invitation does not work any more</h1>
+        <ErrorMessage error={preview.error} />
+        <p>Invitations last seven days and work once. Ask the person who invited you for a new one.</p>
+      </>
+    );
+  }
+  const invitation = preview.data;
+  const heading = invitation ? `Join ${invitation.workspaceName}` : "Join a workspace";
+  const invitedLine = invitation ? (
+    <p>
+      {invitation.invitedBy ?? "An Owner"} invited you ({invitation.email}) to join <strong>{invitation.workspaceName}</strong> as{" "}
+      {roleLabel(invitation.role)}.
+    </p>
+  ) : (
+    <p role="status">Loading the invitation…</p>
+  );
   if (session.userToken) {
     return (
       <>
-        <h1>Join a workspace</h1>
-        <p>You were invited to a Support Desk workspace. Accept to join it with the account you are signed in with.</p>
+        <h1>{heading}</h1>
+        {invitedLine}
+        <p>Accept to join with the account you are signed in with.</p>
         <ErrorMessage error={accept.error} />
         <button type="button" onClick={() => accept.mutate()} disabled={working}>
           Accept invitation
@@ -94,7 +122,8 @@ export function Join({ linkToken }: { linkToken: string }) {
   }
   return (
     <>
-      <h1>Join a workspace</h1>
+      <h1>{heading}</h1>
+      {invitedLine}
       <p>Create your account to join. The invitation was sent to your email address, so it is already verified.</p>
       <form
         onSubmit={(event) => {

@@ -54,16 +54,16 @@ export function VerifyEmail({ token }: { token: string }) {
   if (verify.isError) {
     return (
       <>
-        <h1>Email not verified</h1>
+        <h1>This link does not work any more</h1>
         <ErrorMessage error={verify.error} />
-        <p>Verification links work once and for 24 hours. Sign in to ask for a new one.</p>
+        <p>Verification links work for 24 hours, and only for the address they were sent to. Sign in to ask for a new one.</p>
         <p>{next}</p>
       </>
     );
   }
   return (
     <>
-      <h1>Email verified</h1>
+      <h1>{verify.data.status === "already_verified" ? "Already verified" : "Email verified"}</h1>
       <p role="status">{verify.data.message}</p>
       <p>{next}</p>
     </>
