@@ -117,6 +117,7 @@ async fn consume(db: &PgPool, token: &str) -> Result<Consumed> {
     .await
     .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
     let Some(user_id) = verified else {
+        // The row may be gone: a resend that held the account's lock first voided it.
         let already = sqlx::query_scalar!(
             r#"SELECT (v.consumed_at IS NOT NULL AND u.email_verified AND u.email = v.email)
                       AS "already!"
@@ -124,9 +125,9 @@ async fn consume(db: &PgPool, token: &str) -> Result<Consumed> {
                 WHERE v.token_hash = $1"#,
             &hash,
         )
-        .fetch_one(&mut *tx)
+        .fetch_optional(&mut *tx)
         .await?;
-        return Ok(if already {
+        return Ok(if already == Some(true) {
             Consumed::AlreadyVerified
         } else {
             Consumed::Invalid

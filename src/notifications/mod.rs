@@ -132,6 +132,13 @@ pub async fn add_by_member(
         return Ok(posted);
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    // The visitor's email is scheduled before the message goes in: the statement that adds
+    // the message also appends its event, whose head row stays locked until the commit, so
+    // it comes last and the lock is held for the commit only. A conversation that does not
+    // exist schedules nothing, and the rollback below takes nothing back.
+    if kind == MessageKind::Outgoing {
+        visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
+    }
     let posted = messages::add_by_member(
         &mut *tx,
         schema,
@@ -142,20 +149,17 @@ pub async fn add_by_member(
         event_id,
     )
     .await?;
-    if let Some(posted) = &posted {
-        match kind {
-            MessageKind::Outgoing => {
-                visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
-            }
-            MessageKind::Note => {
-                let message_id = posted.added.message.id;
-                mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
-            }
-            MessageKind::Incoming => {}
-        }
+    let Some(posted) = posted else {
+        tx.rollback().await?;
+        return Ok(None);
+    };
+    if kind == MessageKind::Note {
+        // Notices name the note, so they follow it (a note with an `@` only).
+        let message_id = posted.added.message.id;
+        mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
     }
     tx.commit().await?;
-    Ok(posted)
+    Ok(Some(posted))
 }
 
 /// Tells the active agents note `message_id` mentions (its author never).
