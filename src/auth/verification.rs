@@ -1,5 +1,7 @@
 //! Email verification: tokens that prove an inbox (see `email_tokens`), their consumption,
-//! and the resend endpoint. The worker reads what it sends from
+//! and the resend endpoint. A link opened again after it worked (mail scanners and previews
+//! open links too) answers `already_verified`, not "invalid": the person is where they
+//! wanted to be. The worker reads what it sends from
 //! `supportdesk_core::outbox::messages::verification`. Tokens live 24 hours, are consumed once (an UPDATE ... WHERE
 //! consumed_at IS NULL), and issuing a new one deletes the user's pending ones.
 //!
@@ -71,25 +73,37 @@ pub async fn issue(
     Ok(id)
 }
 
-/// Consumes a valid token and marks its address verified; `None` when the token is unknown,
-/// expired or already used. The address of an email change may have been taken by another
-/// account since it was asked for: a conflict.
-async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
+/// What opening a verification link did.
+#[derive(Debug, PartialEq, Eq)]
+enum Consumed {
+    /// The token was valid: its address is now the user's, verified.
+    Verified,
+    /// The token can no longer be used, but the address it was for is the user's and verified:
+    /// the link opened a second time (a mail client's preview, a second click).
+    AlreadyVerified,
+    /// Unknown, expired or used for an address the user no longer has verified.
+    Invalid,
+}
+
+/// Consumes a valid token and marks its address verified. The address of an email change may
+/// have been taken by another account since it was asked for: a conflict.
+async fn consume(db: &PgPool, token: &str) -> Result<Consumed> {
     let hash = token_hash(token);
     let mut tx = supportdesk_core::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
-    let user = sqlx::query_scalar!(
-        "SELECT u.id FROM public.users u
-           JOIN public.email_verifications v ON v.user_id = u.id
-          WHERE v.token_hash = $1
-            FOR UPDATE OF u",
+    let Some(holder) = sqlx::query!(
+        r#"SELECT u.email_verified AND u.email = v.email AS "owns_verified_address!"
+             FROM public.users u
+             JOIN public.email_verifications v ON v.user_id = u.id
+            WHERE v.token_hash = $1
+              FOR UPDATE OF u"#,
         &hash,
     )
     .fetch_optional(&mut *tx)
-    .await?;
-    if user.is_none() {
-        return Ok(None);
-    }
+    .await?
+    else {
+        return Ok(Consumed::Invalid);
+    };
     let verified = sqlx::query_scalar!(
         "WITH consumed AS (
              UPDATE public.email_verifications SET consumed_at = now()
@@ -105,12 +119,18 @@ async fn consume(db: &PgPool, token: &str) -> Result<Option<Uuid>> {
     .fetch_optional(&mut *tx)
     .await
     .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
-    if let Some(user_id) = verified {
-        // The address may have changed: every workspace's copy of the team follows.
-        crate::agents::record::sync_account(&mut tx, user_id).await?;
-    }
+    let Some(user_id) = verified else {
+        // Nothing changed; the row lock ends with the transaction.
+        return Ok(if holder.owns_verified_address {
+            Consumed::AlreadyVerified
+        } else {
+            Consumed::Invalid
+        });
+    };
+    // The address may have changed: every workspace's copy of the team follows.
+    crate::agents::record::sync_account(&mut tx, user_id).await?;
     tx.commit().await?;
-    Ok(verified)
+    Ok(Consumed::Verified)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -133,6 +153,8 @@ pub struct MessageResponse {
         (status = 200, description = "Email verified", body = MessageResponse),
         (status = 400, description = "Token missing, invalid, expired or used", body = crate::error::Problem,
             content_type = "application/problem+json"),
+        (status = 409, description = "`already_verified`: the link was used, and its address is the account's, verified", body = crate::error::Problem,
+            content_type = "application/problem+json"),
     )
 )]
 pub async fn verify_email(
@@ -149,10 +171,14 @@ pub async fn verify_email(
             )
         })?;
     match consume(&state.db, &token).await? {
-        Some(_) => Ok(AppJson(MessageResponse {
+        Consumed::Verified => Ok(AppJson(MessageResponse {
             message: "Your email address is verified.".into(),
         })),
-        None => Err(Error::bad_request(
+        Consumed::AlreadyVerified => Err(Error::conflict(
+            "already_verified",
+            "this email address is already verified",
+        )),
+        Consumed::Invalid => Err(Error::bad_request(
             "invalid_token",
             "the verification token is invalid, expired or already used; request a new one",
         )),

@@ -31,7 +31,8 @@ pub struct CannedResponse {
     pub short_code: String,
     #[schema(example = "Refund on its way")]
     pub title: String,
-    /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
+    /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`, each
+    /// with a fallback for an empty value: `{{contact.name | fallback: "there"}}`.
     #[schema(example = "Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}")]
     pub body: String,
 }

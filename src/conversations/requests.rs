@@ -10,7 +10,7 @@ use crate::conversations::record::{Change, ConversationStatus};
 use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::contacts::{self, ContactInput, NewContact};
 use crate::inbox::priority::Priority;
-use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
+use crate::inbox::text::{self, MESSAGE_MAX_CHARS, SUBJECT_MAX_CHARS};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -33,8 +33,8 @@ pub struct CreateConversation {
     contact: ContactInput,
     #[schema(example = "Your order #1042")]
     subject: Option<String>,
-    /// The first message, sent to the contact.
-    #[schema(example = "Hello Carla, your order has shipped.")]
+    /// The first message, sent to the contact; at most `MESSAGE_MAX_CHARS` characters.
+    #[schema(example = "Hello Carla, your order has shipped.", max_length = 10000)]
     body: String,
 }
 
@@ -63,7 +63,7 @@ impl TryFrom<CreateConversation> for NewConversation {
             "subject",
             text::optional(request.subject.as_deref(), SUBJECT_MAX_CHARS),
         );
-        let body = checks.check("body", text::required(&request.body, BODY_MAX_CHARS));
+        let body = checks.check("body", text::required(&request.body, MESSAGE_MAX_CHARS));
         match (contact, subject, body) {
             (Some(contact), Some(subject), Some(body)) => Ok(Self {
                 contact,
@@ -78,7 +78,8 @@ impl TryFrom<CreateConversation> for NewConversation {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageRequest {
-    #[schema(example = "Thanks, that fixed it!")]
+    /// At most `MESSAGE_MAX_CHARS` characters.
+    #[schema(example = "Thanks, that fixed it!", max_length = 10000)]
     body: String,
 }
 
@@ -100,7 +101,7 @@ impl NewMessage {
     /// A message body as the REST routes and the hub's methods take it.
     pub fn parse(body: &str) -> Result<Self> {
         let body =
-            text::required(body, BODY_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
+            text::required(body, MESSAGE_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
         Ok(Self { body })
     }
 }

@@ -1,7 +1,12 @@
 //! Free text fields (subjects, bodies, titles) as the conversation, ticket and canned-response
 //! endpoints accept them: trimmed, and within a length counted in characters.
 
-/// Longest message, note, comment or canned-response body.
+/// Longest conversation message: an agent's reply or note, or a visitor's message, whichever
+/// channel carries it. One bound for all of them, so what an agent can write a visitor can
+/// too, and the clients' counters show the same number the server enforces.
+pub const MESSAGE_MAX_CHARS: usize = 10_000;
+/// Longest ticket description, ticket comment or canned-response body: longer documents than
+/// a chat message, with their own bound.
 pub const BODY_MAX_CHARS: usize = 50_000;
 /// Longest subject or title.
 pub const SUBJECT_MAX_CHARS: usize = 255;

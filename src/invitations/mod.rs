@@ -7,9 +7,11 @@
 //!
 //! - `POST /api/agents/invite` (in `agents`) issues them;
 //! - `routes`: `GET /api/invitations`, `DELETE /api/invitations/{id}` (Owners);
-//! - `accept`: `POST /invitations/accept`, by a signed-in invitee or by creating the account.
+//! - `accept`: `POST /invitations/accept`, by a signed-in invitee or by creating the account;
+//! - `preview`: `POST /invitations/preview`, what a link is for (workspace, inviter, role).
 
 mod accept;
+mod preview;
 mod routes;
 
 use std::time::Duration;
@@ -40,6 +42,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
                 .require(state, Rule::members(Permission::InviteAgents)),
         )
         .routes(routes!(accept::accept))
+        .routes(routes!(preview::preview))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema, sqlx::Type)]

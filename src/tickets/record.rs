@@ -98,6 +98,8 @@ const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.pri
 pub struct ListFilter {
     pub status: Option<TicketStatus>,
     pub assignee: AssigneeFilter,
+    /// One contact's tickets (`tickets_requester_number`).
+    pub requester: Option<Uuid>,
 }
 
 /// Appends the list query, newest first (`number` descending), to `query`: like the
@@ -117,6 +119,9 @@ pub fn push_list_query(
     filter.assignee.push_condition(query, "t.assignee_id");
     if let Some(status) = filter.status {
         query.push(" AND t.status = ").push_bind(status);
+    }
+    if let Some(requester) = filter.requester {
+        query.push(" AND t.requester_id = ").push_bind(requester);
     }
     if let Some(number) = page.after {
         query.push(" AND t.number < ").push_bind(number);
@@ -165,19 +170,41 @@ pub async fn exists(
         .await
 }
 
+/// Whether this workspace has the contact.
+pub async fn contact_exists(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(schema.sql("SELECT EXISTS (SELECT 1 FROM {schema}.contacts WHERE id = $1)"))
+        .bind(id)
+        .fetch_one(conn)
+        .await
+}
+
+/// Who a new ticket is for.
+#[derive(Debug)]
+pub enum Requester {
+    /// An existing contact of the workspace.
+    Contact(Uuid),
+    /// The contact with this email, found or created.
+    Email(NewContact),
+    /// The contact of the ticket's conversation.
+    OfConversation,
+}
+
 /// A new ticket's fields, checked (`tickets::requests`).
 #[derive(Debug)]
 pub struct NewTicket {
     pub subject: String,
     pub description: Option<String>,
-    /// Who it is for; the contact is found or created by its email.
-    pub requester: NewContact,
+    pub requester: Requester,
     pub priority: Option<Priority>,
     pub assignee_id: Option<Uuid>,
     pub conversation_id: Option<Uuid>,
 }
 
-/// Inserts `ticket`, for the contact `requester_id` (its `requester`, found or created).
+/// Inserts `ticket`, for the contact `requester_id` (its `requester`, resolved).
 pub async fn insert(
     conn: &mut PgConnection,
     schema: &TenantSchema,

@@ -10,7 +10,7 @@ use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::contacts::{self, ContactInput};
 use crate::inbox::priority::Priority;
 use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
-use crate::tickets::record::{Changes, NewTicket, TicketStatus};
+use crate::tickets::record::{Changes, NewTicket, Requester, TicketStatus};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -20,6 +20,10 @@ pub struct ListQuery {
     pub status: Option<TicketStatus>,
     /// `me`, `unassigned`, `all` (default) or an agent id.
     pub assignee: Option<String>,
+    /// Only tickets for this contact.
+    #[serde(rename = "requesterId")]
+    #[param(rename = "requesterId")]
+    pub requester_id: Option<Uuid>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -28,8 +32,10 @@ pub struct CreateTicket {
     #[schema(example = "Refund for order #1042")]
     subject: String,
     description: Option<String>,
-    /// Who the ticket is for; a new email creates the contact.
-    requester: ContactInput,
+    /// Who the ticket is for: an existing contact (`{contactId}`) or an email (`{email,
+    /// name?}`, a new email creates the contact). Absent with `conversationId`: the
+    /// conversation's contact, who needs no email.
+    requester: Option<RequesterInput>,
     priority: Option<Priority>,
     /// An active agent of the workspace.
     assignee_id: Option<Uuid>,
@@ -37,18 +43,57 @@ pub struct CreateTicket {
     conversation_id: Option<Uuid>,
 }
 
+/// A ticket's requester as a request names it: `{contactId}` or `{email, name?}` (anything
+/// else, such as both at once, matches neither and is a 400 `invalid_body`).
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum RequesterInput {
+    /// An existing contact of the workspace (a chat visitor without an email, say).
+    Contact(ExistingContact),
+    /// The contact with this email; a new email creates the contact.
+    Email(ContactInput),
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExistingContact {
+    contact_id: Uuid,
+}
+
+impl RequesterInput {
+    /// Checks the input; problems go to `checks` under `requester.*`.
+    fn check(self, checks: &mut FieldChecks) -> Option<Requester> {
+        match self {
+            Self::Contact(ExistingContact { contact_id }) => Some(Requester::Contact(contact_id)),
+            Self::Email(contact) => contact
+                .check(
+                    contacts::Field {
+                        email: "requester.email",
+                        name: "requester.name",
+                    },
+                    checks,
+                )
+                .map(Requester::Email),
+        }
+    }
+}
+
 impl TryFrom<CreateTicket> for NewTicket {
     type Error = Error;
 
     fn try_from(request: CreateTicket) -> Result<Self> {
         let mut checks = FieldChecks::default();
-        let requester = request.requester.check(
-            contacts::Field {
-                email: "requester.email",
-                name: "requester.name",
-            },
-            &mut checks,
-        );
+        let requester = match (request.requester, request.conversation_id) {
+            (Some(requester), _) => requester.check(&mut checks),
+            (None, Some(_)) => Some(Requester::OfConversation),
+            (None, None) => {
+                checks.add(
+                    "requester",
+                    "is required unless the ticket comes from a conversation (conversationId)",
+                );
+                None
+            }
+        };
         let subject = checks.check(
             "subject",
             text::required(&request.subject, SUBJECT_MAX_CHARS),

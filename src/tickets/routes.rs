@@ -24,7 +24,9 @@ use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 use crate::tickets::comments::{self, Comment};
-use crate::tickets::record::{self, Changes, ListFilter, NewTicket, Ticket, TicketStatus};
+use crate::tickets::record::{
+    self, Changes, ListFilter, NewTicket, Requester, Ticket, TicketStatus,
+};
 use crate::tickets::requests::{CommentRequest, CreateTicket, ListQuery, NewComment, TicketPatch};
 
 #[derive(Serialize, ToSchema)]
@@ -53,6 +55,7 @@ pub async fn list(
     let filter = ListFilter {
         status: query.status,
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
+        requester: query.requester_id,
     };
     let page = page.parse()?;
     let (conn, schema) = tenant.parts();
@@ -88,17 +91,58 @@ pub async fn create(
         ticket.conversation_id,
     )
     .await?;
-    let requester = contacts::upsert(&mut *conn, schema, &ticket.requester).await?;
-    let id = record::insert(&mut *conn, schema, &ticket, requester.contact.id).await?;
+    let (requester_id, mut recorded) = resolve_requester(
+        &mut *conn,
+        schema,
+        &ticket.requester,
+        ticket.conversation_id,
+    )
+    .await?;
+    let id = record::insert(&mut *conn, schema, &ticket, requester_id).await?;
     let ticket = record::find(conn, schema, id)
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("ticket {id} vanished")))?;
-    let mut recorded: Vec<DomainEvent> = DomainEvent::contact_upserted(&requester)
-        .into_iter()
-        .collect();
     recorded.push(DomainEvent::TicketCreated(Box::new(ticket.clone())));
     events::record(&state, tenant, recorded).await?;
     Ok((StatusCode::CREATED, AppJson(ticket)))
+}
+
+/// The requester's contact id, and the contact's event when naming them by email created or
+/// named one. Ids are looked up in this workspace's schema only: another workspace's contact
+/// or conversation is "no such" here (400 naming the field), never linked.
+async fn resolve_requester(
+    conn: &mut sqlx::PgConnection,
+    schema: &TenantSchema,
+    requester: &Requester,
+    conversation_id: Option<Uuid>,
+) -> Result<(Uuid, Vec<DomainEvent>)> {
+    match requester {
+        Requester::Email(contact) => {
+            let upserted = contacts::upsert(conn, schema, contact).await?;
+            let recorded = DomainEvent::contact_upserted(&upserted)
+                .into_iter()
+                .collect();
+            Ok((upserted.contact.id, recorded))
+        }
+        Requester::Contact(contact_id) => {
+            if !record::contact_exists(conn, schema, *contact_id).await? {
+                return Err(Error::invalid_field(
+                    "requester.contactId",
+                    "no such contact in this workspace",
+                ));
+            }
+            Ok((*contact_id, Vec::new()))
+        }
+        Requester::OfConversation => {
+            let no_conversation =
+                || Error::invalid_field("conversationId", "no such conversation in this workspace");
+            let conversation_id = conversation_id.ok_or_else(no_conversation)?;
+            let contact_id = conversations::contact_of(conn, schema, conversation_id)
+                .await?
+                .ok_or_else(no_conversation)?;
+            Ok((contact_id, Vec::new()))
+        }
+    }
 }
 
 /// An assignee must be an active agent, a conversation one of this workspace's (400).

@@ -18,14 +18,12 @@ use crate::error::{Error, Result};
 use crate::events::catalogue::Author;
 use crate::events::log::{self, By};
 use crate::hub::events::Event;
-use crate::inbox::text;
+use crate::inbox::text::{self, MESSAGE_MAX_CHARS};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 
 use super::visitor::{Visitor, VisitorTx};
 
-/// A visitor's message is at most this long.
-pub const BODY_MAX_CHARS: usize = 10_000;
 /// Messages one visitor may send.
 const MESSAGES: Quota = Quota {
     limit: 20,
@@ -141,7 +139,8 @@ pub async fn conversation(
 /// `SendMessage(body)` / `POST /widget/v1/messages`: adds the visitor's message to their open
 /// conversation, opening one (unassigned, in the inbox) when there is none.
 pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Posted> {
-    let body = text::required(body, BODY_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
+    let body =
+        text::required(body, MESSAGE_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
     let mut tx = VisitorTx::begin(state, &visitor.schema).await?;
     // Under the contact's row lock: a verification that committed since the token was issued
     // refuses the message, and one visitor's racing first messages open one conversation.

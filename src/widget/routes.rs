@@ -25,7 +25,8 @@ pub struct ConversationView {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewVisitorMessage {
-    #[schema(example = "Hi, my order has not arrived.")]
+    /// At most `MESSAGE_MAX_CHARS` characters, as an agent's reply.
+    #[schema(example = "Hi, my order has not arrived.", max_length = 10000)]
     body: String,
 }
 

@@ -973,7 +973,7 @@ async fn every_new_route_is_in_the_openapi_document() {
         let filters: &[&str] = if path == "/api/conversations" {
             &["status", "assignee", "contactId", "limit", "cursor"]
         } else {
-            &["status", "assignee", "limit", "cursor"]
+            &["status", "assignee", "requesterId", "limit", "cursor"]
         };
         assert_eq!(names, filters, "{path}");
     }

@@ -20,11 +20,11 @@ async fn the_emailed_token_verifies_the_address_once() {
     let me: Value = app.me(&user_token).await.json().await.unwrap();
     assert_eq!(me["emailVerified"], true);
 
-    // Single use.
+    // Single use: opened again, it says so rather than "invalid".
     assert_problem(
         app.verify_email(&token).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_token",
+        StatusCode::CONFLICT,
+        "already_verified",
     )
     .await;
 }

@@ -200,7 +200,11 @@ async fn every_list_query_reads_one_index_range_at_100k_rows() {
                 tickets::push_list_query(
                     &mut query,
                     &seeded.schema,
-                    tickets::ListFilter { status, assignee },
+                    tickets::ListFilter {
+                        status,
+                        assignee,
+                        requester: None,
+                    },
                     &Page { limit: 50, after },
                 );
                 let plan = explain(&app, &seeded.schema, query).await;
