@@ -51,6 +51,7 @@ pub struct InvitationPreview {
     #[schema(example = "Acme Support")]
     pub workspace_name: String,
     /// Null when the invitation was sent with an API key, or its sender's account is gone.
+    #[schema(required = true)]
     pub invited_by: Option<Inviter>,
     /// The invited address: the account that accepts must have it.
     pub email: String,

@@ -848,6 +848,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The workspace, the inviter, the address and the role an invitation link is for. */
+        post: operations["postInvitationsPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widget/v1/contact": {
         parameters: {
             query?: never;
@@ -934,6 +951,23 @@ export interface paths {
         put?: never;
         /** Start a visitor session (called by the widget's loader on the customer's page). */
         post: operations["postWidgetV1Sessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/sites/{siteKey}/origin-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the calling page's origin may use this site key (called by the widget's loader). */
+        get: operations["getWidgetV1SitesSiteKeyOriginCheck"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1123,7 +1157,8 @@ export interface components {
         };
         CannedResponse: {
             /**
-             * @description May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
+             * @description May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`, each
+             *     with a fallback for an empty value: `{{contact.name | fallback: "there"}}`.
              * @example Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}
              */
             body: string;
@@ -1254,8 +1289,9 @@ export interface components {
             subject?: string | null;
             /**
              * Format: int64
-             * @description Incoming messages the calling agent has not read (at most 100). Present in answers to
-             *     an agent; absent in events, which are not anyone's view.
+             * @description Incoming messages the calling agent has not read (at most 100). Present when an agent
+             *     reads conversations (the list, one conversation); absent from the answers of changes
+             *     and from events, which carry the conversation as the change recorded it.
              */
             unreadCount?: number | null;
             /** Format: date-time */
@@ -1304,7 +1340,7 @@ export interface components {
         };
         CreateConversation: {
             /**
-             * @description The first message, sent to the contact.
+             * @description The first message, sent to the contact; at most `MESSAGE_MAX_CHARS` characters.
              * @example Hello Carla, your order has shipped.
              */
             body: string;
@@ -1326,8 +1362,7 @@ export interface components {
             conversationId?: string | null;
             description?: string | null;
             priority?: components["schemas"]["Priority"] | null;
-            /** @description Who the ticket is for; a new email creates the contact. */
-            requester: components["schemas"]["ContactInput"];
+            requester?: components["schemas"]["RequesterInput"] | null;
             /** @example Refund for order #1042 */
             subject: string;
         };
@@ -1374,6 +1409,10 @@ export interface components {
              * @description The next call's `after`: the last seq of this page, or `after` itself when it is empty.
              */
             nextAfter: number;
+        };
+        ExistingContact: {
+            /** Format: uuid */
+            contactId: string;
         };
         ForgotPasswordRequest: {
             /** @example ann@example.com */
@@ -1493,6 +1532,16 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
         };
+        InvitationPreview: {
+            /** @description The invited address: the account that accepts must have it. */
+            email: string;
+            /** Format: date-time */
+            expiresAt: string;
+            invitedBy: components["schemas"]["Inviter"] | null;
+            role: components["schemas"]["Role"];
+            /** @example Acme Support */
+            workspaceName: string;
+        };
         /** @enum {string} */
         InvitationStatus: "pending" | "expired";
         InviteRequest: {
@@ -1503,6 +1552,11 @@ export interface components {
              * @example agent
              */
             role: string;
+        };
+        /** @description Who sent the invitation, as the invitation email names them. */
+        Inviter: {
+            /** @example Olivia Smith */
+            displayName: string;
         };
         Joined: {
             workspace: components["schemas"]["MembershipSummary"];
@@ -1588,7 +1642,10 @@ export interface components {
             nextCursor?: string | null;
         };
         MessageRequest: {
-            /** @example Thanks, that fixed it! */
+            /**
+             * @description At most `MESSAGE_MAX_CHARS` characters.
+             * @example Thanks, that fixed it!
+             */
             body: string;
         };
         MessageResponse: {
@@ -1622,7 +1679,10 @@ export interface components {
             visitorId?: string | null;
         };
         NewVisitorMessage: {
-            /** @example Hi, my order has not arrived. */
+            /**
+             * @description At most `MESSAGE_MAX_CHARS` characters, as an agent's reply.
+             * @example Hi, my order has not arrived.
+             */
             body: string;
         };
         /** @description Which notifications the agent receives. Absent keys take their defaults. */
@@ -1668,6 +1728,10 @@ export interface components {
             emailOnNewConversation?: boolean | null;
             sound?: boolean | null;
         };
+        OriginCheck: {
+            /** @description Whether the request's `Origin` may start widget sessions with this site key. */
+            allowed: boolean;
+        };
         Posted: {
             /** Format: uuid */
             conversationId: string;
@@ -1678,6 +1742,10 @@ export interface components {
          * @enum {string}
          */
         Presence: "online" | "offline";
+        PreviewRequest: {
+            /** @description The token from the invitation link. */
+            token: string;
+        };
         /** @enum {string} */
         Priority: "low" | "medium" | "high" | "urgent";
         PriorityRequest: {
@@ -1752,10 +1820,15 @@ export interface components {
         Rendered: {
             /**
              * @description The body with `{{contact.name}}` (empty when unknown), `{{agent.displayName}}` (the
-             *     caller) and `{{workspace.name}}` filled in.
+             *     caller) and `{{workspace.name}}` filled in; an empty one takes its `fallback`.
              */
             body: string;
         };
+        /**
+         * @description A ticket's requester as a request names it: `{contactId}` or `{email, name?}` (anything
+         *     else, such as both at once, matches neither and is a 400 `invalid_body`).
+         */
+        RequesterInput: components["schemas"]["ExistingContact"] | components["schemas"]["ContactInput"];
         ResetPasswordRequest: {
             /**
              * @description The new password: at least 8 characters with an upper-case letter, a lower-case
@@ -4140,6 +4213,8 @@ export interface operations {
                 status?: "open" | "pending" | "resolved" | "closed";
                 /** @description `me`, `unassigned`, `all` (default) or an agent id. */
                 assignee?: string;
+                /** @description Only tickets for this contact. */
+                requesterId?: string;
                 /** @description Rows per page: 1 to 200, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page; absent for the first page. */
@@ -4986,6 +5061,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `already_verified`: the link was used, and its address is the account's, verified */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -5155,6 +5239,52 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many sign-ups from this client */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postInvitationsPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation the token opens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationPreview"];
+                };
+            };
+            /** @description `invalid_token`: invalid, expired, revoked or already used (as accept answers) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many previews from this client; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5442,6 +5572,32 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWidgetV1SitesSiteKeyOriginCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The site key the page embeds */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the request's Origin is allowed; false for an unknown key or no Origin */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OriginCheck"];
+                };
+            };
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { unwrap } from "@/api/client";
+import { ApiError } from "@/api/errors";
 import { keys } from "@/api/keys";
 import { ErrorMessage } from "@/components/ui";
 import { useApi } from "@/app/providers";
@@ -48,6 +49,24 @@ export function VerifyEmail({ token }: { token: string }) {
       <>
         <h1>Verify your email</h1>
         <p role="status">Verifying…</p>
+      </>
+    );
+  }
+  // The link worked before (a second click, a mail scanner's visit): the person is verified.
+  if (verify.error instanceof ApiError && verify.error.code === "already_verified") {
+    return (
+      <>
+        <h1>Email already verified</h1>
+        <p role="status">Your email address is already verified.</p>
+        <p>
+          {session.workspace ? (
+            <Link href="/inbox">Continue to your inbox</Link>
+          ) : session.userToken ? (
+            <Link href="/workspaces">Continue to your workspaces</Link>
+          ) : (
+            <Link href="/login">Sign in</Link>
+          )}
+        </p>
       </>
     );
   }
