@@ -160,9 +160,37 @@ async fn the_openapi_document_publishes_the_limit_on_every_message_body() {
             "{schema}"
         );
     }
-    // Tickets and canned responses keep their own, longer bound.
-    assert_ne!(
-        document["components"]["schemas"]["CreateTicket"]["properties"]["description"]["maxLength"],
-        LIMIT
-    );
+}
+
+#[tokio::test]
+async fn ticket_descriptions_comments_and_canned_bodies_keep_their_longer_bound() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("limit-documents").await;
+    let token = owner.workspace_token.as_str();
+    let long = over_limit();
+
+    let ticket = app
+        .open_ticket(token, "carla@example.org", json!({ "description": long }))
+        .await;
+    assert_eq!(ticket["description"], long.as_str());
+    let comment = app
+        .json_ok(
+            Method::POST,
+            &format!("/api/tickets/{}/comments", id(&ticket)),
+            &json!({ "body": long }),
+            token,
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(comment["body"], long.as_str());
+    let canned = app
+        .json_ok(
+            Method::POST,
+            "/api/canned-responses",
+            &json!({"shortCode": "long", "title": "Long", "body": long}),
+            token,
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(canned["body"], long.as_str());
 }
