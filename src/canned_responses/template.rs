@@ -125,11 +125,8 @@ fn find(after_open: &str) -> Found<'_> {
             len: cursor.at,
         };
     }
-    let fallback = cursor
-        .eat("|")
-        .then(|| cursor.eat("fallback") && cursor.eat(":"))
-        .filter(|well_formed| *well_formed)
-        .and_then(|_| cursor.quoted());
+    let introduced = cursor.eat("|") && cursor.eat("fallback") && cursor.eat(":");
+    let fallback = if introduced { cursor.quoted() } else { None };
     match fallback {
         Some(fallback) if cursor.eat("}}") => Found::Placeholder {
             key,
