@@ -8,6 +8,8 @@
 //! - The widget's visitor routes: the widget app's origin (`WIDGET_URL`).
 //! - The hub's negotiate: both.
 //! - Widget sessions: origins some workspace allows (`widget::sessions::allowed_origins`).
+//! - The widget loader's origin check: any origin (it answers only whether the caller's origin
+//!   is allowed, which a refused page must be able to read).
 //!
 //! One layer ([`ByPath`]) over the whole router picks the rule by path. It sits outside the
 //! routes' own layers and their 405 answers (set router-wide, outside the authorization
@@ -110,6 +112,7 @@ struct Rules {
     negotiate: CorsLayer,
     sessions: CorsLayer,
     visitor: CorsLayer,
+    origin_check: CorsLayer,
 }
 
 impl ByPath {
@@ -120,6 +123,11 @@ impl ByPath {
             negotiate: negotiate(application),
             sessions: widget(crate::widget::sessions::allowed_origins(state)),
             visitor: widget(AllowOrigin::list(widget_origin(application))),
+            origin_check: CorsLayer::new()
+                .allow_origin(AllowOrigin::any())
+                .allow_methods([Method::GET])
+                .expose_headers([header::RETRY_AFTER])
+                .max_age(MAX_AGE),
         }))
     }
 }
@@ -160,6 +168,8 @@ where
         let path = request.uri().path();
         let rule = if path == "/widget/v1/sessions" {
             &self.rules.sessions
+        } else if path.starts_with("/widget/v1/sites/") && path.ends_with("/origin-check") {
+            &self.rules.origin_check
         } else if path.starts_with("/widget/") {
             &self.rules.visitor
         } else if path.starts_with("/hubs/") {

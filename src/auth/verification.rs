@@ -1,7 +1,5 @@
 //! Email verification: tokens that prove an inbox (see `email_tokens`), their consumption,
-//! and the resend endpoint. A link opened again after it worked (mail scanners and previews
-//! open links too) answers `already_verified`, not "invalid": the person is where they
-//! wanted to be. The worker reads what it sends from
+//! and the resend endpoint. The worker reads what it sends from
 //! `supportdesk_core::outbox::messages::verification`. Tokens live 24 hours, are consumed once (an UPDATE ... WHERE
 //! consumed_at IS NULL), and issuing a new one deletes the user's pending ones.
 //!
@@ -73,15 +71,15 @@ pub async fn issue(
     Ok(id)
 }
 
-/// What opening a verification link did.
-#[derive(Debug, PartialEq, Eq)]
+/// What a verification link did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Consumed {
-    /// The token was valid: its address is now the user's, verified.
+    /// The token verified its address now.
     Verified,
-    /// The token can no longer be used, but the address it was for is the user's and verified:
-    /// the link opened a second time (a mail client's preview, a second click).
+    /// The link was used before and its address is the account's, verified: the same person
+    /// opening their link again (or a mail scanner having opened it first).
     AlreadyVerified,
-    /// Unknown, expired or used for an address the user no longer has verified.
+    /// Unknown, expired, or used for an address the account no longer has.
     Invalid,
 }
 
@@ -91,19 +89,18 @@ async fn consume(db: &PgPool, token: &str) -> Result<Consumed> {
     let hash = token_hash(token);
     let mut tx = supportdesk_core::db::begin(db, None).await?;
     // The user row first (see the lock order above); no row means no such token.
-    let Some(holder) = sqlx::query!(
-        r#"SELECT u.email_verified AND u.email = v.email AS "owns_verified_address!"
-             FROM public.users u
-             JOIN public.email_verifications v ON v.user_id = u.id
-            WHERE v.token_hash = $1
-              FOR UPDATE OF u"#,
+    let user = sqlx::query_scalar!(
+        "SELECT u.id FROM public.users u
+           JOIN public.email_verifications v ON v.user_id = u.id
+          WHERE v.token_hash = $1
+            FOR UPDATE OF u",
         &hash,
     )
     .fetch_optional(&mut *tx)
-    .await?
-    else {
+    .await?;
+    if user.is_none() {
         return Ok(Consumed::Invalid);
-    };
+    }
     let verified = sqlx::query_scalar!(
         "WITH consumed AS (
              UPDATE public.email_verifications SET consumed_at = now()
@@ -120,8 +117,16 @@ async fn consume(db: &PgPool, token: &str) -> Result<Consumed> {
     .await
     .on_constraint(users::EMAIL_UNIQUE, users::email_taken)?;
     let Some(user_id) = verified else {
-        // Nothing changed; the row lock ends with the transaction.
-        return Ok(if holder.owns_verified_address {
+        let already = sqlx::query_scalar!(
+            r#"SELECT (v.consumed_at IS NOT NULL AND u.email_verified AND u.email = v.email)
+                      AS "already!"
+                 FROM public.email_verifications v JOIN public.users u ON u.id = v.user_id
+                WHERE v.token_hash = $1"#,
+            &hash,
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        return Ok(if already {
             Consumed::AlreadyVerified
         } else {
             Consumed::Invalid
@@ -145,22 +150,39 @@ pub struct MessageResponse {
     pub message: String,
 }
 
+/// The answer to a verification link.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VerifyResponse {
+    pub message: String,
+    /// `verified` now, or `already_verified` when the link had been used for this same,
+    /// verified address (opened twice).
+    #[schema(example = "verified")]
+    pub status: VerifyStatus,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerifyStatus {
+    Verified,
+    AlreadyVerified,
+}
+
 /// Confirm an email address with the token from the verification email.
 #[utoipa::path(
     get, path = "/auth/verify-email", tag = "auth",
     params(VerifyQuery),
     responses(
-        (status = 200, description = "Email verified", body = MessageResponse),
-        (status = 400, description = "Token missing, invalid, expired or used", body = crate::error::Problem,
-            content_type = "application/problem+json"),
-        (status = 409, description = "`already_verified`: the link was used, and its address is the account's, verified", body = crate::error::Problem,
+        (status = 200, description = "Email verified (or already verified, when the link is opened again)",
+            body = VerifyResponse),
+        (status = 400, description = "Token missing, invalid or expired, or used for an address the account no longer has",
+            body = crate::error::Problem,
             content_type = "application/problem+json"),
     )
 )]
 pub async fn verify_email(
     State(state): State<AppState>,
     AppQuery(query): AppQuery<VerifyQuery>,
-) -> Result<AppJson<MessageResponse>> {
+) -> Result<AppJson<VerifyResponse>> {
     let token = query
         .token
         .filter(|t| !t.is_empty() && t.len() <= 128)
@@ -171,13 +193,14 @@ pub async fn verify_email(
             )
         })?;
     match consume(&state.db, &token).await? {
-        Consumed::Verified => Ok(AppJson(MessageResponse {
+        Consumed::Verified => Ok(AppJson(VerifyResponse {
             message: "Your email address is verified.".into(),
+            status: VerifyStatus::Verified,
         })),
-        Consumed::AlreadyVerified => Err(Error::conflict(
-            "already_verified",
-            "this email address is already verified",
-        )),
+        Consumed::AlreadyVerified => Ok(AppJson(VerifyResponse {
+            message: "Your email address is already verified.".into(),
+            status: VerifyStatus::AlreadyVerified,
+        })),
         Consumed::Invalid => Err(Error::bad_request(
             "invalid_token",
             "the verification token is invalid, expired or already used; request a new one",

@@ -31,8 +31,7 @@ pub struct CannedResponse {
     pub short_code: String,
     #[schema(example = "Refund on its way")]
     pub title: String,
-    /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`, each
-    /// with a fallback for an empty value: `{{contact.name | fallback: "there"}}`.
+    /// May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
     #[schema(example = "Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}")]
     pub body: String,
 }

@@ -162,7 +162,7 @@ pub async fn delete(
 #[derive(Serialize, ToSchema)]
 pub struct Rendered {
     /// The body with `{{contact.name}}` (empty when unknown), `{{agent.displayName}}` (the
-    /// caller) and `{{workspace.name}}` filled in; an empty one takes its `fallback`.
+    /// caller) and `{{workspace.name}}` filled in.
     pub body: String,
 }
 

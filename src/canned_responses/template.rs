@@ -1,21 +1,18 @@
 //! Filling a canned response's placeholders: `{{contact.name}}`, `{{agent.displayName}}` and
-//! `{{workspace.name}}` (spaces inside the braces allowed), each optionally with a fallback
-//! for when its value is empty: `{{contact.name | fallback: "there"}}` (Liquid's spelling, so
-//! writers who know it need nothing new; single or double quotes, spaces anywhere between
-//! the parts). Without a fallback an empty value renders as nothing.
+//! `{{workspace.name}}` (spaces inside the braces allowed), each with an optional fallback for
+//! when its value is empty: `{{contact.name | fallback: "there"}}` (single or double quotes).
+//! An anonymous chat visitor has no name, and "Thanks for reaching out, !" is worse than no
+//! greeting at all.
 //!
 //! One pass over the template, so a value is never itself scanned for placeholders (a contact
 //! named `{{agent.displayName}}` stays exactly that). Anything else in braces is left as
 //! written. Deliberately not a template engine: the body is written by Owners and read by
-//! contacts, and needs three substitutions, not loops, escaping rules or errors. The one
-//! thing refused is a known placeholder with a filter that is not a well-formed fallback
-//! ([`check`], when a canned response is saved): left as written it would reach a contact as
-//! `{{contact.name | falback: there}}`, and its writer can fix it on the spot.
+//! contacts, and needs three substitutions, not loops, escaping rules or errors.
 //!
-//! Linear in the body's length: a placeholder is looked for only within [`MAX_PLACEHOLDER`]
-//! bytes of an opening, so a body of 50,000 `{{` costs no more than any other 100 KB
-//! (searching the whole rest after every `{{` was quadratic, half a second per render on a
-//! runtime thread).
+//! Linear in the body's length: the closing braces are looked for only within
+//! [`MAX_PLACEHOLDER`] bytes of an opening, so a body of 50,000 `{{` costs no more than any
+//! other 100 KB (searching the whole rest after every `{{` was quadratic, half a second per
+//! render on a runtime thread).
 
 /// The values a canned response may use.
 #[derive(Debug, Clone, Copy)]
@@ -24,9 +21,6 @@ pub struct Values<'a> {
     pub agent_display_name: &'a str,
     pub workspace_name: &'a str,
 }
-
-/// The placeholders' names, as written between the braces.
-const KEYS: [&str; 3] = ["contact.name", "agent.displayName", "workspace.name"];
 
 impl Values<'_> {
     fn get(&self, key: &str) -> Option<&str> {
@@ -40,101 +34,33 @@ impl Values<'_> {
 }
 
 /// The longest text between `{{` and `}}` that can be a placeholder (the longest key, a
-/// fallback of some 80 characters and generous spacing); anything longer is left as written.
-pub const MAX_PLACEHOLDER: usize = 120;
+/// fallback of [`MAX_FALLBACK`] characters, generous spacing); anything longer is left as
+/// written.
+pub const MAX_PLACEHOLDER: usize = 40 + 4 * MAX_FALLBACK;
+/// The longest fallback, in characters.
+pub const MAX_FALLBACK: usize = 100;
 
-/// What follows a `{{`.
-#[derive(Debug, PartialEq, Eq)]
-enum Found<'t> {
-    /// A placeholder, and the bytes it takes after the `{{` (its `}}` included).
-    Placeholder {
-        key: &'t str,
-        fallback: Option<&'t str>,
-        len: usize,
-    },
-    /// A known key followed by something that is not a fallback (or no `}}`).
-    Malformed,
-    /// Text that merely has braces.
-    Text,
-}
-
-/// A cursor over the text after a `{{`, bounded to the placeholder window.
-struct Cursor<'t> {
-    text: &'t str,
-    at: usize,
-}
-
-impl<'t> Cursor<'t> {
-    fn skip_spaces(&mut self) {
-        let rest = &self.text[self.at..];
-        self.at += rest.len() - rest.trim_start().len();
-    }
-
-    fn eat(&mut self, expected: &str) -> bool {
-        self.skip_spaces();
-        let found = self.text[self.at..].starts_with(expected);
-        if found {
-            self.at += expected.len();
-        }
-        found
-    }
-
-    /// A run of the characters a key is made of.
-    fn key(&mut self) -> &'t str {
-        self.skip_spaces();
-        let rest = &self.text[self.at..];
-        let len = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
-            .unwrap_or(rest.len());
-        self.at += len;
-        &rest[..len]
-    }
-
-    /// A string in single or double quotes (no escapes: the other quote is the way to write
-    /// one); `None` when there is none or it is not closed.
-    fn quoted(&mut self) -> Option<&'t str> {
-        self.skip_spaces();
-        let rest = &self.text[self.at..];
-        let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-        let inner = &rest[1..];
-        let close = inner.find(quote)?;
-        self.at += 1 + close + 1;
-        Some(&inner[..close])
-    }
-}
-
-/// What the text after a `{{` is, looking no further than [`MAX_PLACEHOLDER`] bytes and its
-/// closing `}}`.
-fn find(after_open: &str) -> Found<'_> {
-    let mut end = after_open.len().min(MAX_PLACEHOLDER + 2);
-    while !after_open.is_char_boundary(end) {
-        end -= 1;
-    }
-    let mut cursor = Cursor {
-        text: &after_open[..end],
-        at: 0,
+/// A placeholder's text between the braces: its key and its fallback, if it has one. `None`
+/// when the text is not a placeholder (then it is left as written).
+fn parse(inside: &str) -> Option<(&str, Option<&str>)> {
+    let Some((key, filter)) = inside.split_once('|') else {
+        return Some((inside.trim(), None));
     };
-    let key = cursor.key();
-    if !KEYS.contains(&key) {
-        return Found::Text;
+    let argument = filter
+        .trim()
+        .strip_prefix("fallback")?
+        .trim_start()
+        .strip_prefix(':')?;
+    let argument = argument.trim();
+    let quote = argument
+        .chars()
+        .next()
+        .filter(|c| *c == '"' || *c == '\'')?;
+    let fallback = argument.strip_prefix(quote)?.strip_suffix(quote)?;
+    if fallback.contains(quote) || fallback.chars().count() > MAX_FALLBACK {
+        return None;
     }
-    if cursor.eat("}}") {
-        return Found::Placeholder {
-            key,
-            fallback: None,
-            len: cursor.at,
-        };
-    }
-    let introduced = cursor.eat("|") && cursor.eat("fallback") && cursor.eat(":");
-    let fallback = if introduced { cursor.quoted() } else { None };
-    match fallback {
-        Some(fallback) if cursor.eat("}}") => Found::Placeholder {
-            key,
-            fallback: Some(fallback),
-            len: cursor.at,
-        },
-        _ => Found::Malformed,
-    }
+    Some((key.trim(), Some(fallback)))
 }
 
 pub fn render(template: &str, values: Values<'_>) -> String {
@@ -143,17 +69,26 @@ pub fn render(template: &str, values: Values<'_>) -> String {
     while let Some(open) = rest.find("{{") {
         out.push_str(&rest[..open]);
         let inside = &rest[open + 2..];
-        match find(inside) {
-            Found::Placeholder { key, fallback, len } => {
-                let value = values.get(key).unwrap_or_default();
-                let shown = match fallback {
+        let window = &inside.as_bytes()[..inside.len().min(MAX_PLACEHOLDER + 2)];
+        let value = window
+            .windows(2)
+            .position(|pair| pair == b"}}")
+            // `}}` is ASCII, so `close` is a character boundary.
+            .and_then(|close| {
+                let (key, fallback) = parse(&inside[..close])?;
+                let value = values.get(key)?;
+                let value = match fallback {
                     Some(fallback) if value.trim().is_empty() => fallback,
                     _ => value,
                 };
-                out.push_str(shown);
-                rest = &inside[len..];
+                Some((value, close))
+            });
+        match value {
+            Some((value, close)) => {
+                out.push_str(value);
+                rest = &inside[close + 2..];
             }
-            Found::Malformed | Found::Text => {
+            None => {
                 out.push_str("{{");
                 rest = inside;
             }
@@ -161,23 +96,6 @@ pub fn render(template: &str, values: Values<'_>) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// A body as saved: refused when a known placeholder carries a filter that is not a
-/// well-formed `| fallback: "…"`, naming it.
-pub fn check(template: &str) -> Result<(), String> {
-    let mut rest = template;
-    while let Some(open) = rest.find("{{") {
-        let inside = &rest[open + 2..];
-        if find(inside) == Found::Malformed {
-            let shown: String = inside.chars().take(40).collect();
-            return Err(format!(
-                "has a malformed placeholder at {{{{{shown}: write it as {{{{contact.name | fallback: \"there\"}}}}"
-            ));
-        }
-        rest = inside;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -228,6 +146,76 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_value_takes_its_fallback() {
+        let anonymous = Values {
+            contact_name: "",
+            ..VALUES
+        };
+        for template in [
+            r#"Thanks for reaching out, {{contact.name | fallback: "there"}}!"#,
+            "Thanks for reaching out, {{ contact.name|fallback:'there' }}!",
+            r#"Thanks for reaching out, {{contact.name | fallback : "there" }}!"#,
+        ] {
+            assert_eq!(
+                render(template, anonymous),
+                "Thanks for reaching out, there!"
+            );
+            assert_eq!(render(template, VALUES), "Thanks for reaching out, Carla!");
+        }
+        // A blank name is no name; no fallback leaves it empty, as before.
+        let blank = Values {
+            contact_name: "  ",
+            ..VALUES
+        };
+        assert_eq!(
+            render(r#"Hi {{contact.name | fallback: "you"}}"#, blank),
+            "Hi you"
+        );
+        assert_eq!(render("Hi {{contact.name}}", anonymous), "Hi ");
+        // Braces end a placeholder: one inside a fallback leaves the outer one as written.
+        assert_eq!(
+            render(
+                r#"{{contact.name | fallback: "{{workspace.name}}"}}"#,
+                anonymous
+            ),
+            r#"{{contact.name | fallback: "Acme"}}"#
+        );
+    }
+
+    #[test]
+    fn a_malformed_fallback_is_left_as_written() {
+        for text in [
+            r#"{{contact.name | fallback: there}}"#,
+            r#"{{contact.name | fallback: "there'}}"#,
+            r#"{{contact.name | default: "there"}}"#,
+            r#"{{contact.name | fallback "there"}}"#,
+            r#"{{contact.name | fallback: "a"b"}}"#,
+            r#"{{unknown | fallback: "x"}}"#,
+        ] {
+            assert_eq!(render(text, VALUES), text);
+        }
+        let long = format!(
+            r#"{{{{contact.name | fallback: "{}"}}}}"#,
+            "x".repeat(MAX_FALLBACK + 1)
+        );
+        assert_eq!(render(&long, VALUES), long);
+        let longest = format!(
+            r#"{{{{contact.name | fallback: "{}"}}}}"#,
+            "é".repeat(MAX_FALLBACK)
+        );
+        assert_eq!(
+            render(
+                &longest,
+                Values {
+                    contact_name: "",
+                    ..VALUES
+                }
+            ),
+            "é".repeat(MAX_FALLBACK)
+        );
+    }
+
+    #[test]
     fn a_body_of_openings_is_copied_through() {
         let body = "{{".repeat(25_000);
         assert_eq!(render(&body, VALUES), body);
@@ -243,93 +231,5 @@ mod tests {
             render("{{contact.name}}/{{workspace.name}}", values),
             "{{workspace.name}}/Acme"
         );
-    }
-
-    const ANONYMOUS: Values<'static> = Values {
-        contact_name: "",
-        ..VALUES
-    };
-
-    #[test]
-    fn an_empty_value_takes_its_fallback() {
-        for template in [
-            r#"Hi {{contact.name | fallback: "there"}}!"#,
-            "Hi {{contact.name | fallback: 'there'}}!",
-            r#"Hi {{contact.name|fallback:"there"}}!"#,
-            "Hi {{  contact.name  |  fallback  :  'there'  }}!",
-        ] {
-            assert_eq!(render(template, ANONYMOUS), "Hi there!", "{template}");
-            assert_eq!(render(template, VALUES), "Hi Carla!", "{template}");
-        }
-        let blank = Values {
-            contact_name: "  ",
-            ..VALUES
-        };
-        assert_eq!(
-            render("{{contact.name | fallback: \"there\"}}", blank),
-            "there"
-        );
-    }
-
-    #[test]
-    fn a_fallback_may_hold_the_other_quote_braces_and_nothing() {
-        assert_eq!(
-            render(r#"{{contact.name | fallback: "friend's"}}"#, ANONYMOUS),
-            "friend's"
-        );
-        assert_eq!(
-            render("{{contact.name | fallback: 'a \"b\" }}'}}", ANONYMOUS),
-            "a \"b\" }}"
-        );
-        assert_eq!(
-            render("Hi{{contact.name | fallback: ''}}.", ANONYMOUS),
-            "Hi."
-        );
-        // The fallback is text, never scanned again.
-        assert_eq!(
-            render(
-                "{{contact.name | fallback: '{{workspace.name}}'}}",
-                ANONYMOUS
-            ),
-            "{{workspace.name}}"
-        );
-    }
-
-    #[test]
-    fn without_a_fallback_an_empty_value_renders_empty() {
-        assert_eq!(render("Hi {{contact.name}}!", ANONYMOUS), "Hi !");
-    }
-
-    #[test]
-    fn a_malformed_fallback_is_left_as_written_and_refused_on_save() {
-        for template in [
-            "{{contact.name | fallback: there}}",
-            "{{contact.name | fallback: 'there}}",
-            "{{contact.name | falback: 'there'}}",
-            "{{contact.name | fallback 'there'}}",
-            "{{contact.name | 'there'}}",
-            "{{contact.name | fallback: 'there' x}}",
-            "{{contact.name fallback: 'there'}}",
-            "{{contact.name",
-        ] {
-            assert_eq!(render(template, ANONYMOUS), template, "{template}");
-            let error = check(template).expect_err(template);
-            assert!(error.contains("{{contact.name"), "{error}");
-        }
-    }
-
-    #[test]
-    fn text_that_merely_has_braces_is_saved_as_it_is() {
-        for template in [
-            "",
-            "Hi {{contact.name}} and {{ workspace.name | fallback: 'us' }}",
-            "{{unknown}} and {{contact.email | fallback: 'x'}}",
-            "}} {{",
-            "{{ {{contact.name}}",
-            "{{contact.names}}",
-        ] {
-            assert_eq!(check(template), Ok(()), "{template}");
-        }
-        assert_eq!(check(&"{{".repeat(25_000)), Ok(()));
     }
 }

@@ -1,12 +1,11 @@
 //! Free text fields (subjects, bodies, titles) as the conversation, ticket and canned-response
 //! endpoints accept them: trimmed, and within a length counted in characters.
 
-/// Longest conversation message: an agent's reply or note, or a visitor's message, whichever
-/// channel carries it. One bound for all of them, so what an agent can write a visitor can
-/// too, and the clients' counters show the same number the server enforces.
+/// Longest conversation message: an agent's reply or note, a visitor's message. One limit on
+/// both sides of a chat, so what an agent sends a visitor's widget can always show, and what
+/// a visitor pastes is refused whole (with this number) rather than cut.
 pub const MESSAGE_MAX_CHARS: usize = 10_000;
-/// Longest ticket description, ticket comment or canned-response body: longer documents than
-/// a chat message, with their own bound.
+/// Longest ticket description, comment or canned-response body.
 pub const BODY_MAX_CHARS: usize = 50_000;
 /// Longest subject or title.
 pub const SUBJECT_MAX_CHARS: usize = 255;

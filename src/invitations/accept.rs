@@ -215,23 +215,20 @@ struct OpenInvitation {
     schema_name: String,
 }
 
-/// A token that opens no pending invitation in a live workspace (accepting and previewing
-/// refuse it alike).
-pub(super) fn invalid_token() -> Error {
-    Error::bad_request(
-        "invalid_token",
-        "the invitation is invalid, expired, revoked or already used; ask for a new one",
-    )
-}
-
 /// The invitation a token opens, if it is still pending in a live workspace.
 async fn open_invitation(
     conn: &mut PgConnection,
     token: &str,
     lock: bool,
 ) -> Result<OpenInvitation> {
+    let invalid = || {
+        Error::bad_request(
+            "invalid_token",
+            "the invitation is invalid, expired, revoked or already used; ask for a new one",
+        )
+    };
     if token.is_empty() || token.len() > 128 {
-        return Err(invalid_token());
+        return Err(invalid());
     }
     let lock = if lock { "FOR UPDATE OF i" } else { "" };
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -245,7 +242,7 @@ async fn open_invitation(
     .bind(token_hash(token))
     .fetch_optional(conn)
     .await?
-    .ok_or_else(invalid_token)
+    .ok_or_else(invalid)
 }
 
 /// Membership, profile, consumed invitation and verified email, in the caller's transaction.

@@ -8,7 +8,7 @@
 //! - `POST /api/agents/invite` (in `agents`) issues them;
 //! - `routes`: `GET /api/invitations`, `DELETE /api/invitations/{id}` (Owners);
 //! - `accept`: `POST /invitations/accept`, by a signed-in invitee or by creating the account;
-//! - `preview`: `POST /invitations/preview`, what a link is for (workspace, inviter, role).
+//! - `preview`: `POST /invitations/preview`, what a link is for, for the join page.
 
 mod accept;
 mod preview;

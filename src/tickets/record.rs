@@ -98,7 +98,7 @@ const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.pri
 pub struct ListFilter {
     pub status: Option<TicketStatus>,
     pub assignee: AssigneeFilter,
-    /// One contact's tickets (`tickets_requester_number`).
+    /// Only this contact's tickets (the contact panel).
     pub requester: Option<Uuid>,
 }
 
@@ -117,11 +117,11 @@ pub fn push_list_query(
     ));
     query.push(select);
     filter.assignee.push_condition(query, "t.assignee_id");
-    if let Some(status) = filter.status {
-        query.push(" AND t.status = ").push_bind(status);
-    }
     if let Some(requester) = filter.requester {
         query.push(" AND t.requester_id = ").push_bind(requester);
+    }
+    if let Some(status) = filter.status {
+        query.push(" AND t.status = ").push_bind(status);
     }
     if let Some(number) = page.after {
         query.push(" AND t.number < ").push_bind(number);
@@ -170,29 +170,6 @@ pub async fn exists(
         .await
 }
 
-/// Whether this workspace has the contact.
-pub async fn contact_exists(
-    conn: &mut PgConnection,
-    schema: &TenantSchema,
-    id: Uuid,
-) -> sqlx::Result<bool> {
-    sqlx::query_scalar(schema.sql("SELECT EXISTS (SELECT 1 FROM {schema}.contacts WHERE id = $1)"))
-        .bind(id)
-        .fetch_one(conn)
-        .await
-}
-
-/// Who a new ticket is for.
-#[derive(Debug)]
-pub enum Requester {
-    /// An existing contact of the workspace.
-    Contact(Uuid),
-    /// The contact with this email, found or created.
-    Email(NewContact),
-    /// The contact of the ticket's conversation.
-    OfConversation,
-}
-
 /// A new ticket's fields, checked (`tickets::requests`).
 #[derive(Debug)]
 pub struct NewTicket {
@@ -204,7 +181,18 @@ pub struct NewTicket {
     pub conversation_id: Option<Uuid>,
 }
 
-/// Inserts `ticket`, for the contact `requester_id` (its `requester`, resolved).
+/// Who a new ticket is for.
+#[derive(Debug)]
+pub enum Requester {
+    /// The contact with this email, created if new.
+    ByEmail(NewContact),
+    /// A contact of the workspace (a chat visitor may have no email).
+    Contact(Uuid),
+    /// The contact of the ticket's conversation.
+    OfConversation,
+}
+
+/// Inserts `ticket`, for the contact `requester_id` (its `requester`, found or created).
 pub async fn insert(
     conn: &mut PgConnection,
     schema: &TenantSchema,

@@ -20,7 +20,7 @@ pub struct ListQuery {
     pub status: Option<TicketStatus>,
     /// `me`, `unassigned`, `all` (default) or an agent id.
     pub assignee: Option<String>,
-    /// Only tickets for this contact.
+    /// Only this contact's tickets.
     #[serde(rename = "requesterId")]
     #[param(rename = "requesterId")]
     pub requester_id: Option<Uuid>,
@@ -32,9 +32,8 @@ pub struct CreateTicket {
     #[schema(example = "Refund for order #1042")]
     subject: String,
     description: Option<String>,
-    /// Who the ticket is for: an existing contact (`{contactId}`) or an email (`{email,
-    /// name?}`, a new email creates the contact). Absent with `conversationId`: the
-    /// conversation's contact, who needs no email.
+    /// Who the ticket is for: `{email, name?}` (a new email creates the contact) or
+    /// `{contactId}`. Leave it out with a `conversationId` to take the conversation's contact.
     requester: Option<RequesterInput>,
     priority: Option<Priority>,
     /// An active agent of the workspace.
@@ -43,15 +42,13 @@ pub struct CreateTicket {
     conversation_id: Option<Uuid>,
 }
 
-/// A ticket's requester as a request names it: `{contactId}` or `{email, name?}` (anything
-/// else, such as both at once, matches neither and is a 400 `invalid_body`).
+/// A ticket's requester as a request names it: an existing contact, or one found or created
+/// by email.
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
 pub enum RequesterInput {
-    /// An existing contact of the workspace (a chat visitor without an email, say).
     Contact(ExistingContact),
-    /// The contact with this email; a new email creates the contact.
-    Email(ContactInput),
+    ByEmail(ContactInput),
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -60,36 +57,29 @@ pub struct ExistingContact {
     contact_id: Uuid,
 }
 
-impl RequesterInput {
-    /// Checks the input; problems go to `checks` under `requester.*`.
-    fn check(self, checks: &mut FieldChecks) -> Option<Requester> {
-        match self {
-            Self::Contact(ExistingContact { contact_id }) => Some(Requester::Contact(contact_id)),
-            Self::Email(contact) => contact
-                .check(
-                    contacts::Field {
-                        email: "requester.email",
-                        name: "requester.name",
-                    },
-                    checks,
-                )
-                .map(Requester::Email),
-        }
-    }
-}
-
 impl TryFrom<CreateTicket> for NewTicket {
     type Error = Error;
 
     fn try_from(request: CreateTicket) -> Result<Self> {
         let mut checks = FieldChecks::default();
-        let requester = match (request.requester, request.conversation_id) {
-            (Some(requester), _) => requester.check(&mut checks),
-            (None, Some(_)) => Some(Requester::OfConversation),
-            (None, None) => {
+        let requester = match request.requester {
+            Some(RequesterInput::ByEmail(contact)) => contact
+                .check(
+                    contacts::Field {
+                        email: "requester.email",
+                        name: "requester.name",
+                    },
+                    &mut checks,
+                )
+                .map(Requester::ByEmail),
+            Some(RequesterInput::Contact(existing)) => {
+                Some(Requester::Contact(existing.contact_id))
+            }
+            None if request.conversation_id.is_some() => Some(Requester::OfConversation),
+            None => {
                 checks.add(
                     "requester",
-                    "is required unless the ticket comes from a conversation (conversationId)",
+                    "name the requester ({email} or {contactId}), or give a conversationId",
                 );
                 None
             }

@@ -91,13 +91,25 @@ pub async fn create(
         ticket.conversation_id,
     )
     .await?;
-    let (requester_id, mut recorded) = resolve_requester(
-        &mut *conn,
-        schema,
-        &ticket.requester,
-        ticket.conversation_id,
-    )
-    .await?;
+    let (requester_id, mut recorded) = match &ticket.requester {
+        Requester::ByEmail(contact) => {
+            let upserted = contacts::upsert(&mut *conn, schema, contact).await?;
+            let event = DomainEvent::contact_upserted(&upserted);
+            (upserted.contact.id, event.into_iter().collect())
+        }
+        Requester::Contact(id) => (existing_contact(&mut *conn, schema, *id).await?, Vec::new()),
+        Requester::OfConversation => {
+            let conversation = ticket.conversation_id.ok_or_else(|| {
+                Error::Internal(anyhow::anyhow!("a conversation's requester without one"))
+            })?;
+            let contact = conversations::contact_of(&mut *conn, schema, conversation)
+                .await?
+                .ok_or_else(|| {
+                    Error::invalid_field("conversationId", "no such conversation in this workspace")
+                })?;
+            (contact, Vec::new())
+        }
+    };
     let id = record::insert(&mut *conn, schema, &ticket, requester_id).await?;
     let ticket = record::find(conn, schema, id)
         .await?
@@ -107,42 +119,21 @@ pub async fn create(
     Ok((StatusCode::CREATED, AppJson(ticket)))
 }
 
-/// The requester's contact id, and the contact's event when naming them by email created or
-/// named one. Ids are looked up in this workspace's schema only: another workspace's contact
-/// or conversation is "no such" here (400 naming the field), never linked.
-async fn resolve_requester(
+/// The contact `id` of this workspace (400 naming `requester.contactId` otherwise). Contacts
+/// are never deleted, so nothing needs locking.
+async fn existing_contact(
     conn: &mut sqlx::PgConnection,
     schema: &TenantSchema,
-    requester: &Requester,
-    conversation_id: Option<Uuid>,
-) -> Result<(Uuid, Vec<DomainEvent>)> {
-    match requester {
-        Requester::Email(contact) => {
-            let upserted = contacts::upsert(conn, schema, contact).await?;
-            let recorded = DomainEvent::contact_upserted(&upserted)
-                .into_iter()
-                .collect();
-            Ok((upserted.contact.id, recorded))
-        }
-        Requester::Contact(contact_id) => {
-            if !record::contact_exists(conn, schema, *contact_id).await? {
-                return Err(Error::invalid_field(
-                    "requester.contactId",
-                    "no such contact in this workspace",
-                ));
-            }
-            Ok((*contact_id, Vec::new()))
-        }
-        Requester::OfConversation => {
-            let no_conversation =
-                || Error::invalid_field("conversationId", "no such conversation in this workspace");
-            let conversation_id = conversation_id.ok_or_else(no_conversation)?;
-            let contact_id = conversations::contact_of(conn, schema, conversation_id)
-                .await?
-                .ok_or_else(no_conversation)?;
-            Ok((contact_id, Vec::new()))
-        }
-    }
+    id: Uuid,
+) -> Result<Uuid> {
+    let found: Option<Uuid> =
+        sqlx::query_scalar(schema.sql("SELECT id FROM {schema}.contacts WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(conn)
+            .await?;
+    found.ok_or_else(|| {
+        Error::invalid_field("requester.contactId", "no such contact in this workspace")
+    })
 }
 
 /// An assignee must be an active agent, a conversation one of this workspace's (400).

@@ -9,19 +9,17 @@
 //!
 //! - `site_key`: the `SiteKey` and `AllowedOrigin` newtypes.
 //! - `contacts`: how a session maps to a contact.
-//! - `origin_check`: whether a page's origin may use a site key, for the loader.
 
 pub mod actions;
 pub mod contacts;
 mod context;
-pub mod origin_check;
+mod origin_check;
 pub mod routes;
 pub mod sessions;
 pub mod settings;
 pub mod site_key;
 pub mod visitor;
 
-use axum::Extension;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -46,10 +44,5 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
         .routes(routes!(context::report))
-        .merge(
-            OpenApiRouter::new()
-                .routes(routes!(origin_check::check))
-                .layer(Extension(origin_check::OriginChecks::default()))
-                .layer(origin_check::cors()),
-        )
+        .routes(routes!(origin_check::check))
 }

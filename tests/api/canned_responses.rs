@@ -416,3 +416,47 @@ async fn fields_are_checked_and_other_workspaces_are_invisible() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_placeholder_with_a_fallback_greets_an_anonymous_visitor() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("fallback").await;
+    let token = owner.workspace_token.as_str();
+    let site_key = app
+        .widget_site(&owner, &[crate::helpers_widget::SITE])
+        .await;
+    let visitor = app.visitor(&site_key, None).await;
+    let conversation = app.visitor_said(&visitor, "Hi").await;
+    let template = app
+        .json_ok(
+            Method::POST,
+            "/api/canned-responses",
+            &canned(
+                "thanks",
+                "Thanks",
+                r#"Thanks for reaching out, {{contact.name | fallback: "there"}}!"#,
+            ),
+            token,
+            StatusCode::CREATED,
+        )
+        .await;
+    let render = format!("/api/canned-responses/{}/render", id(&template));
+    let body = json!({"conversationId": conversation});
+    let anonymous = app
+        .json_ok(Method::POST, &render, &body, token, StatusCode::OK)
+        .await;
+    assert_eq!(anonymous["body"], "Thanks for reaching out, there!");
+    // Once the visitor says who they are, their name wins.
+    app.json_ok(
+        Method::POST,
+        "/widget/v1/contact",
+        &json!({"name": "Ivy"}),
+        &visitor.token,
+        StatusCode::OK,
+    )
+    .await;
+    let named = app
+        .json_ok(Method::POST, &render, &body, token, StatusCode::OK)
+        .await;
+    assert_eq!(named["body"], "Thanks for reaching out, Ivy!");
+}

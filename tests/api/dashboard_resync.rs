@@ -3,7 +3,7 @@
 //! built for production. The page's hub connection is cut, 20 changes are made through the
 //! REST API meanwhile, and once the page has reconnected its inbox must equal what
 //! `GET /api/conversations` returns, without a reload. Screenshots under
-//! `<target>/artifacts/event-resync/`.
+//! `<target>/artifacts/event-resync/`; the inbox is checked with axe (WCAG 2.1 A/AA) at each.
 
 use std::time::Duration;
 

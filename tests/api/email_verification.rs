@@ -17,14 +17,40 @@ async fn the_emailed_token_verifies_the_address_once() {
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
     assert!(!body["message"].as_str().unwrap().is_empty());
+    assert_eq!(body["status"], "verified");
     let me: Value = app.me(&user_token).await.json().await.unwrap();
     assert_eq!(me["emailVerified"], true);
 
-    // Single use: opened again, it says so rather than "invalid".
+    // Opened again (or first by a mail scanner): the address is already verified, and says so.
+    let again = app.verify_email(&token).await;
+    assert_eq!(again.status(), StatusCode::OK);
+    let body: Value = again.json().await.unwrap();
+    assert_eq!(body["status"], "already_verified");
+    assert_eq!(body["message"], "Your email address is already verified.");
+}
+
+#[tokio::test]
+async fn a_used_link_for_an_address_the_account_left_is_refused() {
+    let app = spawn_app().await;
+    let (user_token, user_id) = app.signed_up(&unique_email()).await;
+    let first = app.verification_token(user_id).await.unwrap();
+    assert_eq!(app.verify_email(&first).await.status(), StatusCode::OK);
+    // The account moves to another address and verifies it.
+    let response = app
+        .post_json(
+            "/auth/change-email",
+            &serde_json::json!({"newEmail": unique_email(), "password": crate::helpers::PASSWORD}),
+            Some(&user_token),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    let second = app.verification_token(user_id).await.unwrap();
+    assert_eq!(app.verify_email(&second).await.status(), StatusCode::OK);
+    // The old link names an address the account no longer has: no "already verified".
     assert_problem(
-        app.verify_email(&token).await,
-        StatusCode::CONFLICT,
-        "already_verified",
+        app.verify_email(&first).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_token",
     )
     .await;
 }
@@ -37,11 +63,22 @@ async fn concurrent_uses_of_one_token_succeed_once() {
 
     let responses = futures::future::join_all((0..8).map(|_| app.verify_email(&token))).await;
 
-    let ok = responses
-        .iter()
-        .filter(|r| r.status() == StatusCode::OK)
-        .count();
-    assert_eq!(ok, 1);
+    let mut statuses = Vec::new();
+    for response in responses {
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.unwrap();
+        statuses.push(body["status"].as_str().unwrap().to_owned());
+    }
+    // One verified it; the others found it done.
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "verified").count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "already_verified").count(),
+        7
+    );
 }
 
 #[tokio::test]

@@ -374,3 +374,50 @@ async fn members_cannot_be_invited_again_and_bad_input_changes_nothing() {
     assert_eq!(app.count("outbox").await, outbox);
     assert_eq!(app.count("invitations").await, invitations);
 }
+
+#[tokio::test]
+async fn the_join_page_learns_what_a_link_is_for_and_nothing_from_a_dead_one() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("preview").await;
+    let email = unique_email();
+    let token = app.invited(&owner.workspace_token, &email, "agent").await;
+
+    let response = app
+        .post_json("/invitations/preview", &json!({ "token": token }), None)
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let preview: Value = response.json().await.unwrap();
+    assert_eq!(preview["workspaceName"], "Workspace preview");
+    assert_eq!(preview["invitedBy"], "Test User");
+    assert_eq!(preview["email"], email);
+    assert_eq!(preview["role"], "agent");
+    assert!(preview["expiresAt"].is_string());
+    // Looking changes nothing: the link still works.
+    let accepted = app
+        .accept(
+            &json!({"token": token, "fullName": "Bea", "password": PASSWORD}),
+            None,
+        )
+        .await;
+    assert_eq!(accepted.status(), StatusCode::CREATED);
+
+    // Used, unknown, empty, oversized: the same refusal as accepting would give.
+    for dead in [token.as_str(), "nope", "", &"a".repeat(500)] {
+        let response = app
+            .post_json("/invitations/preview", &json!({ "token": dead }), None)
+            .await;
+        assert_problem(response, StatusCode::BAD_REQUEST, "invalid_token").await;
+    }
+    let response = app
+        .post_json("/invitations/preview", &json!({}), None)
+        .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let response = app
+        .post_json(
+            "/invitations/preview",
+            &json!({"token": "x", "extra": 1}),
+            None,
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+}

@@ -21,7 +21,6 @@ mod email_verification;
 mod event_order;
 mod events;
 mod http_conventions;
-mod invitation_preview;
 mod invitations;
 mod operations;
 mod permissions;
@@ -30,19 +29,16 @@ mod profile_and_settings;
 mod secrets_at_rest;
 mod spare_schemas;
 mod tenancy;
-mod verification_reopened;
 mod workspaces;
 
 // Conversations, tickets and canned responses.
-mod canned_fallbacks;
 mod canned_responses;
 mod contacts;
 mod conversations;
 mod helpers_conversations;
 mod inbox;
 mod list_plans;
-mod message_limit;
-mod ticket_requesters;
+mod message_limits;
 mod tickets;
 
 // Hardening: findings of the security review.
@@ -72,7 +68,6 @@ mod hub_python_client;
 mod helpers_widget;
 mod widget_browser;
 mod widget_hub;
-mod widget_origin_check;
 mod widget_sessions;
 mod widget_settings;
 mod widget_trust;

@@ -253,7 +253,6 @@ async fn creating_checks_every_field() {
             json!({"subject": " ", "requester": {"email": "a@example.org"}}),
             "subject",
         ),
-        (json!({"subject": "x"}), "requester"),
         (
             json!({"subject": "x", "requester": {"email": "nope"}}),
             "requester.email",
@@ -496,4 +495,100 @@ async fn another_workspaces_tickets_do_not_exist_here() {
             .await;
         }
     }
+}
+
+#[tokio::test]
+async fn a_ticket_from_a_chat_takes_its_contact_even_without_an_email() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("ticket-from-chat").await;
+    let token = owner.workspace_token.as_str();
+    let site_key = app
+        .widget_site(&owner, &[crate::helpers_widget::SITE])
+        .await;
+    let visitor = app.visitor(&site_key, None).await;
+    let conversation = app.visitor_said(&visitor, "My order is late").await;
+    let contact = app.contact_in(&owner, conversation).await;
+
+    // No requester: the conversation's contact, who has no email.
+    let ticket = app
+        .json_ok(
+            Method::POST,
+            "/api/tickets",
+            &json!({"subject": "Late order", "description": "Visitor: My order is late", "conversationId": conversation}),
+            token,
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(ticket["requester"]["id"], contact["id"]);
+    assert!(ticket["requester"]["email"].is_null());
+    assert_eq!(ticket["conversationId"], json!(conversation));
+
+    // A contact named by id.
+    let by_id = app
+        .json_ok(
+            Method::POST,
+            "/api/tickets",
+            &json!({"subject": "Follow-up", "requester": {"contactId": contact["id"]}}),
+            token,
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(by_id["requester"]["id"], contact["id"]);
+    let other = app.open_ticket(token, "dan@example.org", json!({})).await;
+
+    // The contact's tickets, for the contact panel.
+    let listed = app
+        .get_ok(
+            &format!(
+                "/api/tickets?requesterId={}",
+                contact["id"].as_str().unwrap()
+            ),
+            token,
+        )
+        .await;
+    let mut listed = ids(&listed, "tickets");
+    listed.sort();
+    let mut expected = vec![id(&ticket), id(&by_id)];
+    expected.sort();
+    assert_eq!(listed, expected);
+    assert!(!listed.contains(&id(&other)));
+
+    // Refused, and nothing is made: no requester and no conversation, an unknown or another
+    // workspace's contact, another workspace's conversation, both ways at once.
+    let elsewhere = app.owner_with_workspace("ticket-elsewhere").await;
+    let foreign = app
+        .start_conversation(&elsewhere.workspace_token, "eve@example.org", "Hi")
+        .await;
+    let before = app.get_ok("/api/tickets", token).await["tickets"]
+        .as_array()
+        .unwrap()
+        .len();
+    let refusals = [
+        (json!({"subject": "x"}), "requester"),
+        (
+            json!({"subject": "x", "requester": {"contactId": uuid::Uuid::new_v4()}}),
+            "requester.contactId",
+        ),
+        (
+            json!({"subject": "x", "requester": {"contactId": foreign["contact"]["id"]}}),
+            "requester.contactId",
+        ),
+        (
+            json!({"subject": "x", "conversationId": foreign["id"]}),
+            "conversationId",
+        ),
+    ];
+    for (body, field) in refusals {
+        let response = app.post_json("/api/tickets", &body, Some(token)).await;
+        let problem = assert_problem(response, StatusCode::BAD_REQUEST, "validation_failed").await;
+        assert!(problem["errors"][field].is_array(), "{body}: {problem}");
+    }
+    let both = json!({"subject": "x", "requester": {"contactId": contact["id"], "email": "a@example.org"}});
+    let response = app.post_json("/api/tickets", &both, Some(token)).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let after = app.get_ok("/api/tickets", token).await["tickets"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(before, after);
 }

@@ -2,8 +2,10 @@
 //! from `tests/browser/widget.mjs`, against the real API and hub of this test and the widget
 //! app (`web/widget`, as `npm run build` left it) on its own origin. A plain HTML page on a
 //! third origin embeds the loader; the visitor writes, an agent (the official SignalR client
-//! in Node) replies, the visitor's page shows it live. Screenshots are kept under the target
-//! directory (`artifacts/widget/`), with the measured round trip.
+//! in Node) replies, the visitor's page shows it live. The same page on an origin the workspace
+//! does not allow shows no widget. Screenshots (desktop and phone sizes) are kept under the
+//! target directory (`artifacts/widget/`), with the measured round trip; every page is checked
+//! with axe (WCAG 2.1 A/AA).
 //!
 //! `.ci/test` installs Chromium and the Node packages and builds the widget app first.
 
@@ -48,7 +50,9 @@ async fn a_visitor_chats_with_an_agent_through_the_embedded_widget() {
          s.dataset.siteKey = new URLSearchParams(location.search).get('siteKey');\
          document.body.appendChild(s); }})();</script></body></html>"
     );
-    let (host_origin, _host) = serve_page(page).await;
+    let (host_origin, _host) = serve_page(page.clone()).await;
+    // The same page on another origin, which the workspace does not allow.
+    let (refused_origin, _refused) = serve_page(page).await;
     let site_key = app.widget_site(&owner, &[&host_origin]).await;
 
     let api = app.address.clone();
@@ -68,6 +72,7 @@ async fn a_visitor_chats_with_an_agent_through_the_embedded_widget() {
         "api": api,
         "widget": widget_origin,
         "host": format!("{host_origin}/?siteKey={site_key}"),
+        "refusedHost": format!("{refused_origin}/?siteKey={site_key}"),
         "agent": {"token": agent.token},
         "greeting": "Hi! Ask us anything.",
         "identity": {"externalId": "customer-7", "email": "hana@example.org", "name": "Hana",
@@ -83,5 +88,6 @@ async fn a_visitor_chats_with_an_agent_through_the_embedded_widget() {
     )
     .await;
     println!("{stdout}");
+    println!("screenshots: {}", screenshots.display());
     std::fs::write(screenshots.join("run.txt"), stdout.as_bytes()).unwrap();
 }

@@ -425,3 +425,69 @@ async fn contacts(app: &crate::helpers::TestApp, owner: &crate::helpers::Owner) 
     .await
     .unwrap()
 }
+
+/// `GET /widget/v1/sites/{key}/origin-check` from a page of `origin`.
+async fn origin_check(
+    app: &crate::helpers::TestApp,
+    key: &str,
+    origin: Option<&str>,
+) -> reqwest::Response {
+    let mut request = app
+        .client
+        .get(app.url(&format!("/widget/v1/sites/{key}/origin-check")));
+    if let Some(origin) = origin {
+        request = request.header("origin", origin);
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_loader_learns_whether_its_page_may_chat_whatever_the_page() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("origin-check").await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let cases = [
+        (site_key.as_str(), Some(SITE), true),
+        (site_key.as_str(), Some("https://elsewhere.example"), false),
+        (site_key.as_str(), None, false),
+        ("sk_unknown_key_that_names_nothing", Some(SITE), false),
+        ("not a key", Some(SITE), false),
+    ];
+    for (key, origin, allowed) in cases {
+        let response = origin_check(&app, key, origin).await;
+        assert_eq!(response.status(), StatusCode::OK, "{key} {origin:?}");
+        // Any page may read the answer, refused ones included.
+        if origin.is_some() {
+            assert_eq!(
+                response.headers()["access-control-allow-origin"],
+                "*",
+                "{key} {origin:?}"
+            );
+        }
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body, json!({ "allowed": allowed }), "{key} {origin:?}");
+    }
+    // A preflight from any origin is answered too.
+    let preflight = app
+        .client
+        .request(
+            Method::OPTIONS,
+            app.url(&format!("/widget/v1/sites/{site_key}/origin-check")),
+        )
+        .header("origin", "https://elsewhere.example")
+        .header("access-control-request-method", "GET")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success());
+    assert_eq!(preflight.headers()["access-control-allow-origin"], "*");
+
+    // A deleted workspace's key allows nothing.
+    app.delete_workspace(&owner).await;
+    let body: Value = origin_check(&app, &site_key, Some(SITE))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body, json!({ "allowed": false }));
+}

@@ -11,14 +11,20 @@
 // writes through the widget; the message appears live in the agent's inbox; the agent replies
 // and the visitor sees it; each sees the other typing; the agent adds a private note (never
 // shown to the visitor) and creates a ticket from the conversation; the Owner deactivates the
-// agent, whose dashboard leaves the workspace. Screenshots of the main pages go to
-// `screenshots`, and the inbox's first-load JavaScript is printed as a `#` line. Each step prints `ok - ...`; the first failure prints `not ok - ...` and exits 1.
+// agent, whose dashboard leaves the workspace. A keyboard-only Owner (no mouse) signs in, opens
+// the conversation, replies and assigns it. Every page visited (sign-in, register, workspace
+// picker, verify-email, join, inbox, conversation, tickets, team, settings, profile) is
+// screenshotted at desktop (1280x800) and phone (390x844) sizes into `screenshots` and checked
+// with axe (WCAG 2.1 A/AA): any violation fails the run, all of them listed. The inbox's
+// first-load JavaScript is printed as a `#` line. Each step prints `ok - ...`; the first failure
+// prints `not ok - ...` and exits 1.
 
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
+import { assertNoViolations, DESKTOP, tabTo, violationReport, visit } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.DASHBOARD_TEST_CONFIG ?? "null");
 for (const key of ["api", "dashboard", "widget", "host", "mailDir", "screenshots"]) {
@@ -45,8 +51,9 @@ function doing(name) {
   currentStep = name;
 }
 
+/** Screenshots at desktop and phone sizes, each checked with axe (pages.mjs). */
 async function shot(page, name) {
-  await page.screenshot({ path: join(cfg.screenshots, `${name}.png`), fullPage: true });
+  await visit(page, cfg.screenshots, name, { settle: () => page.waitForTimeout(200) });
 }
 
 // ---- email (.eml files written by the worker) -----------------------------------------------
@@ -144,7 +151,7 @@ function watch(page, label, urls) {
 }
 
 async function newPage(browser, label, urls) {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const context = await browser.newContext({ viewport: DESKTOP });
   context.setDefaultTimeout(TIMEOUT);
   const page = await context.newPage();
   watch(page, label, urls);
@@ -198,6 +205,7 @@ try {
   await ownerPage.getByRole("button", { name: "Create account" }).click();
   await ownerPage.waitForURL(/\/workspaces$/);
   await ownerPage.getByRole("heading", { name: "Your workspaces" }).waitFor();
+  await shot(ownerPage, "workspaces");
   step("the Owner registered through the form and landed on the workspace picker");
 
   doing("the Owner verifies the email address");
@@ -205,6 +213,7 @@ try {
   await ownerPage.goto(verifyLink);
   await ownerPage.getByRole("heading", { name: "Email verified" }).waitFor();
   assert.ok(!new URL(ownerPage.url()).searchParams.has("token"), "the verification token stays out of the address bar");
+  await shot(ownerPage, "verify-email");
   step("the verification link from the .eml verified the email");
 
   doing("the Owner creates a workspace");
@@ -246,6 +255,7 @@ try {
   const joinLink = await emailedLink(agent.email, "/join");
   await agentPage.goto(joinLink);
   await agentPage.getByRole("heading", { name: "Join a workspace" }).waitFor();
+  await shot(agentPage, "join");
   await field(agentPage, "Full name").fill(agent.name);
   await field(agentPage, "Password").fill(PASSWORD);
   await agentPage.getByRole("button", { name: "Join workspace" }).click();
@@ -279,7 +289,10 @@ try {
     .getByRole("link")
     .filter({ hasText: visitorText });
   await conversationLink.waitFor();
-  await conversationLink.getByText("Unread").waitFor();
+  // The row's unread badge: "1", read out as "1 unread".
+  const unreadBadge = conversationLink.locator(".unread-count");
+  await unreadBadge.waitFor();
+  assert.match((await unreadBadge.textContent()) ?? "", /^\d+ unread$/);
   assert.equal(await agentPage.evaluate(() => window.__sameDocument), true, "the inbox was not reloaded");
   await shot(agentPage, "inbox");
   step("the new conversation and its message appeared in the agent's inbox without a reload, marked unread");
@@ -287,6 +300,7 @@ try {
   doing("the agent opens the conversation and replies");
   await conversationLink.click();
   await agentPage.waitForURL(/\/inbox\/[^/]+$/);
+  const conversationPath = new URL(agentPage.url()).pathname;
   const messages = agentPage.getByRole("log", { name: "Messages" });
   await messages.getByText(visitorText).waitFor();
   const replyText = `Hi! An agent here, ${run}`;
@@ -323,12 +337,56 @@ try {
   doing("the agent creates a ticket from the conversation");
   await agentPage.getByRole("button", { name: "Create ticket" }).click();
   const ticketDialog = agentPage.getByRole("dialog", { name: "Create ticket" });
-  await ticketDialog.getByLabel("Requester email", { exact: true }).fill(`visitor-${run}@example.test`);
   await ticketDialog.getByRole("button", { name: "Create ticket" }).click();
   await ticketDialog.getByText(/^Ticket #\d+ created/).waitFor();
   await ticketDialog.getByRole("button", { name: "Done" }).click();
   assert.equal(await chat.getByText(noteText).count(), 0, "the visitor never sees a note");
   step("a ticket was created from the conversation; the visitor never saw the note");
+
+  doing("keyboard only: the Owner signs in, opens the conversation, replies and assigns it");
+  const keys = await newPage(browser, "keyboard", urls);
+  await keys.goto(dashboard("/login"));
+  await keys.getByRole("heading", { name: "Sign in" }).waitFor();
+  await shot(keys, "login");
+  await tabTo(keys, field(keys, "Email"));
+  await keys.keyboard.type(owner.email);
+  await tabTo(keys, field(keys, "Password"));
+  await keys.keyboard.type(PASSWORD);
+  await keys.keyboard.press("Enter");
+  await keys.waitForURL(/\/(workspaces|inbox)$/);
+  if (new URL(keys.url()).pathname === "/workspaces") {
+    await tabTo(keys, keys.getByRole("button", { name: `Open ${workspace.name}` }));
+    await keys.keyboard.press("Enter");
+    await keys.waitForURL(/\/inbox$/);
+  }
+  await live(keys);
+  // The tabs are one Tab stop (the selected one); the arrow keys move between them.
+  const allTab = keys.getByRole("tab", { name: "All" });
+  await tabTo(keys, keys.getByRole("tab", { selected: true }));
+  for (let i = 0; i < 4 && !(await allTab.evaluate((el) => el === document.activeElement)); i++) {
+    await keys.keyboard.press("ArrowRight");
+  }
+  await keys.keyboard.press("Enter");
+  await keys.locator('[role="tab"][aria-selected="true"]', { hasText: "All" }).waitFor();
+  // The row's preview is the latest message by now: find the conversation by its address.
+  const keyLink = keys.getByRole("list", { name: "Conversations" }).locator(`a[href$="${conversationPath}"]`);
+  await tabTo(keys, keyLink);
+  await keys.keyboard.press("Enter");
+  await keys.waitForURL(/\/inbox\/[^/]+$/);
+  const keyReply = `Typed without a mouse ${run}`;
+  await tabTo(keys, field(keys, "Reply to the visitor"));
+  await keys.keyboard.type(keyReply);
+  await tabTo(keys, keys.getByRole("button", { name: "Send reply" }));
+  await keys.keyboard.press("Enter");
+  await keys.getByRole("log", { name: "Messages" }).getByText(keyReply).waitFor();
+  await tabTo(keys, keys.getByRole("button", { name: "Assign to me" }));
+  await keys.keyboard.press("Enter");
+  await keys.getByRole("button", { name: "Assign to me" }).waitFor({ state: "detached" });
+  const assignee = field(keys, "Assignee");
+  assert.match(await assignee.evaluate((el) => el.selectedOptions[0]?.textContent ?? ""), /\(me\)$/, "assigned to the Owner");
+  await chat.getByRole("log").getByText(keyReply).waitFor();
+  await keys.context().close();
+  step("keyboard only: the Owner signed in, opened the conversation, replied (the visitor saw it) and assigned it to themself");
 
   doing("screenshots of the remaining pages");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click();
@@ -337,7 +395,7 @@ try {
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Profile" }).click();
   await field(ownerPage, "Display name").waitFor();
   await shot(ownerPage, "profile");
-  step("screenshots: register, inbox, conversation, team, settings, tickets, profile");
+  step("screenshots and axe: register, inbox, conversation, settings, tickets, profile");
 
   doing("the Owner deactivates the agent");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();
@@ -371,9 +429,16 @@ try {
 
   const js = await firstLoadJs("/inbox");
   console.log(`# inbox first-load JS: ${js.scripts} scripts, ${(js.raw / 1024).toFixed(1)} kB (${(js.gzip / 1024).toFixed(1)} kB gzipped)`);
+
+  doing("axe on every page visited");
+  assertNoViolations();
+  step("axe found no WCAG 2.1 A/AA violation on any page visited, at desktop or phone size");
+  console.log(`# screenshots: ${cfg.screenshots}`);
 } catch (error) {
   exitCode = 1;
   console.error(`not ok - ${currentStep}: ${error instanceof Error ? error.message : error}`);
+  // What axe found before the failure, when the failure was something else.
+  if (currentStep !== "axe on every page visited" && violationReport()) console.error(`# ${violationReport().replace(/\n/g, "\n# ")}`);
   if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
 } finally {
   await browser?.close().catch(() => {});

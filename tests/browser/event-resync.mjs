@@ -17,13 +17,15 @@
 // The dashboard's origin must be one the API answers CORS for (APP_URL or
 // CORS_ALLOWED_ORIGINS). The agent signs in through /login; the script makes its REST changes
 // with a workspace token of its own (POST /auth/login, POST /workspaces/{id}/select).
-// Each step prints `ok - ...`; the first failure prints `not ok - ...` and exits 1; a bad
-// config exits 2.
+// The inbox is checked with axe (WCAG 2.1 A/AA) before, during and after the cut; any violation
+// fails the run at its end. Each step prints `ok - ...`; the first failure prints `not ok - ...`
+// and exits 1; a bad config exits 2.
 
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { assertNoViolations, checkAccessibility } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.EVENT_RESYNC_TEST_CONFIG ?? "null");
 if (!cfg?.api || !cfg?.dashboard || !cfg?.agent?.email || !cfg?.agent?.password || !cfg?.workspaceId || !cfg?.screenshots) {
@@ -47,8 +49,10 @@ function doing(name) {
   currentStep = name;
 }
 
+/** A screenshot, and axe on the page as shown (pages.mjs); violations fail the run at its end. */
 async function shot(page, name) {
   await page.screenshot({ path: join(cfg.screenshots, `${name}.png`), fullPage: true });
+  await checkAccessibility(page, name);
 }
 
 // ---- the REST API, as the agent ----------------------------------------------------------------
@@ -80,12 +84,20 @@ async function signInByRest() {
 /** The inbox's All tab as the API has it now: what the dashboard should show. */
 async function freshInbox() {
   const { conversations } = await call("GET", "/api/conversations?assignee=all&limit=50");
+  // A row previews its last message ("You:" for a reply, "Note:" for a note) and shows its
+  // contact, status, priority and assignee.
+  const preview = (m) => {
+    if (!m) return null;
+    const body = m.body.replace(/\s+/g, " ").trim();
+    return m.kind === "note" ? `Note: ${body}` : m.kind === "outgoing" ? `You: ${body}` : body;
+  };
   return conversations.map((c) => ({
     id: c.id,
     number: `#${c.number}`,
+    contact: c.contact.displayName,
     status: c.status,
     priority: c.priority ?? null,
-    subject: c.subject ?? null,
+    preview: preview(c.lastMessage) ?? c.subject ?? null,
     assigned: c.assigneeId ? "assigned" : "unassigned",
   }));
 }
@@ -107,17 +119,18 @@ function renderedInbox(page) {
     .locator(":scope > li > a")
     .evaluateAll((links) =>
       links.map((a) => {
-        const badges = [...a.querySelectorAll(".conversation-meta .badge")];
+        const badges = [...a.querySelectorAll(".row-meta .badge")];
         const status = badges.find((b) => [...b.classList].some((c) => c.startsWith("status-")));
         const priority = badges.find((b) => b !== status);
-        const subject = a.querySelector(".conversation-meta > span:not([class])");
+        const text = (selector) => a.querySelector(selector)?.textContent?.trim() ?? null;
         return {
           id: new URL(a.href).pathname.split("/").pop(),
-          number: a.querySelector(".number")?.textContent?.trim() ?? null,
-          status: status?.textContent?.trim() ?? null,
-          priority: priority?.textContent?.trim() ?? null,
-          subject: subject?.textContent?.trim() ?? null,
-          assigned: /Assigned to /.test(a.querySelector(".conversation-meta .muted")?.textContent ?? "") ? "assigned" : "unassigned",
+          number: text(".number"),
+          contact: text(".row-name"),
+          status: status?.textContent?.trim().toLowerCase() ?? null,
+          priority: priority?.textContent?.trim().toLowerCase() ?? null,
+          preview: text(".preview"),
+          assigned: text(".row-meta .muted") === "Unassigned" ? "unassigned" : "assigned",
         };
       }),
     );
@@ -195,9 +208,12 @@ try {
   await page.getByLabel("Email", { exact: true }).fill(cfg.agent.email);
   await page.getByLabel("Password", { exact: true }).fill(cfg.agent.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/workspaces$/);
-  await page.getByRole("button", { name: `Open ${workspace.name}` }).click();
-  await page.waitForURL(/\/inbox$/);
+  // With one workspace (or a remembered one) sign-in may go straight to its inbox.
+  await page.waitForURL(/\/(workspaces|inbox)$/);
+  if (new URL(page.url()).pathname === "/workspaces") {
+    await page.getByRole("button", { name: `Open ${workspace.name}` }).click();
+    await page.waitForURL(/\/inbox$/);
+  }
   await hubState(page, "Live").waitFor();
   await page.getByRole("tab", { name: "All" }).click();
   const list = page.getByRole("list", { name: "Conversations" });
@@ -291,6 +307,10 @@ try {
   assert.ok(catchUps.length >= 1, "GET /api/events?after=... after reconnecting");
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "the page was not reloaded");
   step(`the dashboard read the event log after reconnecting (${catchUps.length} page(s)), in the same document`);
+
+  doing("axe on every page shown");
+  assertNoViolations();
+  step("axe found no WCAG 2.1 A/AA violation on the inbox before, during and after the cut");
 } catch (error) {
   exitCode = 1;
   console.error(`not ok - ${currentStep}: ${error instanceof Error ? error.message : error}`);

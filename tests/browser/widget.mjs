@@ -2,10 +2,13 @@
 // playwright-core), against the real API and hub; an agent answers through the official
 // @microsoft/signalr client. Run by the Rust suite, which starts the API, the widget app and a
 // plain HTML page on another origin with the loader's <script> tag, and passes WIDGET_TEST_CONFIG:
-//   { api, widget, host, agent: {token}, identity: {externalId, email, name, hash},
+//   { api, widget, host, refusedHost, agent: {token}, identity: {externalId, email, name, hash},
 //     screenshots: "/abs/dir", chromium: "/usr/bin/chromium", greeting?: "expected text" }
-// Each step prints `ok - ...`; one line `latency_ms=N` gives visitor send -> agent receives
-// plus agent reply -> visitor sees it. The first failure prints `not ok - ...` and exits 1.
+// `refusedHost` is the same page on an origin the workspace does not allow. Each page is
+// screenshotted at desktop (1280x800) and phone (390x844) sizes and checked with axe (WCAG 2.1
+// A/AA; the script fails on any violation, listing them all). Each step prints `ok - ...`; one
+// line `latency_ms=N` gives visitor send -> agent receives plus agent reply -> visitor sees it.
+// The first failure prints `not ok - ...` and exits 1.
 
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
@@ -13,10 +16,11 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import * as signalR from "@microsoft/signalr";
 import { chromium } from "playwright-core";
+import { assertNoViolations, DESKTOP, PHONE, visit } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.WIDGET_TEST_CONFIG ?? "null");
-if (!cfg?.api || !cfg?.host || !cfg?.agent?.token || !cfg?.identity || !cfg?.screenshots) {
-  console.error("not ok - WIDGET_TEST_CONFIG must hold {api, widget, host, agent: {token}, identity, screenshots}");
+if (!cfg?.api || !cfg?.host || !cfg?.refusedHost || !cfg?.agent?.token || !cfg?.identity || !cfg?.screenshots) {
+  console.error("not ok - WIDGET_TEST_CONFIG must hold {api, widget, host, refusedHost, agent: {token}, identity, screenshots}");
   process.exit(2);
 }
 const TIMEOUT = 15_000;
@@ -65,15 +69,27 @@ function agentHub() {
   return { connection, messageCreated };
 }
 
-async function rest(method, path) {
+async function rest(method, path, body) {
   const response = await fetch(`${cfg.api}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${cfg.agent.token}` },
+    headers: {
+      Authorization: `Bearer ${cfg.agent.token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
   assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
+  return text ? JSON.parse(text) : null;
 }
+
+/** A visitor-route request the chat makes (`PUT /widget/v1/context`...), awaited from now. */
+function widgetRequest(page, method, path, test = () => true) {
+  return page.waitForRequest((r) => r.method() === method && new URL(r.url()).pathname === path && test(r));
+}
+
+/** Lets the loader lay out for a new window size (it listens to `resize`). */
+const settle = (page) => () => page.waitForTimeout(150);
 
 /** Browser-side problems are printed as they happen: they explain most failures. */
 function watch(page, label, urls) {
@@ -134,7 +150,7 @@ try {
   step("the agent is connected to the hub");
 
   browser = await chromium.launch({ executablePath: cfg.chromium || "/usr/bin/chromium", args: ["--no-sandbox"] });
-  const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const desktop = await browser.newContext({ viewport: DESKTOP });
   desktop.setDefaultTimeout(TIMEOUT);
   const page = await desktop.newPage();
   watch(page, "desktop", urls);
@@ -144,7 +160,6 @@ try {
   await launcher.waitFor();
   assert.equal(await launcher.getAttribute("aria-expanded"), "false");
   assert.equal(await page.evaluate(() => typeof window.SupportDesk?.identify), "function");
-  await page.screenshot({ path: shot("1-launcher-closed.png") });
   step("the loader added the launcher and window.SupportDesk to the host page");
 
   // A blank page on the host's origin (served by the browser itself) is the baseline.
@@ -160,9 +175,21 @@ try {
   assert.deepEqual(added, ["SupportDesk"], "the loader adds one global to the host page");
   step("exactly one new global on the host page: SupportDesk");
 
+  // After the globals check: axe adds globals of its own to the page it checks.
+  await visit(page, cfg.screenshots, "1-widget-closed", { fullPage: false, settle: settle(page) });
+  step("the closed widget: screenshots at both sizes, checked with axe");
+
+  const contextSent = widgetRequest(page, "PUT", "/widget/v1/context");
   let chat = await openChat(page);
-  await page.screenshot({ path: shot("2-chat-open.png") });
-  step("the chat opened with the greeting, connected live");
+  await visit(page, cfg.screenshots, "2-widget-open", { fullPage: false, settle: settle(page) });
+  step("the chat opened with the greeting, connected live (screenshots and axe, open)");
+
+  const context = (await contextSent).postDataJSON();
+  assert.equal(context.pageUrl, cfg.host, "the context names the host page, which the iframe cannot read itself");
+  assert.equal(context.pageTitle, "Acme Shop");
+  assert.equal(typeof context.timeZone, "string");
+  assert.equal(typeof context.locale, "string");
+  step("at session start the chat sent PUT /widget/v1/context with the host page's address and title");
 
   const text = `Hello from the widget test ${Date.now()}`;
   const sentAt = await send(chat, text);
@@ -178,6 +205,7 @@ try {
   step(`the visitor sees "${(await chat.getByText(TYPING).textContent())?.trim()}"`);
 
   const replyText = `Reply from the agent ${Date.now()}`;
+  const readSent = widgetRequest(page, "POST", "/widget/v1/conversation/read");
   const repliedAt = performance.now();
   const reply = await agent.connection.invoke("SendMessage", conversationId, replyText);
   const replyItem = chat.getByRole("log").getByRole("listitem").filter({ hasText: replyText });
@@ -186,13 +214,32 @@ try {
   assert.equal(reply.kind, "outgoing");
   const { displayName } = await rest("GET", "/api/me/profile");
   assert.ok((await replyItem.textContent()).includes(displayName), "the reply shows the agent's name");
+  assert.equal(await replyItem.locator(".avatar").count(), 1, "and the agent's picture or initials");
   await chat.getByText(TYPING).waitFor({ state: "hidden" });
   const toAgent = received.at - sentAt;
   const toVisitor = seenAt - repliedAt;
   console.log(`# visitor -> agent ${Math.round(toAgent)} ms, agent -> visitor ${Math.round(toVisitor)} ms`);
   console.log(`latency_ms=${Math.round(toAgent + toVisitor)}`);
   await page.screenshot({ path: shot("3-conversation-reply.png") });
-  step("the visitor sees the agent's reply, with the agent's name, without a reload");
+  step("the visitor sees the agent's reply, with the agent's name and avatar, without a reload");
+  await readSent;
+  step("the open chat reported the reply as read (POST /widget/v1/conversation/read)");
+
+  const box = chat.getByRole("textbox", { name: "Message" });
+  const sendButton = chat.getByRole("button", { name: "Send" });
+  await box.fill("x".repeat(20_000));
+  await chat.getByText("20,000 / 10,000 characters: too long to send. Shorten it by 10,000.").waitFor();
+  assert.equal(await sendButton.isDisabled(), true, "a text over the limit cannot be sent");
+  assert.equal((await box.inputValue()).length, 20_000, "and is kept whole, never cut");
+  await box.press("Enter");
+  assert.equal((await box.inputValue()).length, 20_000, "Enter does not send it either");
+  await page.screenshot({ path: shot("widget-too-long-desktop.png") });
+  await box.fill("x".repeat(9_500));
+  await chat.getByText("9,500 / 10,000 characters", { exact: true }).waitFor();
+  assert.equal(await sendButton.isDisabled(), false, "under the limit it can be sent again");
+  await box.fill("");
+  assert.equal(await chat.getByText(/\/ 10,000 characters/).count(), 0, "far from the limit, no counter");
+  step("20,000 pasted characters: kept, counted, the send disabled with a clear message; 9,500 show a counter and send");
 
   const markup = '<img src=x onerror="window.__xss=1">';
   await send(chat, markup);
@@ -202,13 +249,73 @@ try {
   assert.equal(await (await chatWindow(page)).evaluate(() => typeof window.__xss), "undefined");
   step("a message that looks like HTML is shown as literal text, and runs nothing (window.__xss stays undefined)");
 
-  await page.reload();
-  chat = await openChat(page);
+  await page.getByRole("button", { name: "Close chat" }).click();
+  const readWhileClosed = [];
+  const onRequest = (r) => {
+    if (r.method() === "POST" && r.url().endsWith("/widget/v1/conversation/read")) readWhileClosed.push(r.url());
+  };
+  page.on("request", onRequest);
+  const unseenText = `A reply while the chat is closed ${Date.now()}`;
+  await agent.connection.invoke("SendMessage", conversationId, unseenText);
+  const badged = page.getByRole("button", { name: "Open chat, 1 unread message", exact: true });
+  await badged.waitFor();
+  await page.screenshot({ path: shot("widget-unread-desktop.png") });
+  await page.waitForTimeout(1500); // longer than the read report's debounce
+  page.off("request", onRequest);
+  assert.deepEqual(readWhileClosed, [], "a closed chat reports nothing as read");
+  const readOnOpen = widgetRequest(page, "POST", "/widget/v1/conversation/read");
+  await badged.click();
+  await chat.getByRole("log").getByText(unseenText).waitFor();
+  await readOnOpen;
+  await page.getByRole("button", { name: "Close chat" }).click();
+  await page.getByRole("button", { name: "Open chat", exact: true }).waitFor();
+  step("a reply to a closed chat shows an unread badge, named \"Open chat, 1 unread message\"; opening clears it and reports it read");
+
+  const movedTo = `${cfg.host}&step=checkout`;
+  const contextMoved = widgetRequest(page, "PUT", "/widget/v1/context", (r) => r.postDataJSON()?.pageUrl === movedTo);
+  await page.evaluate((url) => {
+    history.pushState(null, "", url);
+    document.title = "Checkout";
+  }, movedTo);
+  assert.equal((await contextMoved).postDataJSON().pageTitle, "Checkout");
+  const { contact } = await rest("GET", `/api/conversations/${conversationId}`);
+  let visitor = null;
+  for (let i = 0; i < 20 && visitor?.pageUrl !== movedTo; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    ({ visitor } = await rest("GET", `/api/contacts/${contact.id}`));
+  }
+  assert.equal(visitor?.pageUrl, movedTo, "the agent's contact record has the page the visitor is on");
+  assert.equal(visitor?.pageTitle, "Checkout");
+  step("a single-page navigation on the host page sends the new address in PUT /widget/v1/context; the contact record shows it");
+
+  await page.goto(`${cfg.host}#supportdesk-chat`);
+  const closeButton = page.getByRole("button", { name: "Close chat" });
+  await closeButton.waitFor();
+  assert.equal(await closeButton.getAttribute("aria-expanded"), "true");
+  chat = chatFrame(page);
+  await chat.getByRole("status").filter({ hasText: /^Connected$/ }).waitFor();
   await chat.getByRole("log").getByText(text).waitFor();
   await chat.getByRole("log").getByText(replyText).waitFor();
-  step("after a reload the conversation is still there (the visitor id survived)");
+  step("a link with #supportdesk-chat opens the chat by itself, and the conversation is still there (the visitor id survived)");
 
-  const phone = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+  for (let i = 0; i < 6; i++) {
+    await agent.connection.invoke("SendMessage", conversationId, `Filler line ${i} to make the log scroll.\n.\n.`);
+  }
+  await chat.getByRole("log").getByText(/^Filler line 5/).waitFor();
+  await rest("POST", `/api/conversations/${conversationId}/status`, { status: "resolved" });
+  const notice = chat.getByText("This conversation is resolved. Write again any time to start a new one.");
+  await notice.waitFor();
+  await page.waitForTimeout(200);
+  const inView = await notice.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const scroller = el.closest(".body").getBoundingClientRect();
+    return box.top >= scroller.top && box.bottom <= scroller.bottom + 1;
+  });
+  assert.equal(inView, true, "the resolved notice is scrolled into view");
+  await page.screenshot({ path: shot("widget-resolved-desktop.png") });
+  step("when the agent resolves the conversation, the notice appears in view");
+
+  const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   phone.setDefaultTimeout(TIMEOUT);
   const small = await phone.newPage();
   watch(small, "phone", urls);
@@ -228,16 +335,41 @@ try {
   await send(phoneChat, phoneText, "enter");
   const phoneMessage = await agent.messageCreated("the identified visitor's message", (p) => p.message.body === phoneText);
   await phoneChat.getByRole("log").getByText(phoneText).waitFor();
-  await small.screenshot({ path: shot("4-phone.png") });
+  await small.screenshot({ path: shot("4-identified-phone.png") });
   assert.notEqual(phoneMessage.payload.conversationId, conversationId, "another visitor, another conversation");
   const conversation = await rest("GET", `/api/conversations/${phoneMessage.payload.conversationId}`);
   assert.equal(conversation.contact?.claimedEmail, cfg.identity.email, "the contact carries the identity's email, as a claim");
   assert.equal(conversation.contact?.email, null, "a claim is no established address");
-  step("an identified visitor on a 375x667 screen: Enter sends, and the contact has the identity's email as a claim");
+  step("an identified visitor on a 390x844 screen: Enter sends, and the contact has the identity's email as a claim");
+
+  // The default brand colour too: the lightest text on it is the header's presence line.
+  await rest("PATCH", "/api/settings", { branding: { color: null } });
+  const plain = await desktop.newPage();
+  watch(plain, "default colour", urls);
+  await plain.goto(cfg.host);
+  const plainChat = await openChat(plain);
+  const header = await plainChat.locator("header").evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.equal(header, "rgb(31, 111, 235)", "the header has the default colour");
+  await visit(plain, cfg.screenshots, "5-widget-default-colour", { fullPage: false, settle: settle(plain) });
+  await plain.close();
+  step("with the default brand colour, the open widget passes axe too");
+
+  const refusedPage = await desktop.newPage();
+  const expected = `Support Desk: this page's origin ${new URL(cfg.refusedHost).origin} is not allowed for this widget. Add it in Settings → Chat widget → Allowed origins. If it is there already, check the script tag's data-site-key (an unknown site key gets the same answer).`;
+  const refusal = refusedPage.waitForEvent("console", (m) => m.type() === "error" && m.text().includes("is not allowed for this widget"));
+  await refusedPage.goto(cfg.refusedHost);
+  assert.equal((await refusal).text(), expected);
+  await refusedPage.waitForTimeout(500);
+  assert.equal(await refusedPage.locator("[data-supportdesk]").count(), 0, "nothing drawn on a refused origin");
+  assert.equal(await refusedPage.getByRole("button", { name: /chat/i }).count(), 0, "no launcher");
+  await refusedPage.screenshot({ path: shot("widget-refused-origin-desktop.png") });
+  step("on an origin the workspace does not allow: no launcher, and the console names the origin to add and where");
 
   const leaked = urls.filter((u) => /access_token|eyJ[\w-]+\.eyJ/.test(u));
   assert.deepEqual(leaked, [], "no token in any URL the browser requested");
   step("no token in any URL the browser requested");
+  assertNoViolations();
+  step("axe found no WCAG 2.1 A/AA violation on the host page with the widget closed or open, at either size");
   console.log("all passed");
 } catch (error) {
   console.log(`not ok - ${error?.stack ?? error}`);

@@ -857,7 +857,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The workspace, the inviter, the address and the role an invitation link is for. */
+        /** What an invitation link is for: the workspace, who invited, the address and the role. */
         post: operations["postInvitationsPreview"];
         delete?: never;
         options?: never;
@@ -964,7 +964,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the calling page's origin may use this site key (called by the widget's loader). */
+        /** Whether the calling page's origin (its `Origin` header) may start chats for this site key. */
         get: operations["getWidgetV1SitesSiteKeyOriginCheck"];
         put?: never;
         post?: never;
@@ -1157,8 +1157,7 @@ export interface components {
         };
         CannedResponse: {
             /**
-             * @description May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`, each
-             *     with a fallback for an empty value: `{{contact.name | fallback: "there"}}`.
+             * @description May use `{{contact.name}}`, `{{agent.displayName}}` and `{{workspace.name}}`.
              * @example Hi {{contact.name}}, your refund is on its way. {{agent.displayName}}
              */
             body: string;
@@ -1340,7 +1339,7 @@ export interface components {
         };
         CreateConversation: {
             /**
-             * @description The first message, sent to the contact; at most `MESSAGE_MAX_CHARS` characters.
+             * @description The first message, sent to the contact: 1 to 10 000 characters.
              * @example Hello Carla, your order has shipped.
              */
             body: string;
@@ -1532,12 +1531,17 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
         };
+        /** @description An open invitation as its link's holder sees it. */
         InvitationPreview: {
             /** @description The invited address: the account that accepts must have it. */
             email: string;
             /** Format: date-time */
             expiresAt: string;
-            invitedBy: components["schemas"]["Inviter"] | null;
+            /**
+             * @description The full name of the Owner who invited; null when their account is gone.
+             * @example Olivia Smith
+             */
+            invitedBy?: string | null;
             role: components["schemas"]["Role"];
             /** @example Acme Support */
             workspaceName: string;
@@ -1552,11 +1556,6 @@ export interface components {
              * @example agent
              */
             role: string;
-        };
-        /** @description Who sent the invitation, as the invitation email names them. */
-        Inviter: {
-            /** @example Olivia Smith */
-            displayName: string;
         };
         Joined: {
             workspace: components["schemas"]["MembershipSummary"];
@@ -1643,7 +1642,7 @@ export interface components {
         };
         MessageRequest: {
             /**
-             * @description At most `MESSAGE_MAX_CHARS` characters.
+             * @description 1 to 10 000 characters (after trimming); more is refused, never cut.
              * @example Thanks, that fixed it!
              */
             body: string;
@@ -1680,7 +1679,7 @@ export interface components {
         };
         NewVisitorMessage: {
             /**
-             * @description At most `MESSAGE_MAX_CHARS` characters, as an agent's reply.
+             * @description 1 to 10 000 characters (after trimming); more is refused, never cut.
              * @example Hi, my order has not arrived.
              */
             body: string;
@@ -1729,7 +1728,7 @@ export interface components {
             sound?: boolean | null;
         };
         OriginCheck: {
-            /** @description Whether the request's `Origin` may start widget sessions with this site key. */
+            /** @description Whether the calling page's origin may start chats for this site key. */
             allowed: boolean;
         };
         Posted: {
@@ -1820,13 +1819,13 @@ export interface components {
         Rendered: {
             /**
              * @description The body with `{{contact.name}}` (empty when unknown), `{{agent.displayName}}` (the
-             *     caller) and `{{workspace.name}}` filled in; an empty one takes its `fallback`.
+             *     caller) and `{{workspace.name}}` filled in.
              */
             body: string;
         };
         /**
-         * @description A ticket's requester as a request names it: `{contactId}` or `{email, name?}` (anything
-         *     else, such as both at once, matches neither and is a 400 `invalid_body`).
+         * @description A ticket's requester as a request names it: an existing contact, or one found or created
+         *     by email.
          */
         RequesterInput: components["schemas"]["ExistingContact"] | components["schemas"]["ContactInput"];
         ResetPasswordRequest: {
@@ -1976,6 +1975,17 @@ export interface components {
             /** Format: uuid */
             id: string;
         };
+        /** @description The answer to a verification link. */
+        VerifyResponse: {
+            message: string;
+            /**
+             * @description `verified` now, or `already_verified` when the link had been used for this same,
+             *     verified address (opened twice).
+             */
+            status: components["schemas"]["VerifyStatus"];
+        };
+        /** @enum {string} */
+        VerifyStatus: "verified" | "already_verified";
         VisitorContact: {
             /** @description The address the visitor gave (agents see it as the contact's `claimedEmail`). */
             email?: string | null;
@@ -4213,7 +4223,7 @@ export interface operations {
                 status?: "open" | "pending" | "resolved" | "closed";
                 /** @description `me`, `unassigned`, `all` (default) or an agent id. */
                 assignee?: string;
-                /** @description Only tickets for this contact. */
+                /** @description Only this contact's tickets. */
                 requesterId?: string;
                 /** @description Rows per page: 1 to 200, default 50. */
                 limit?: number;
@@ -5043,26 +5053,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Email verified */
+            /** @description Email verified (or already verified, when the link is opened again) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MessageResponse"];
+                    "application/json": components["schemas"]["VerifyResponse"];
                 };
             };
-            /** @description Token missing, invalid, expired or used */
+            /** @description Token missing, invalid or expired, or used for an address the account no longer has */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `already_verified`: the link was used, and its address is the account's, verified */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5264,7 +5265,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The invitation the token opens */
+            /** @description The open invitation */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5273,7 +5274,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationPreview"];
                 };
             };
-            /** @description `invalid_token`: invalid, expired, revoked or already used (as accept answers) */
+            /** @description Token invalid, expired, revoked or used */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5284,7 +5285,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many previews from this client; see Retry-After */
+            /** @description Too many previews from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5581,14 +5582,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The site key the page embeds */
+                /** @description The widget's site key */
                 siteKey: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Whether the request's Origin is allowed; false for an unknown key or no Origin */
+            /** @description Whether the calling origin is allowed (false for an unknown site key too) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5598,6 +5599,15 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description Too many checks from this client; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -16,6 +16,7 @@ import { useApi, useConfig } from "@/app/providers";
 import { endSession, endWorkspaceAccess } from "@/session/endAccess";
 import { applyLoggedHubEvent, type FoldContext, foldPresence, foldTyping, reloadWorkspace } from "./cache";
 import { fromHub, fromLog, type Sequenced } from "./eventLog";
+import type { LoggedHubEvent } from "./events";
 import { type AgentHub, connectAgentHub, type HubState } from "./hub";
 import { markRead, type UnreadState } from "./reducers";
 import { SequenceTracker } from "./sequence";
@@ -26,6 +27,11 @@ interface HubContextValue {
   send(method: "JoinConversation" | "LeaveConversation" | "Typing", ...args: unknown[]): Promise<boolean>;
   /** The conversation on screen: its messages are read as they arrive. */
   setOpenConversation(id: string | null): void;
+  /**
+   * Calls `listener` with each logged change as it arrives live over the hub (not what is read
+   * back from the event log after a gap: that is history, not news). Returns the unsubscribe.
+   */
+  onLiveEvent(listener: (event: LoggedHubEvent) => void): () => void;
 }
 
 const HubContext = createContext<HubContextValue | null>(null);
@@ -53,6 +59,7 @@ export function HubProvider({
   const [state, setState] = useState<HubState>("connecting");
   const hubRef = useRef<AgentHub | null>(null);
   const openRef = useRef<string | null>(null);
+  const liveListeners = useRef(new Set<(event: LoggedHubEvent) => void>());
   const meRef = useRef(meId);
   useEffect(() => {
     meRef.current = meId;
@@ -80,6 +87,7 @@ export function HubProvider({
     });
     const hub = connectAgentHub(hubUrl, headersRef.current, {
       logged: (event) => {
+        for (const listener of liveListeners.current) listener(event);
         const sequenced = fromHub(event);
         // Without a seq (a server without the log): folded as it comes.
         if (sequenced) tracker.receive(sequenced);
@@ -122,6 +130,12 @@ export function HubProvider({
     [queryClient, workspaceId],
   );
 
-  const value = useMemo(() => ({ state, send, setOpenConversation }), [state, send, setOpenConversation]);
+  const onLiveEvent = useCallback((listener: (event: LoggedHubEvent) => void) => {
+    const listeners = liveListeners.current;
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  }, []);
+
+  const value = useMemo(() => ({ state, send, setOpenConversation, onLiveEvent }), [state, send, setOpenConversation, onLiveEvent]);
   return <HubContext.Provider value={value}>{children}</HubContext.Provider>;
 }

@@ -53,6 +53,22 @@ describe("folding a message into the inbox lists", () => {
     expect(qc.getQueryCache().findAll({ queryKey: keys.conversations("w") }).some((q) => q.state.isInvalidated)).toBe(false);
   });
 
+  it("brings every list holding the conversation its preview and, unless it is on screen, one more unread", () => {
+    const qc = withLists([
+      [ALL, [conversation("a", 1, { unreadCount: 1 })]],
+      [UNASSIGNED, [conversation("a", 1, { unreadCount: 1 })]],
+    ]);
+    foldMessage(qc, ctx, message("a", 30));
+    for (const filter of [ALL, UNASSIGNED]) {
+      expect(qc.getQueryData<ConversationPages>(keys.inbox("w", filter))?.pages[0]?.conversations[0]).toMatchObject({
+        unreadCount: 2,
+        lastMessage: { kind: "incoming", body: "hi", createdAt: "2026-11-23T10:30:00Z" },
+      });
+    }
+    foldMessage(qc, { ...ctx, openConversationId: "a" }, message("a", 31));
+    expect(qc.getQueryData<ConversationPages>(keys.inbox("w", ALL))?.pages[0]?.conversations[0]?.unreadCount).toBe(2);
+  });
+
   it("asks again for every list when the conversation is nowhere in this tab", () => {
     const qc = withLists([[ALL, [conversation("a", 1)]]]);
     foldMessage(qc, ctx, message("zzz", 30));

@@ -9,6 +9,7 @@ import { keys, type TicketFilter } from "@/api/keys";
 import type { Agent, AgentList, Comment, CommentList, Contact, Conversation, Profile, Ticket } from "@/api/types";
 import type { LoggedHubEvent, MessageCreated, PresenceChanged, TypingEvent } from "./events";
 import {
+  applyMessageToList,
   appendComment,
   appendMessage,
   applyPresence,
@@ -28,7 +29,7 @@ import {
   replaceRequesterInList,
   replaceTicket,
   type TicketPages,
-  touchConversation,
+  withMessage,
   typingEndedByMessage,
   type TypingState,
   type UnreadState,
@@ -91,12 +92,10 @@ export function foldMessage(queryClient: QueryClient, ctx: FoldContext, event: M
   for (const [key, data] of listsToFold<ConversationPages>(queryClient, keys.conversations(ws))) {
     const filter = filterOf<InboxFilter>(key);
     if (holdsConversation(data, event.conversationId)) {
-      queryClient.setQueryData(key, touchConversation(data, event.conversationId, event.message.createdAt));
+      queryClient.setQueryData(key, applyMessageToList(data, event, ctx.openConversationId));
     } else if (known && filter) {
       // Known elsewhere: added here if it belongs (with its new activity), else nothing to do.
-      const at = event.message.createdAt;
-      const touched = Date.parse(known.lastMessageAt) >= Date.parse(at) ? known : { ...known, lastMessageAt: at };
-      queryClient.setQueryData(key, upsertConversation(data, touched, filter, ctx.meId));
+      queryClient.setQueryData(key, upsertConversation(data, withMessage(known, event, ctx.openConversationId), filter, ctx.meId));
     } else {
       // A conversation this tab has not seen (an older one that woke up): ask again.
       void queryClient.invalidateQueries({ queryKey: key, exact: true });

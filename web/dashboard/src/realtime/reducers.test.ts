@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Agent, AgentList, CommentList, Conversation, Profile, Ticket } from "@/api/types";
 import type { MessageCreated } from "./events";
 import {
+  applyMessageToList,
   appendComment,
   appendMessage,
   applyPresence,
@@ -10,6 +11,7 @@ import {
   applyTyping,
   belongsTo,
   type ConversationPages,
+  markListRead,
   markRead,
   markUnread,
   mergeProfile,
@@ -27,6 +29,7 @@ import {
   upsertAgent,
   upsertConversation,
   upsertTicket,
+  withMessage,
 } from "./reducers";
 
 function conversation(id: string, overrides: Partial<Conversation> = {}): Conversation {
@@ -324,5 +327,64 @@ describe("agents", () => {
     const next = mergeProfile(profile, agent("a1", "2026-11-01T00:00:00Z", { displayName: "Ann" }));
     expect(next).toMatchObject({ displayName: "Ann", notificationPreferences: { desktop: false } });
     expect(mergeProfile(profile, agent("a3", "2026-11-03T00:00:00Z"))).toBe(profile);
+  });
+});
+
+describe("inbox rows and new messages", () => {
+  it("open a new chat from an event as one unread message, and its own message does not count twice", () => {
+    const opened = conversation("new", {
+      lastMessageAt: "2026-11-23T10:05:00Z",
+      lastMessage: { kind: "incoming", body: "body m1", createdAt: "2026-11-23T10:05:00Z" },
+    });
+    const shown = upsertConversation(pages([conversation("b")]), opened, all, "me");
+    expect(shown?.pages[0]?.conversations[0]).toMatchObject({ id: "new", unreadCount: 1 });
+    const itsMessage = { ...messageEvent("m1", "incoming"), conversationId: "new" };
+    expect(applyMessageToList(shown, itsMessage, null)).toBe(shown);
+    // A later one counts.
+    const later = { ...messageEvent("m2", "incoming", "2026-11-23T10:06:00Z"), conversationId: "new" };
+    expect(applyMessageToList(shown, later, null)?.pages[0]?.conversations[0]?.unreadCount).toBe(2);
+    // An agent-started one opens read.
+    const started = conversation("mine", { lastMessage: { kind: "outgoing", body: "hi", createdAt: "2026-11-23T10:00:00Z" } });
+    expect(upsertConversation(pages([]), started, all, "me")?.pages[0]?.conversations[0]?.unreadCount).toBe(0);
+  });
+  it("take the message's preview and time, and count an incoming message in a conversation not on screen", () => {
+    const row = conversation("c1", { unreadCount: 2 });
+    const next = withMessage(row, messageEvent("m1", "incoming"), null);
+    expect(next).toMatchObject({ lastMessageAt: "2026-11-23T10:05:00Z", unreadCount: 3, lastMessage: { kind: "incoming", body: "body m1" } });
+  });
+  it("count nothing for the conversation on screen, or for the team's own replies and notes", () => {
+    const row = conversation("c1", { unreadCount: 0 });
+    expect(withMessage(row, messageEvent("m1", "incoming"), "c1").unreadCount).toBe(0);
+    expect(withMessage(row, messageEvent("m2", "outgoing"), null).unreadCount).toBe(0);
+    expect(withMessage(row, messageEvent("m3", "note"), null).lastMessage?.kind).toBe("note");
+  });
+  it("ignore a message the row already knows (fetched after it)", () => {
+    const row = conversation("c1", { lastMessageAt: "2026-11-23T10:05:00Z", unreadCount: 1 });
+    expect(withMessage(row, messageEvent("m1", "incoming"), null)).toBe(row);
+  });
+  it("cut the preview to 200 characters, as the API does", () => {
+    const long = { ...messageEvent("m1", "incoming"), message: { ...messageEvent("m1", "incoming").message, body: "é".repeat(300) } };
+    expect(withMessage(conversation("c1"), long, null).lastMessage?.body).toHaveLength(200);
+  });
+  it("move the row to the top of a list holding it, and leave other lists alone", () => {
+    const data = pages([conversation("b", { lastMessageAt: "2026-11-23T10:01:00Z" }), conversation("c1")]);
+    const next = applyMessageToList(data, messageEvent("m1", "incoming"), null);
+    expect(ids(next)).toEqual([["c1", "b"]]);
+    expect(next?.pages[0]?.conversations[0]?.unreadCount).toBe(1);
+    const other = pages([conversation("b")]);
+    expect(applyMessageToList(other, messageEvent("m1", "incoming"), null)).toBe(other);
+  });
+  it("are read: unread back to 0, the same list when nothing was unread", () => {
+    const data = pages([conversation("c1", { unreadCount: 4 })]);
+    expect(markListRead(data, "c1")?.pages[0]?.conversations[0]?.unreadCount).toBe(0);
+    const read = pages([conversation("c1", { unreadCount: 0 })]);
+    expect(markListRead(read, "c1")).toBe(read);
+  });
+  it("keep their unread count and preview through an update event that carries neither", () => {
+    const known = conversation("c1", { unreadCount: 3, lastMessage: { kind: "incoming", body: "hi", createdAt: "2026-11-23T10:00:00Z" } });
+    const data = pages([known]);
+    const update = conversation("c1", { status: "pending", updatedAt: "2026-11-23T10:06:00Z" });
+    const next = upsertConversation(data, update, all, "me")?.pages[0]?.conversations[0];
+    expect(next).toMatchObject({ status: "pending", unreadCount: 3, lastMessage: { body: "hi" } });
   });
 });

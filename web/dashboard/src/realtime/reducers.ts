@@ -62,15 +62,90 @@ export function upsertConversation(
   if (existing && Date.parse(existing.updatedAt) > Date.parse(conversation.updatedAt)) return data;
   const belongs = belongsTo(conversation, filter, meId);
   if (!existing && !belongs) return data;
+  const merged = existing ? keepReaderFields(conversation, existing) : firstSight(conversation);
   const pages = data.pages.map((page) => ({
     ...page,
     conversations: page.conversations.filter((c) => c.id !== conversation.id),
   }));
   if (belongs) {
     const first = pages[0] ?? { conversations: [], nextCursor: null };
-    pages[0] = { ...first, conversations: [conversation, ...first.conversations].sort(newestFirst) };
+    pages[0] = { ...first, conversations: [merged, ...first.conversations].sort(newestFirst) };
   }
   return { ...data, pages };
+}
+
+/**
+ * Events carry no `unreadCount` (it is one agent's view) and may carry no `lastMessage`: an
+ * update keeps what the row knew of them.
+ */
+function keepReaderFields(next: Conversation, known: Conversation): Conversation {
+  return {
+    ...next,
+    unreadCount: next.unreadCount ?? known.unreadCount,
+    lastMessage: next.lastMessage !== undefined ? next.lastMessage : known.lastMessage,
+  };
+}
+
+/**
+ * A conversation this list had not shown, as an event brings it (no `unreadCount`): a new chat
+ * opens with the visitor's message, which nobody has read; its own `message.created` that
+ * follows is that same message, not a second one.
+ */
+function firstSight(conversation: Conversation): Conversation {
+  if (conversation.unreadCount !== undefined) return conversation;
+  return { ...conversation, unreadCount: conversation.lastMessage?.kind === "incoming" ? 1 : 0 };
+}
+
+/** How many characters of a body `lastMessage` carries, as the API cuts it. */
+const PREVIEW_CHARS = 200;
+
+/**
+ * A conversation after a new message: its last activity and preview, and one more unread for
+ * an incoming message while the conversation is not on screen. A message no newer than what the
+ * record knows (already counted by a fetch) changes nothing.
+ */
+export function withMessage(conversation: Conversation, event: MessageCreated, openConversationId: string | null): Conversation {
+  const at = event.message.createdAt;
+  if (Date.parse(conversation.lastMessageAt) >= Date.parse(at)) return conversation;
+  const unread = event.message.kind === "incoming" && event.conversationId !== openConversationId;
+  return {
+    ...conversation,
+    lastMessageAt: at,
+    lastMessage: { kind: event.message.kind, body: [...event.message.body].slice(0, PREVIEW_CHARS).join(""), createdAt: at },
+    unreadCount: unread ? (conversation.unreadCount ?? 0) + 1 : conversation.unreadCount,
+  };
+}
+
+/** A new message in a cached inbox list that holds its conversation: the row updated (withMessage) and moved to the top. */
+export function applyMessageToList(
+  data: ConversationPages | undefined,
+  event: MessageCreated,
+  openConversationId: string | null,
+): ConversationPages | undefined {
+  if (!data) return data;
+  const existing = data.pages.flatMap((p) => p.conversations).find((c) => c.id === event.conversationId);
+  if (!existing) return data;
+  const touched = withMessage(existing, event, openConversationId);
+  if (touched === existing) return data;
+  const pages = data.pages.map((page) => ({
+    ...page,
+    conversations: page.conversations.filter((c) => c.id !== event.conversationId),
+  }));
+  const first = pages[0] ?? { conversations: [], nextCursor: null };
+  pages[0] = { ...first, conversations: [touched, ...first.conversations].sort(newestFirst) };
+  return { ...data, pages };
+}
+
+/** The signed-in agent read a conversation: no unread left on its row. */
+export function markListRead(data: ConversationPages | undefined, conversationId: string): ConversationPages | undefined {
+  if (!data?.pages.some((p) => p.conversations.some((c) => c.id === conversationId && (c.unreadCount ?? 0) > 0))) return data;
+  return {
+    ...data,
+    pages: data.pages.map((page) => ({
+      ...page,
+      conversations: page.conversations.map((c) => (c.id === conversationId ? { ...c, unreadCount: 0 } : c)),
+    })),
+  };
 }
 
 /** A new message moves its conversation to the top of a list that holds it. */

@@ -4,9 +4,13 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { unwrap } from "@/api/client";
 import { useApi } from "@/app/providers";
+import { rememberWorkspace } from "./lastWorkspace";
 import { enterWorkspace, getSession } from "./store";
 
-/** Exchanges the user token for a workspace token (POST /workspaces/{id}/select) and opens the inbox. */
+/**
+ * Exchanges the user token for a workspace token (POST /workspaces/{id}/select), remembers the
+ * workspace for the next sign-in, and opens the inbox.
+ */
 export function useSelectWorkspace() {
   const api = useApi();
   const router = useRouter();
@@ -18,6 +22,7 @@ export function useSelectWorkspace() {
       const previous = getSession().workspace;
       if (previous && previous.id !== workspace.id) queryClient.removeQueries({ queryKey: ["ws", previous.id] });
       enterWorkspace({ ...workspace, token, expiresAt });
+      rememberWorkspace(workspace.id);
       router.push("/inbox");
     },
   });

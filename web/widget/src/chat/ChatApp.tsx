@@ -2,16 +2,17 @@
 
 // The chat window inside the loader's iframe: branding and greeting, presence ("Agents online"
 // or "We reply by email" with an email form), the conversation as a live log, agent typing,
-// connection status, and the message box. Behaviour lives in useChat; this file only renders.
+// connection status, and the message box with its length counter. Behaviour lives in useChat;
+// this file only renders.
 
 import { useEffect, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
+import { agentLook } from "./author";
 import { lookOf } from "./branding";
+import { checkLength } from "./limit";
 import { typingText, type ConnectionStatus } from "./state";
 import { secondsLeft } from "./timing";
 import type { Message } from "./types";
 import { useChat, type Chat } from "./useChat";
-
-const MAX_BODY = 10_000;
 
 const CONNECTION_TEXT: Record<ConnectionStatus, string> = {
   connecting: "Connecting…",
@@ -25,6 +26,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
   const { state, close } = chat;
   const scroller = useRef<HTMLDivElement>(null);
   const count = state.messages.length;
+  const resolved = state.conversation?.status === "resolved";
 
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
@@ -37,10 +39,11 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
 
   // Keep the newest message in view (scrollTop, not scrollIntoView, which may scroll the
   // customer's page around the iframe too).
+  // The resolved notice is the last thing in the scroller: it comes into view the same way.
   useEffect(() => {
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
-  }, [count]);
+  }, [count, resolved]);
 
   if (!state.session) {
     return (
@@ -90,8 +93,10 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
         </p>
         {!online && <ContactForm chat={chat} />}
         <MessageLog messages={state.messages} />
-        {state.conversation?.status === "resolved" && (
-          <p className="note">This conversation is resolved. Write again any time to start a new one.</p>
+        {resolved && (
+          <p className="note" role="status">
+            This conversation is resolved. Write again any time to start a new one.
+          </p>
         )}
       </div>
 
@@ -114,7 +119,7 @@ function MessageLog({ messages }: { messages: Message[] }) {
       <ol>
         {messages.map((m) => (
           <li key={m.id} className={`message ${m.kind}`} data-message-id={m.id}>
-            <span className="author">{m.kind === "incoming" ? "You" : (m.author?.displayName ?? "Support")}</span>
+            {m.kind === "incoming" ? <span className="author">You</span> : <AgentAuthor message={m} />}
             <p className="text">{m.body}</p>
             <time dateTime={m.createdAt}>
               {new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
@@ -123,6 +128,23 @@ function MessageLog({ messages }: { messages: Message[] }) {
         ))}
       </ol>
     </div>
+  );
+}
+
+function AgentAuthor({ message }: { message: Message }) {
+  const agent = agentLook(message);
+  return (
+    <span className="author">
+      {agent.avatarUrl ? (
+        // eslint-disable-next-line @next/next/no-img-element -- an agent's picture from any host; no optimizer
+        <img className="avatar" src={agent.avatarUrl} alt="" width={24} height={24} />
+      ) : (
+        <span className="avatar initials" aria-hidden="true">
+          {agent.initials}
+        </span>
+      )}
+      {agent.name}
+    </span>
   );
 }
 
@@ -151,6 +173,8 @@ function Composer({ chat }: { chat: Chat }) {
   const [sending, setSending] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const wait = useSecondsLeft(chat.state.blockedUntil);
+  // Never cut: a text over the limit stays in the box, and the send waits until it is shorter.
+  const length = checkLength(draft);
 
   // The loader opened the chat: straight to the message box.
   useEffect(() => {
@@ -160,7 +184,7 @@ function Composer({ chat }: { chat: Chat }) {
   async function submit(event?: FormEvent) {
     event?.preventDefault();
     const body = draft.trim();
-    if (!body || sending || wait > 0) return;
+    if (!body || sending || wait > 0 || length.over) return;
     setSending(true);
     const sent = await chat.send(body);
     setSending(false);
@@ -182,6 +206,14 @@ function Composer({ chat }: { chat: Chat }) {
           You can send again in {wait} s.
         </p>
       )}
+      {length.text && (
+        <p id="message-length" className={length.over ? "length over" : "length"}>
+          {length.text}
+        </p>
+      )}
+      <p className="visually-hidden" aria-live="polite">
+        {length.over ? "Your message is too long to send." : ""}
+      </p>
       <form className="composer" onSubmit={submit}>
         <label htmlFor="message" className="visually-hidden">
           Message
@@ -191,7 +223,8 @@ function Composer({ chat }: { chat: Chat }) {
           id="message"
           name="message"
           rows={2}
-          maxLength={MAX_BODY}
+          aria-describedby={length.text ? "message-length" : undefined}
+          aria-invalid={length.over || undefined}
           placeholder="Write a message…"
           value={draft}
           onChange={(e) => {
@@ -200,7 +233,7 @@ function Composer({ chat }: { chat: Chat }) {
           }}
           onKeyDown={onKeyDown}
         />
-        <button type="submit" disabled={sending || wait > 0 || !draft.trim()}>
+        <button type="submit" disabled={sending || wait > 0 || length.over || !draft.trim()}>
           Send
         </button>
       </form>
@@ -215,7 +248,11 @@ function ContactForm({ chat }: { chat: Chat }) {
   const [saving, setSaving] = useState(false);
 
   if (saved?.email) {
-    return <p className="contact-saved">Thanks! We will reply to {saved.email}.</p>;
+    return (
+      <p className="contact-saved">
+        Thanks! Replies you have not seen here will be emailed to {saved.email}, at most one email every 10 minutes.
+      </p>
+    );
   }
 
   async function submit(event: FormEvent) {
@@ -227,7 +264,10 @@ function ContactForm({ chat }: { chat: Chat }) {
 
   return (
     <form className="contact" onSubmit={submit}>
-      <p>No one is online right now. Leave your email and we will reply there.</p>
+      <p>
+        No one is online right now. Leave your email: replies you have not seen here will be emailed to you (at most
+        one email every 10 minutes), with a link back to this chat.
+      </p>
       <label htmlFor="contact-email">Email</label>
       <input
         id="contact-email"

@@ -18,6 +18,18 @@ export interface VisitorApi {
   conversation(token: string): Promise<Conversation | null>;
   send(token: string, body: string): Promise<MessageCreated>;
   saveContact(token: string, contact: { email?: string; name?: string }): Promise<Contact>;
+  /** `PUT /widget/v1/context` -> 204: the page the visitor is on, for the agent's contact panel. */
+  context(token: string, context: VisitorContext): Promise<void>;
+  /** `POST /widget/v1/conversation/read` -> 204: the visitor has seen the conversation up to now. */
+  markRead(token: string): Promise<void>;
+}
+
+export interface VisitorContext {
+  pageUrl?: string;
+  pageTitle?: string;
+  referrer?: string;
+  timeZone?: string;
+  locale?: string;
 }
 
 export function visitorApi(apiUrl: string): VisitorApi {
@@ -38,6 +50,7 @@ export function visitorApi(apiUrl: string): VisitorApi {
       throw new ApiError({ status: 0, detail: NETWORK_DETAIL, retryAfter: null });
     }
     if (!response.ok) throw new ApiError(await problemOf(response));
+    if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
   }
 
@@ -46,5 +59,7 @@ export function visitorApi(apiUrl: string): VisitorApi {
       (await call<{ conversation: Conversation | null }>(token, "GET", "/widget/v1/conversation")).conversation,
     send: (token, body) => call<MessageCreated>(token, "POST", "/widget/v1/messages", { body }),
     saveContact: (token, contact) => call<Contact>(token, "POST", "/widget/v1/contact", contact),
+    context: (token, context) => call<void>(token, "PUT", "/widget/v1/context", context),
+    markRead: (token) => call<void>(token, "POST", "/widget/v1/conversation/read"),
   };
 }

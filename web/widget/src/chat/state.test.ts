@@ -228,3 +228,46 @@ describe("typing", () => {
     expect(typingText([])).toBeNull();
   });
 });
+
+describe("unread replies", () => {
+  const reply = (id: string, at: string) => ({ conversationId: "c1", message: msg(id, at, "outgoing", "ag") });
+  const opened = () => reducer(started(), { type: "panel", open: true });
+
+  it("counts agent replies that arrive while the chat is closed, once each", () => {
+    let s = reducer(opened(), { type: "messageCreated", event: reply("r1", "2030-01-01T00:00:01Z") });
+    expect(s.unread).toBe(0);
+    s = reducer(s, { type: "panel", open: false });
+    s = reducer(s, { type: "messageCreated", event: reply("r2", "2030-01-01T00:00:02Z") });
+    s = reducer(s, { type: "messageCreated", event: reply("r2", "2030-01-01T00:00:02Z") });
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: msg("v1", "2030-01-01T00:00:03Z") } });
+    expect(s.unread).toBe(1);
+    s = reducer(s, { type: "messageCreated", event: reply("r3", "2030-01-01T00:00:04Z") });
+    expect(s.unread).toBe(2);
+    s = reducer(s, { type: "panel", open: true });
+    expect(s.unread).toBe(0);
+  });
+
+  it("counts what a catch-up adds to the conversation shown, not the history of a new one", () => {
+    let s = reducer(started(), {
+      type: "conversationLoaded",
+      requestedAt: 0,
+      conversation: conversation("c1", "2030-01-01T00:00:00Z", [msg("r1", "2030-01-01T00:00:01Z", "outgoing", "ag")]),
+    });
+    expect(s.unread).toBe(0);
+    s = reducer(s, {
+      type: "conversationLoaded",
+      requestedAt: 0,
+      conversation: conversation("c1", "2030-01-01T00:00:00Z", [
+        msg("r1", "2030-01-01T00:00:01Z", "outgoing", "ag"),
+        msg("r2", "2030-01-01T00:00:02Z", "outgoing", "ag"),
+      ]),
+    });
+    expect(s.unread).toBe(1);
+  });
+
+  it("keeps the chat's open state across another visitor's session", () => {
+    const s = reducer(opened(), { type: "session", reason: "new", session: session("t2") });
+    expect(s.panelOpen).toBe(true);
+    expect(s.unread).toBe(0);
+  });
+});

@@ -36,6 +36,10 @@ export interface ChatState {
   /** Text shown to the visitor (an API `detail` or a hub error message). */
   error: string | null;
   contact: Contact | null;
+  /** The loader shows the chat (it stays connected while closed). */
+  panelOpen: boolean;
+  /** Agent messages that arrived while the chat was closed; cleared on open. */
+  unread: number;
 }
 
 export type ChatAction =
@@ -50,7 +54,8 @@ export type ChatAction =
   | { type: "connection"; status: ConnectionStatus }
   | { type: "error"; message: string | null }
   | { type: "blocked"; until: number | null }
-  | { type: "contactSaved"; contact: Contact };
+  | { type: "contactSaved"; contact: Contact }
+  | { type: "panel"; open: boolean };
 
 export const initialState: ChatState = {
   session: null,
@@ -63,6 +68,8 @@ export const initialState: ChatState = {
   blockedUntil: null,
   error: null,
   contact: null,
+  panelOpen: false,
+  unread: 0,
 };
 
 function byTime(a: Message, b: Message): number {
@@ -74,6 +81,17 @@ export function mergeMessages(current: Message[], incoming: Message[]): Message[
   const byId = new Map(current.map((m) => [m.id, m]));
   for (const m of incoming) byId.set(m.id, m);
   return [...byId.values()].sort(byTime);
+}
+
+/** Agent replies among `incoming` that `current` does not hold yet. */
+function newReplies(current: Message[], incoming: Message[]): number {
+  const known = new Set(current.map((m) => m.id));
+  return incoming.filter((m) => m.kind === "outgoing" && !known.has(m.id)).length;
+}
+
+/** Replies that arrived while the chat was closed count as unread. */
+function unreadAfter(state: ChatState, current: Message[], incoming: Message[]): number {
+  return state.panelOpen ? state.unread : state.unread + newReplies(current, incoming);
 }
 
 function info(c: Conversation): ConversationInfo {
@@ -95,7 +113,9 @@ function loaded(state: ChatState, c: Conversation | null, requestedAt: number): 
   // The hub told a status after this snapshot was asked for: the snapshot's is older.
   const live = current.statusAt !== undefined && current.statusAt >= requestedAt;
   const conversation = live ? { ...info(c), status: current.status, statusAt: current.statusAt } : info(c);
-  return { ...state, conversation, messages: mergeMessages(state.messages, c.messages) };
+  // A catch-up (after a reconnect) of the conversation already shown: what it adds is new.
+  const unread = unreadAfter(state, state.messages, c.messages);
+  return { ...state, conversation, messages: mergeMessages(state.messages, c.messages), unread };
 }
 
 function created(state: ChatState, { conversationId, message }: MessageCreated): ChatState {
@@ -104,7 +124,8 @@ function created(state: ChatState, { conversationId, message }: MessageCreated):
   const typing = byAgent ? withoutTyping(state.typing, message.authorAgentId) : state.typing;
   const agentsOnline = state.agentsOnline || (byAgent && message.authorAgentId !== null);
   if (current?.id === conversationId) {
-    return { ...state, messages: mergeMessages(state.messages, [message]), typing, agentsOnline };
+    const unread = unreadAfter(state, state.messages, [message]);
+    return { ...state, messages: mergeMessages(state.messages, [message]), typing, agentsOnline, unread };
   }
   // A late event of an older conversation.
   if (current && Date.parse(message.createdAt) < Date.parse(current.createdAt)) return state;
@@ -115,6 +136,7 @@ function created(state: ChatState, { conversationId, message }: MessageCreated):
     messages: [message],
     typing,
     agentsOnline,
+    unread: unreadAfter(state, [], [message]),
   };
 }
 
@@ -129,6 +151,7 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
         session: action.session,
         agentsOnline: action.session.agentsOnline,
         generation: state.generation + 1,
+        panelOpen: state.panelOpen,
       };
     case "conversationLoaded":
       return loaded(state, action.conversation, action.requestedAt);
@@ -162,6 +185,8 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
       return { ...state, blockedUntil: action.until };
     case "contactSaved":
       return { ...state, contact: action.contact };
+    case "panel":
+      return { ...state, panelOpen: action.open, unread: action.open ? 0 : state.unread };
   }
 }
 

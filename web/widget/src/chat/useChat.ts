@@ -2,8 +2,9 @@
 
 // Everything the chat page does outside rendering: the postMessage handshake with the loader
 // (which creates sessions on the customer's page), keeping the visitor id in this origin's
-// storage, token renewal, the hub connection with its reconnects, and the REST calls. State
-// changes go through the pure reducer in state.ts.
+// storage, token renewal, the hub connection with its reconnects, and the REST calls; the
+// visitor's context (host page, time zone) and read reports, both best effort. State changes go
+// through the pure reducer in state.ts.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -12,10 +13,13 @@ import {
   fromExpected,
   parseFromLoader,
   type FromWidget,
+  type HostPage,
   type WidgetSession,
 } from "@/loader/protocol";
 import { ApiError, visitorApi } from "./api";
+import { browserContext, visitorContext } from "./context";
 import { connectHub, type Hub } from "./hub";
+import { READ_DEBOUNCE_MS, replyToReport } from "./read";
 import { initialState, reducer, sentMessage, type ChatState } from "./state";
 import { renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
 import type { Message, MessageCreated } from "./types";
@@ -51,6 +55,18 @@ function storeVisitorId(key: string, visitorId: string) {
   }
 }
 
+/** Whether this document is visible (its tab in front), as it changes. */
+function usePageVisible(): boolean {
+  const [visible, setVisible] = useState(true);
+  useEffect(() => {
+    const update = () => setVisible(document.visibilityState === "visible");
+    update();
+    document.addEventListener("visibilitychange", update);
+    return () => document.removeEventListener("visibilitychange", update);
+  }, []);
+  return visible;
+}
+
 function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.replace(/^Server returned an error on close: /, "");
@@ -72,6 +88,12 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
   const pendingRenewal = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   /** When (local clock) the current token is due for renewal. */
   const renewAt = useRef(Infinity);
+  /** The host page, from the loader; and the address last sent to the API. */
+  const page = useRef<HostPage | null>(null);
+  const contextSentFor = useRef<string | null>(null);
+  /** The newest agent reply reported as read. */
+  const [reported, setReported] = useState<string | null>(null);
+  const visible = usePageVisible();
 
   const postToParent = useCallback((message: FromWidget) => {
     if (parentOrigin.current) window.parent.postMessage(envelope(message), parentOrigin.current);
@@ -93,6 +115,18 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
   }, []);
 
   const api = useMemo(() => visitorApi(apiUrl), [apiUrl]);
+
+  /**
+   * Tells the API where the visitor is. Best effort: an API that refuses or lacks the route
+   * changes nothing the visitor sees.
+   */
+  const sendContext = useCallback(() => {
+    const token = session.current?.token;
+    if (!token) return;
+    const { timeZone, locale } = browserContext();
+    contextSentFor.current = page.current?.url ?? null;
+    api.context(token, visitorContext(page.current, timeZone, locale)).catch(() => undefined);
+  }, [api]);
 
   const fail = useCallback(
     (error: unknown) => {
@@ -145,6 +179,7 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
         // Per site key and embedding origin: a visitor id is only ever handed back to the
         // site it was made for, even in browsers without third-party storage partitioning.
         storageKey = `supportdesk.visitor:${m.siteKey}:${event.origin}`;
+        page.current = m.page;
         const stored = readVisitorId(storageKey);
         postToParent({ type: "visitor", visitorId: stored ?? null, stored: stored !== undefined });
         return;
@@ -152,6 +187,16 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
       if (!fromExpected(event, window.parent, parentOrigin.current)) return;
       if (m.type === "open") {
         setOpened((n) => n + 1);
+        dispatch({ type: "panel", open: true });
+        return;
+      }
+      if (m.type === "closed") {
+        dispatch({ type: "panel", open: false });
+        return;
+      }
+      if (m.type === "page") {
+        page.current = m.page;
+        if (m.page.url !== contextSentFor.current) sendContext();
         return;
       }
       clearTimeout(retry);
@@ -174,7 +219,31 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
       clearTimeout(retry);
       cancelRenewal();
     };
-  }, [postToParent, requestRenewal, cancelRenewal]);
+  }, [postToParent, requestRenewal, cancelRenewal, sendContext]);
+
+  // Each visitor's session starts by saying where the visitor is.
+  useEffect(() => {
+    if (state.generation > 0) sendContext();
+  }, [state.generation, sendContext]);
+
+  // The launcher's badge.
+  useEffect(() => {
+    postToParent({ type: "unread", count: state.unread });
+  }, [state.unread, postToParent]);
+
+  // Read reports: what an open, visible chat shows, a moment after it shows it. Best effort
+  // like the context: a failed report is not retried; the next reply reports again.
+  const toReport = replyToReport({ panelOpen: state.panelOpen, visible, messages: state.messages, reported });
+  useEffect(() => {
+    if (!toReport) return;
+    const timer = setTimeout(() => {
+      const token = session.current?.token;
+      if (!token) return;
+      setReported(toReport);
+      api.markRead(token).catch(() => undefined);
+    }, READ_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [toReport, api]);
 
   // A fresh token a little before this one expires, counted from its arrival (now).
   useEffect(() => {

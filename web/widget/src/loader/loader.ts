@@ -8,8 +8,14 @@
 // the browser denies the iframe its storage (third-party storage blocked) does the loader keep
 // it in the page's own localStorage, under one namespaced key. One global only (`SupportDesk`). It draws in a shadow root with CSSOM styles, so
 // the page's CSS does not leak in and a strict style-src CSP does not block it.
+// Before drawing anything it asks the API whether this page's origin is allowed (origin.ts): a
+// refused page shows nothing and tells its owner in the console. Once the chat exists, the
+// loader tells it the host page's address (the iframe cannot read it) and shows the chat's
+// unread count on the launcher.
 
 import { NETWORK_DETAIL, problemOf } from "../lib/problem";
+import { asksForChat, badgeText, launcherLabel, withoutChatFragment } from "./launcher";
+import { checkOrigin, refusedOriginMessage } from "./origin";
 import {
   envelope,
   fromExpected,
@@ -17,6 +23,7 @@ import {
   parseIdentity,
   sameIdentity,
   type FromLoader,
+  type HostPage,
   type Identity,
   type SessionReason,
 } from "./protocol";
@@ -34,6 +41,8 @@ interface Api {
 type Stub = { q?: unknown; loaded?: boolean };
 
 const Z = "2147483000";
+/** How often an open chat looks for a single-page site's navigation (pushState fires no event). */
+const PAGE_POLL_MS = 1000;
 const DEFAULT_COLOR = "#1f6feb";
 const CHAT_ICON = "M20 2H4a2 2 0 0 0-2 2v18l4-4h14a2 2 0 0 0 2-2V4a2 2 0 0 0-2-2z";
 const CLOSE_ICON =
@@ -81,6 +90,12 @@ function start() {
   const pageKey = `supportdesk.visitor:${siteKey}`;
   let requests = 0;
   let newPending = false;
+  /** The origin check allowed this page (or could not tell): the launcher is on the page. */
+  let mounted = false;
+  /** The API refused this page's origin: nothing is drawn, open() does nothing. */
+  let refused = false;
+  let unread = 0;
+  let lastPageUrl = "";
 
   const host = document.createElement("div");
   host.setAttribute("data-supportdesk", "");
@@ -120,13 +135,34 @@ function start() {
   icon.setAttribute("fill", "currentColor");
   svg.append(icon);
   button.append(svg);
+  // The count is in the button's accessible name; the badge is only its picture.
+  const badge = document.createElement("span");
+  badge.setAttribute("aria-hidden", "true");
+  css(badge, {
+    position: "absolute",
+    top: "-4px",
+    right: "-4px",
+    minWidth: "20px",
+    height: "20px",
+    padding: "0 5px",
+    boxSizing: "border-box",
+    borderRadius: "10px",
+    background: "#cf222e",
+    color: "#fff",
+    font: "700 12px/20px system-ui, sans-serif",
+    textAlign: "center",
+    boxShadow: "0 0 0 2px #fff",
+  });
+  button.append(badge);
   button.addEventListener("click", () => setOpen(!isOpen));
   root.append(button);
 
   function layout() {
     const full = isPhone();
     button.setAttribute("aria-expanded", String(isOpen));
-    button.setAttribute("aria-label", isOpen ? "Close chat" : "Open chat");
+    button.setAttribute("aria-label", launcherLabel(isOpen, unread));
+    badge.textContent = isOpen ? "" : badgeText(unread);
+    badge.style.display = badge.textContent ? "block" : "none";
     icon.setAttribute("d", isOpen ? CLOSE_ICON : CHAT_ICON);
     // On a phone the open chat covers the screen; its own "Minimize chat" button closes it.
     button.style.display = isOpen && full ? "none" : "flex";
@@ -160,16 +196,35 @@ function start() {
     });
     button.setAttribute("aria-controls", f.id);
     root.append(f);
+    lastPageUrl = hostPage().url;
+    setInterval(watchPage, PAGE_POLL_MS);
     return f;
   }
 
+  function hostPage(): HostPage {
+    return { url: withoutChatFragment(location.href), title: document.title, referrer: document.referrer };
+  }
+
+  /** Tells the chat when a single-page site moved to another address. */
+  function watchPage() {
+    const page = hostPage();
+    if (page.url === lastPageUrl) return;
+    lastPageUrl = page.url;
+    if (frameReady) post({ type: "page", page });
+  }
+
   function setOpen(open: boolean) {
+    if (refused) return;
     isOpen = open;
-    if (open && !frame) frame = createFrame();
+    if (open) unread = 0;
+    // Opened (e.g. a queued open()) before the origin check answered: the frame waits for it.
+    if (open && !frame && mounted) frame = createFrame();
     layout();
     if (open) {
       frame?.focus();
       if (frameReady) post({ type: "open" }); // else `ready` sends it
+    } else if (frameReady) {
+      post({ type: "closed" });
     }
   }
 
@@ -217,7 +272,8 @@ function start() {
     const m = parseFromWidget(event.data);
     if (m?.type === "ready") {
       frameReady = true;
-      post({ type: "hello", siteKey });
+      lastPageUrl = hostPage().url;
+      post({ type: "hello", siteKey, page: hostPage() });
       if (isOpen) post({ type: "open" });
     } else if (m?.type === "visitor") {
       keepHere = !m.stored;
@@ -229,9 +285,17 @@ function start() {
     } else if (m?.type === "close") {
       setOpen(false);
       button.focus();
+    } else if (m?.type === "unread") {
+      unread = isOpen ? 0 : m.count;
+      layout();
     }
   });
   addEventListener("resize", layout);
+  addEventListener("popstate", () => frame && watchPage());
+  addEventListener("hashchange", () => {
+    if (frame) watchPage();
+    if (asksForChat(location.hash)) setOpen(true);
+  });
 
   const api: Api & Stub = {
     loaded: true,
@@ -259,9 +323,23 @@ function start() {
   }
 
   layout();
-  const mount = () => document.body.append(host);
-  if (document.body) mount();
-  else document.addEventListener("DOMContentLoaded", mount);
+  const mount = () => {
+    document.body.append(host);
+    mounted = true;
+    // A link from a reply email, or an open() called meanwhile: straight into the chat.
+    if (isOpen || asksForChat(location.hash)) setOpen(true);
+  };
+  void checkOrigin(fetch, __SUPPORTDESK__.apiUrl, siteKey).then((verdict) => {
+    if (verdict === "refused") {
+      refused = true;
+      console.error(refusedOriginMessage(location.origin));
+      return;
+    }
+    // "unknown": the check itself failed (network, or an API without the route). Show the
+    // launcher as before; a refused session then says what went wrong inside the chat.
+    if (document.body) mount();
+    else document.addEventListener("DOMContentLoaded", mount);
+  });
 }
 
 start();

@@ -17,6 +17,8 @@ const session: WidgetSession = {
   agentsOnline: false,
 };
 
+const page = { url: "https://shop.example/cart?step=2", title: "Cart", referrer: "https://search.example/" };
+
 describe("origin and source checks", () => {
   const frame = {};
   it("accepts only the expected window from the expected origin", () => {
@@ -43,6 +45,8 @@ describe("messages from the widget", () => {
     });
     expect(parseFromWidget(envelope({ type: "renew" }))).toEqual({ type: "renew" });
     expect(parseFromWidget(envelope({ type: "close" }))).toEqual({ type: "close" });
+    expect(parseFromWidget(envelope({ type: "unread", count: 2 }))).toEqual({ type: "unread", count: 2 });
+    expect(parseFromWidget(envelope({ type: "unread", count: 0 }))).toEqual({ type: "unread", count: 0 });
   });
 
   it("ignores anything else", () => {
@@ -55,7 +59,11 @@ describe("messages from the widget", () => {
       { supportdesk: 1, type: "nope" },
       { supportdesk: 1, type: "visitor", visitorId: 5, stored: true },
       { supportdesk: 1, type: "visitor", visitorId: "v1" },
-      envelope({ type: "hello", siteKey: "swk" }),
+      envelope({ type: "hello", siteKey: "swk", page: null }),
+      { supportdesk: 1, type: "unread", count: -1 },
+      { supportdesk: 1, type: "unread", count: 1.5 },
+      { supportdesk: 1, type: "unread", count: "2" },
+      { supportdesk: 1, type: "unread" },
     ];
     for (const data of others) {
       expect(parseFromWidget(data)).toBeNull();
@@ -64,9 +72,13 @@ describe("messages from the widget", () => {
 });
 
 describe("messages from the loader", () => {
-  it("reads hello, session, session-error and open", () => {
-    expect(parseFromLoader(envelope({ type: "hello", siteKey: "swk_1" }))).toEqual({ type: "hello", siteKey: "swk_1" });
+  it("reads hello, page, session, session-error, open and closed", () => {
+    expect(parseFromLoader(envelope({ type: "hello", siteKey: "swk_1", page }))).toEqual({ type: "hello", siteKey: "swk_1", page });
+    // A loader from before the page field (cached on the customer's page) still says hello.
+    expect(parseFromLoader({ supportdesk: 1, type: "hello", siteKey: "swk_1" })).toEqual({ type: "hello", siteKey: "swk_1", page: null });
+    expect(parseFromLoader(envelope({ type: "page", page }))).toEqual({ type: "page", page });
     expect(parseFromLoader(envelope({ type: "open" }))).toEqual({ type: "open" });
+    expect(parseFromLoader(envelope({ type: "closed" }))).toEqual({ type: "closed" });
     expect(parseFromLoader({ type: "open" })).toBeNull();
     expect(parseFromLoader(envelope({ type: "session", reason: "new", session }))).toEqual({ type: "session", reason: "new", session });
     expect(
@@ -86,6 +98,15 @@ describe("messages from the loader", () => {
     expect(parseFromLoader({ supportdesk: 1, type: "session", reason: "other", session })).toBeNull();
     expect(parseFromLoader({ supportdesk: 1, type: "hello", siteKey: "" })).toBeNull();
     expect(parseFromLoader({ type: "hello", siteKey: "swk" })).toBeNull();
+  });
+
+  it("refuses malformed host pages", () => {
+    const bad = [null, "https://shop.example/", { url: "https://shop.example/", title: "Shop" }, { ...page, url: 1 }, { ...page, referrer: null }];
+    for (const p of bad) {
+      expect(parseFromLoader({ supportdesk: 1, type: "page", page: p })).toBeNull();
+      expect(parseFromLoader({ supportdesk: 1, type: "hello", siteKey: "swk", page: p })).toBeNull();
+    }
+    expect(parseFromLoader({ supportdesk: 1, type: "page" })).toBeNull();
   });
 });
 

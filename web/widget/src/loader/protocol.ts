@@ -31,6 +31,14 @@ export interface Identity {
   hash?: string;
 }
 
+/** The customer's page the chat sits on, as the loader sees it (the iframe cannot read it). */
+export interface HostPage {
+  url: string;
+  title: string;
+  /** "" when the page was opened directly. */
+  referrer: string;
+}
+
 /** iframe -> loader */
 export type FromWidget =
   /** The chat page listens; the loader answers with `hello`. */
@@ -44,18 +52,25 @@ export type FromWidget =
   /** The token expires soon (or was refused): create a session for the same visitor. */
   | { type: "renew" }
   /** The visitor minimised the chat from inside. */
-  | { type: "close" };
+  | { type: "close" }
+  /** Agent messages that arrived while the chat was closed (0 once opened): the launcher's badge. */
+  | { type: "unread"; count: number };
 
 /** `new`: another visitor or identity (start over); `renew`: same visitor, fresh token. */
 export type SessionReason = "new" | "renew";
 
 /** loader -> iframe */
 export type FromLoader =
-  | { type: "hello"; siteKey: string }
+  /** `page` is null only from a loader older than the page field. */
+  | { type: "hello"; siteKey: string; page: HostPage | null }
+  /** The host page's URL changed (a single-page site navigated). */
+  | { type: "page"; page: HostPage }
   | { type: "session"; reason: SessionReason; session: WidgetSession }
   | { type: "session-error"; reason: SessionReason; status: number; detail: string; retryAfter: number | null }
   /** The chat was opened: focus the message box. */
-  | { type: "open" };
+  | { type: "open" }
+  /** The chat was closed (hidden, still connected). */
+  | { type: "closed" };
 
 export const TAG = "supportdesk";
 
@@ -89,6 +104,10 @@ export function parseFromWidget(data: unknown): FromWidget | null {
     case "renew":
     case "close":
       return { type: m.type };
+    case "unread":
+      return typeof m.count === "number" && Number.isInteger(m.count) && m.count >= 0
+        ? { type: "unread", count: m.count }
+        : null;
     case "visitor":
       return isNullableString(m.visitorId) && typeof m.stored === "boolean"
         ? { type: "visitor", visitorId: m.visitorId || null, stored: m.stored }
@@ -119,15 +138,25 @@ export function isSession(v: unknown): v is WidgetSession {
   );
 }
 
+export function isHostPage(v: unknown): v is HostPage {
+  const p = v as HostPage | null;
+  return typeof p === "object" && p !== null && isString(p.url) && isString(p.title) && isString(p.referrer);
+}
+
 const isReason = (v: unknown): v is SessionReason => v === "new" || v === "renew";
 
 export function parseFromLoader(data: unknown): FromLoader | null {
   const m = tagged(data);
   switch (m?.type) {
     case "open":
-      return { type: "open" };
+    case "closed":
+      return { type: m.type };
     case "hello":
-      return isString(m.siteKey) && m.siteKey ? { type: "hello", siteKey: m.siteKey } : null;
+      if (!isString(m.siteKey) || !m.siteKey) return null;
+      if (m.page !== undefined && !isHostPage(m.page)) return null;
+      return { type: "hello", siteKey: m.siteKey, page: m.page ?? null };
+    case "page":
+      return isHostPage(m.page) ? { type: "page", page: m.page } : null;
     case "session":
       return isReason(m.reason) && isSession(m.session) ? { type: "session", reason: m.reason, session: m.session } : null;
     case "session-error":

@@ -6,6 +6,7 @@ import { keys } from "@/api/keys";
 import { roleLabel } from "@/api/types";
 import { ErrorMessage, fieldErrors, formText, StatusMessage, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
+import { currentNotice } from "@/session/notices";
 import { signOut } from "@/session/store";
 import { useSelectWorkspace } from "@/session/useSelectWorkspace";
 import { useSession } from "@/session/useSession";
@@ -15,10 +16,12 @@ export function WorkspacePicker() {
   const queryClient = useQueryClient();
   const { session } = useSession();
   const select = useSelectWorkspace();
+  // The address is usually verified in another tab (the emailed link): asked again on coming
+  // back, so the "verify" callout and notice go once it is done.
+  const me = useQuery({ queryKey: keys.me, queryFn: () => unwrap(api.user.GET("/auth/me")), refetchOnWindowFocus: "always" });
   // Why the person is here (access ended, welcome); cleared on entering a workspace.
-  const notice = session.notice;
+  const notice = currentNotice(session.notice, me.data?.emailVerified);
 
-  const me = useQuery({ queryKey: keys.me, queryFn: () => unwrap(api.user.GET("/auth/me")) });
   const workspaces = useQuery({ queryKey: keys.workspaces, queryFn: () => unwrap(api.user.GET("/workspaces")) });
   const resend = useMutation({ mutationFn: () => unwrap(api.user.POST("/auth/resend-verification")) });
   const create = useMutation({

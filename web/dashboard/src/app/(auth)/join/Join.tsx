@@ -2,8 +2,7 @@
 
 // The invitation link (APP_URL/join?token=...). Signed in: accept with the user token. Signed
 // out: create the account with a name and password (the API marks its email verified, since
-// the link came to it), or sign in first and come back here. Either way the page first says
-// who invited the person to which workspace, as what (`POST /invitations/preview`).
+// the link came to it), or sign in first and come back here.
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -19,7 +18,6 @@ import { scrubTokenFromUrl } from "@/session/scrubUrl";
 import { signIn, signOut } from "@/session/store";
 import { useSelectWorkspace } from "@/session/useSelectWorkspace";
 import { useSession } from "@/session/useSession";
-import { invitationSentence } from "./invitationSentence";
 
 export function Join({ linkToken }: { linkToken: string }) {
   const api = useApi();
@@ -41,20 +39,6 @@ export function Join({ linkToken }: { linkToken: string }) {
   const forgetDeadLink = (error: Error) => {
     if (error instanceof ApiError && error.code === "invalid_token") forgetInvitation();
   };
-  const preview = useQuery({
-    queryKey: ["invitation-preview", token],
-    queryFn: async () => {
-      try {
-        return await unwrap(api.anon.POST("/invitations/preview", { body: { token } }));
-      } catch (error) {
-        if (error instanceof Error) forgetDeadLink(error);
-        throw error;
-      }
-    },
-    enabled: token !== "",
-    retry: false,
-    staleTime: Infinity,
-  });
   const accept = useMutation({
     mutationFn: () => unwrap(api.user.POST("/invitations/accept", { body: { token } })),
     onSuccess: ({ workspace }) => joined(workspace),
@@ -70,6 +54,14 @@ export function Join({ linkToken }: { linkToken: string }) {
     },
     onError: forgetDeadLink,
   });
+  // What the link is for: the workspace, who invited, the address and the role.
+  const preview = useQuery({
+    queryKey: ["invitation-preview", token],
+    queryFn: () => unwrap(api.anon.POST("/invitations/preview", { body: { token } })),
+    enabled: ready && token !== "",
+    retry: false,
+    staleTime: Infinity,
+  });
   const working = accept.isPending || create.isPending || select.isPending;
   const workspace = accept.data?.workspace ?? create.data?.workspace;
 
@@ -82,24 +74,6 @@ export function Join({ linkToken }: { linkToken: string }) {
       </>
     );
   }
-  if (preview.isPending && !workspace) return <p role="status">Loading the invitation…</p>;
-  if (preview.isError && !workspace) {
-    return (
-      <>
-        <h1>Join a workspace</h1>
-        <ErrorMessage error={preview.error} />
-        <p>
-          Ask the person who invited you for a new invitation, or <Link href="/login">sign in</Link>.
-        </p>
-      </>
-    );
-  }
-  const invited = preview.data ? (
-    <p>
-      <strong>{invitationSentence(preview.data)}.</strong> The invitation was sent to {preview.data.email}.
-    </p>
-  ) : null;
-  const heading = preview.data ? `Join ${preview.data.workspaceName}` : "Join a workspace";
   if (workspace) {
     return (
       <>
@@ -111,12 +85,31 @@ export function Join({ linkToken }: { linkToken: string }) {
       </>
     );
   }
+  if (preview.isError) {
+    return (
+      <>
+        <h1>This invitation does not work any more</h1>
+        <ErrorMessage error={preview.error} />
+        <p>Invitations last seven days and work once. Ask the person who invited you for a new one.</p>
+      </>
+    );
+  }
+  const invitation = preview.data;
+  const heading = invitation ? `Join ${invitation.workspaceName}` : "Join a workspace";
+  const invitedLine = invitation ? (
+    <p>
+      {invitation.invitedBy ?? "An Owner"} invited you ({invitation.email}) to join <strong>{invitation.workspaceName}</strong> as{" "}
+      {roleLabel(invitation.role)}.
+    </p>
+  ) : (
+    <p role="status">Loading the invitation…</p>
+  );
   if (session.userToken) {
     return (
       <>
         <h1>{heading}</h1>
-        {invited}
-        <p>Accept to join it with the account you are signed in with.</p>
+        {invitedLine}
+        <p>Accept to join with the account you are signed in with.</p>
         <ErrorMessage error={accept.error} />
         <button type="button" onClick={() => accept.mutate()} disabled={working}>
           Accept invitation
@@ -130,8 +123,8 @@ export function Join({ linkToken }: { linkToken: string }) {
   return (
     <>
       <h1>{heading}</h1>
-      {invited}
-      <p>Create your account to join. The invitation came to your email address, so it is already verified.</p>
+      {invitedLine}
+      <p>Create your account to join. The invitation was sent to your email address, so it is already verified.</p>
       <form
         onSubmit={(event) => {
           event.preventDefault();

@@ -4,7 +4,6 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect } from "react";
 import { unwrap } from "@/api/client";
-import { ApiError } from "@/api/errors";
 import { keys } from "@/api/keys";
 import { ErrorMessage } from "@/components/ui";
 import { useApi } from "@/app/providers";
@@ -52,37 +51,19 @@ export function VerifyEmail({ token }: { token: string }) {
       </>
     );
   }
-  // The link worked before (a second click, a mail scanner's visit): the person is verified.
-  if (verify.error instanceof ApiError && verify.error.code === "already_verified") {
-    return (
-      <>
-        <h1>Email already verified</h1>
-        <p role="status">Your email address is already verified.</p>
-        <p>
-          {session.workspace ? (
-            <Link href="/inbox">Continue to your inbox</Link>
-          ) : session.userToken ? (
-            <Link href="/workspaces">Continue to your workspaces</Link>
-          ) : (
-            <Link href="/login">Sign in</Link>
-          )}
-        </p>
-      </>
-    );
-  }
   if (verify.isError) {
     return (
       <>
-        <h1>Email not verified</h1>
+        <h1>This link does not work any more</h1>
         <ErrorMessage error={verify.error} />
-        <p>Verification links work once and for 24 hours. Sign in to ask for a new one.</p>
+        <p>Verification links work for 24 hours, and only for the address they were sent to. Sign in to ask for a new one.</p>
         <p>{next}</p>
       </>
     );
   }
   return (
     <>
-      <h1>Email verified</h1>
+      <h1>{verify.data.status === "already_verified" ? "Already verified" : "Email verified"}</h1>
       <p role="status">{verify.data.message}</p>
       <p>{next}</p>
     </>

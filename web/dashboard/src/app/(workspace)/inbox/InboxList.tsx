@@ -1,56 +1,72 @@
 "use client";
 
-// Conversations by tab (Mine / Unassigned / All) and status, newest activity first, kept live
-// by hub events (see realtime/HubProvider); unread markers and the team's presence.
+// Conversations by tab (Mine / Unassigned / All, each with its open + pending count) and status,
+// newest activity first, kept live by hub events (see realtime/HubProvider). The tab and status
+// live in the URL (lib/inboxUrl), so a reload shows the same list.
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname } from "next/navigation";
-import { type KeyboardEvent, useRef, useState } from "react";
+import { useParams, usePathname, useRouter, useSearchParams } from "next/navigation";
+import { type KeyboardEvent, useEffect, useRef } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
-import { CONVERSATION_STATUSES, type ConversationStatus } from "@/api/types";
+import { CONVERSATION_STATUSES, type Conversation, type ConversationStatus } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { ContactEmail, ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
+import { ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
+import { Avatar } from "@/components/inbox/Avatar";
+import { RelativeTime } from "@/components/inbox/RelativeTime";
+import { useInboxCounts } from "@/components/inbox/useInboxCounts";
 import { useApi } from "@/app/providers";
-import { capitalize, contactName } from "@/lib/format";
-import { useLiveState } from "@/realtime/live";
-import type { InboxFilter, PreviewState, UnreadState } from "@/realtime/reducers";
+import { capitalize } from "@/lib/format";
+import { inboxHref, type InboxTab, type InboxView, parseInboxView } from "@/lib/inboxUrl";
+import { previewText, rowTime } from "@/lib/preview";
+import type { InboxFilter } from "@/realtime/reducers";
 import { useWorkspace } from "../WorkspaceContext";
 
-const TABS: { id: InboxFilter["assignee"]; label: string }[] = [
-  { id: "me", label: "Mine" },
-  { id: "unassigned", label: "Unassigned" },
-  { id: "all", label: "All" },
+const TABS: { id: InboxTab; label: string; count: "mine" | "unassigned" | "all" }[] = [
+  { id: "me", label: "Mine", count: "mine" },
+  { id: "unassigned", label: "Unassigned", count: "unassigned" },
+  { id: "all", label: "All", count: "all" },
 ];
-
-const EMPTY_UNREAD: UnreadState = {};
-const EMPTY_PREVIEWS: PreviewState = {};
 
 export function InboxList() {
   const api = useApi();
   const { workspace, me } = useWorkspace();
-  const [assignee, setAssignee] = useState<InboxFilter["assignee"]>("all");
-  const [status, setStatus] = useState<ConversationStatus | null>(null);
-  const filter: InboxFilter = { assignee, status };
-  const agents = useAgentNames(workspace.id);
-  const unread = useLiveState(keys.unread(workspace.id), EMPTY_UNREAD);
-  const previews = useLiveState(keys.previews(workspace.id), EMPTY_PREVIEWS);
+  const router = useRouter();
   const pathname = usePathname();
+  const params = useParams<{ id?: string }>();
+  const view = parseInboxView(useSearchParams());
+  const selectedId = params.id ?? null;
+  const filter: InboxFilter = { assignee: view.tab, status: view.status };
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
+  const counts = useInboxCounts(workspace.id);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  // Back from a conversation (the phone's back button, or closing it): focus returns to its
+  // row, else to the list's heading, rather than to the top of the page.
+  const previousId = useRef(selectedId);
+  useEffect(() => {
+    const left = previousId.current;
+    previousId.current = selectedId;
+    if (!left || selectedId) return;
+    const row = document.querySelector<HTMLAnchorElement>(`[data-conversation-id="${CSS.escape(left)}"]`);
+    (row ?? headingRef.current)?.focus();
+  }, [selectedId]);
+
+  const show = (next: InboxView) => router.replace(inboxHref(next, selectedId), { scroll: false });
 
   const list = useInfiniteQuery({
     queryKey: keys.inbox(workspace.id, filter),
     queryFn: ({ pageParam }) =>
       unwrap(
         api.workspace.GET("/api/conversations", {
-          params: { query: { assignee, status: status ?? undefined, limit: 50, cursor: pageParam ?? undefined } },
+          params: { query: { assignee: view.tab, status: view.status ?? undefined, limit: 50, cursor: pageParam ?? undefined } },
         }),
       ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? null,
     // "Mine" needs to know who "me" is before its events can be sorted into it.
-    enabled: assignee !== "me" || me !== null,
+    enabled: view.tab !== "me" || me !== null,
   });
   const conversations = list.data?.pages.flatMap((p) => p.conversations) ?? [];
 
@@ -60,38 +76,50 @@ export function InboxList() {
     if (!delta) return;
     event.preventDefault();
     const next = (index + delta + TABS.length) % TABS.length;
-    setAssignee(TABS[next]!.id);
+    show({ ...view, tab: TABS[next]!.id });
     tabRefs.current[next]?.focus();
   };
 
   return (
     <section className="inbox-list" aria-labelledby="inbox-heading">
       <div className="inbox-list-header">
-        <h1 id="inbox-heading">Inbox</h1>
+        <h1 id="inbox-heading" ref={headingRef} tabIndex={-1}>
+          Inbox
+        </h1>
         <div role="tablist" aria-label="Conversations by assignee" className="tabs">
-          {TABS.map((tab, index) => (
-            <button
-              key={tab.id}
-              ref={(el) => {
-                tabRefs.current[index] = el;
-              }}
-              type="button"
-              role="tab"
-              id={`tab-${tab.id}`}
-              aria-selected={assignee === tab.id}
-              aria-controls="conversation-panel"
-              tabIndex={assignee === tab.id ? 0 : -1}
-              onClick={() => setAssignee(tab.id)}
-              onKeyDown={(event) => onTabKey(event, index)}
-            >
-              {tab.label}
-            </button>
-          ))}
+          {TABS.map((tab, index) => {
+            const count = counts.data?.[tab.count];
+            return (
+              <button
+                key={tab.id}
+                ref={(el) => {
+                  tabRefs.current[index] = el;
+                }}
+                type="button"
+                role="tab"
+                id={`tab-${tab.id}`}
+                aria-selected={view.tab === tab.id}
+                aria-controls="conversation-panel"
+                tabIndex={view.tab === tab.id ? 0 : -1}
+                onClick={() => show({ ...view, tab: tab.id })}
+                onKeyDown={(event) => onTabKey(event, index)}
+              >
+                {tab.label}
+                {count ? (
+                  <span className="tab-count" title={`${count.open} open, ${count.pending} pending`}>
+                    {" "}
+                    {count.open + count.pending}
+                    <span className="visually-hidden"> open or pending</span>
+                  </span>
+                ) : null}
+              </button>
+            );
+          })}
         </div>
         <SelectField
           label="Status"
-          value={status ?? ""}
-          onChange={(event) => setStatus((event.target.value || null) as ConversationStatus | null)}
+          value={view.status ?? ""}
+          onChange={(event) => show({ ...view, status: (event.target.value || null) as ConversationStatus | null })}
         >
           <option value="">Any status</option>
           {CONVERSATION_STATUSES.map((s) => (
@@ -101,35 +129,14 @@ export function InboxList() {
           ))}
         </SelectField>
       </div>
-      <div role="tabpanel" id="conversation-panel" aria-labelledby={`tab-${assignee}`}>
+      <div role="tabpanel" id="conversation-panel" aria-labelledby={`tab-${view.tab}`}>
         <ErrorMessage error={list.error} />
         {list.isPending && !list.isError ? <p role="status">Loading conversations…</p> : null}
         {list.isSuccess && conversations.length === 0 ? <p className="muted">No conversations here yet.</p> : null}
         <ul className="conversation-list" aria-label="Conversations">
-          {conversations.map((c) => {
-            const isUnread = !!unread[c.id];
-            const preview = previews[c.id];
-            const assigneeName = c.assigneeId ? (agents.get(c.assigneeId)?.displayName ?? "an agent") : null;
-            const href = `/inbox/${c.id}`;
-            return (
-              <li key={c.id} className={isUnread ? "unread" : undefined}>
-                <Link href={href} aria-current={pathname === href ? "page" : undefined}>
-                  <span className="conversation-title">
-                    <span className="number">#{c.number}</span> {contactName(c)}
-                    {c.contact.email ? null : <ContactEmail contact={c.contact} />}
-                    {isUnread ? <span className="badge badge-unread">Unread</span> : null}
-                  </span>
-                  <span className="conversation-meta">
-                    {c.subject ? <span>{c.subject}</span> : null}
-                    {preview ? <span className="preview">{preview.kind === "note" ? `Note: ${preview.body}` : preview.body}</span> : null}
-                    <span className={`badge status-${c.status}`}>{c.status}</span>
-                    {c.priority ? <span className="badge">{c.priority}</span> : null}
-                    <span className="muted">{assigneeName ? `Assigned to ${assigneeName}` : "Unassigned"}</span>
-                  </span>
-                </Link>
-              </li>
-            );
-          })}
+          {conversations.map((c) => (
+            <ConversationRow key={c.id} conversation={c} href={inboxHref(view, c.id)} current={pathname === `/inbox/${c.id}`} workspaceId={workspace.id} />
+          ))}
         </ul>
         {list.hasNextPage ? (
           <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
@@ -139,6 +146,42 @@ export function InboxList() {
       </div>
       <TeamPresence workspaceId={workspace.id} />
     </section>
+  );
+}
+
+function ConversationRow({ conversation: c, href, current, workspaceId }: { conversation: Conversation; href: string; current: boolean; workspaceId: string }) {
+  const agents = useAgentNames(workspaceId);
+  const unread = current ? 0 : (c.unreadCount ?? 0);
+  const assigneeName = c.assigneeId ? (agents.get(c.assigneeId)?.displayName ?? "an agent") : null;
+  const preview = previewText(c.lastMessage);
+  return (
+    <li className={unread ? "conversation-row unread" : "conversation-row"}>
+      <Link href={href} aria-current={current ? "page" : undefined} data-conversation-id={c.id}>
+        <Avatar id={c.contact.id} name={c.contact.displayName} />
+        <span className="row-main">
+          <span className="row-top">
+            <span className="row-name">{c.contact.displayName}</span>
+            <RelativeTime iso={rowTime(c)} className="row-time" />
+          </span>
+          <span className="row-preview">
+            <span className="preview">{preview || (c.subject ?? "No messages yet")}</span>
+            {unread ? (
+              <span className="unread-count">
+                {unread >= 100 ? "99+" : unread}
+                <span className="visually-hidden"> unread</span>
+              </span>
+            ) : null}
+          </span>
+          <span className="row-meta">
+            <span className="number">#{c.number}</span>
+            <span>{c.channel === "chat" ? "Chat" : "Manual"}</span>
+            <span className={`badge status-${c.status}`}>{capitalize(c.status)}</span>
+            {c.priority ? <span className="badge">{capitalize(c.priority)}</span> : null}
+            <span className="muted">{assigneeName ?? "Unassigned"}</span>
+          </span>
+        </span>
+      </Link>
+    </li>
   );
 }
 

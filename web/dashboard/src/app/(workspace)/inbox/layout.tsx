@@ -1,15 +1,10 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
-import { InboxList } from "./InboxList";
+import { InboxFrame } from "./InboxFrame";
 
 export const metadata: Metadata = { title: "Inbox" };
 
 /** The list stays mounted (and live) while conversations open beside it. */
 export default function InboxLayout({ children }: { children: ReactNode }) {
-  return (
-    <div className="inbox">
-      <InboxList />
-      <div className="inbox-detail">{children}</div>
-    </div>
-  );
+  return <InboxFrame>{children}</InboxFrame>;
 }

@@ -1,22 +1,39 @@
 "use client";
 
-// The agent's own record in this workspace (display name, avatar, notification preferences),
-// and the account's email address (POST /auth/change-email with the password, user token).
+// The agent's own record in this workspace (display name, avatar, notification preferences,
+// the reply box's Enter key), and the account's email address (POST /auth/change-email with
+// the password, user token). Every preference the API has is here, each saying what it does.
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import type { Profile } from "@/api/types";
-import { Checkbox, ErrorMessage, fieldErrors, formText, StatusMessage, SubmitButton, TextField } from "@/components/ui";
+import { ErrorMessage, fieldErrors, formText, StatusMessage, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
+import { useSharedNotificationPermission } from "@/notifications/context";
+import { EnableDesktopNotifications } from "@/notifications/EnableDesktopNotifications";
 import { useWorkspace } from "../WorkspaceContext";
+import { PreferenceCheckbox } from "./PreferenceCheckbox";
 
-const PREFERENCES = [
-  { name: "emailOnNewConversation", label: "Email me about new conversations" },
-  { name: "emailOnAssignment", label: "Email me when a conversation is assigned to me" },
-  { name: "emailOnContactReply", label: "Email me when a contact replies" },
-  { name: "desktop", label: "Desktop notifications" },
-] as const;
+type Preferences = Profile["notificationPreferences"];
+
+const EMAILS: readonly { name: keyof Preferences; label: string; hint: string }[] = [
+  { name: "emailOnAssignment", label: "Email me when a conversation is assigned to me", hint: "Not when you take it yourself." },
+  { name: "emailOnNewConversation", label: "Email me about new conversations", hint: "Each new conversation that arrives unassigned." },
+  { name: "emailOnContactReply", label: "Email me when a contact replies", hint: "In conversations assigned to you." },
+  { name: "emailOnMention", label: "Email me when a teammate mentions me", hint: "A private note naming you as @ and your display name." },
+];
+
+const IN_BROWSER: readonly { name: keyof Preferences; label: string; hint: string }[] = [
+  {
+    name: "desktop",
+    label: "Desktop notifications",
+    hint: "New chats, messages in conversations assigned to you or unassigned, and mentions, while the dashboard is open in this browser (not for the conversation you are looking at).",
+  },
+  { name: "sound", label: "Play a sound", hint: "A short tone for new chats and for messages in conversations assigned to you or unassigned." },
+];
+
+const ALL_PREFERENCES = [...EMAILS, ...IN_BROWSER];
 
 export function ProfileForm() {
   const api = useApi();
@@ -29,7 +46,8 @@ export function ProfileForm() {
           body: {
             displayName: formText(form, "displayName"),
             avatarUrl: formText(form, "avatarUrl"),
-            notificationPreferences: Object.fromEntries(PREFERENCES.map((p) => [p.name, form.get(p.name) === "on"])),
+            notificationPreferences: Object.fromEntries(ALL_PREFERENCES.map((p) => [p.name, form.get(p.name) === "on"])),
+            sendWithEnter: form.get("sendWithEnter") === "on",
           },
         }),
       ),
@@ -62,10 +80,30 @@ export function ProfileForm() {
             />
             <TextField label="Avatar URL" name="avatarUrl" type="url" defaultValue={me.avatarUrl ?? ""} errors={fieldErrors(save.error, "avatarUrl")} />
             <fieldset>
-              <legend>Notifications</legend>
-              {PREFERENCES.map((p) => (
-                <Checkbox key={p.name} name={p.name} label={p.label} defaultChecked={me.notificationPreferences[p.name] ?? false} />
+              <legend>Email notifications</legend>
+              <p className="hint">
+                Emails are batched: at most one every 2 minutes, holding everything since the last. Never about your own
+                actions.
+              </p>
+              {EMAILS.map((p) => (
+                <PreferenceCheckbox key={p.name} name={p.name} label={p.label} hint={p.hint} defaultChecked={me.notificationPreferences[p.name]} />
               ))}
+            </fieldset>
+            <fieldset>
+              <legend>In this browser</legend>
+              {IN_BROWSER.map((p) => (
+                <PreferenceCheckbox key={p.name} name={p.name} label={p.label} hint={p.hint} defaultChecked={me.notificationPreferences[p.name]} />
+              ))}
+              <DesktopPermission />
+            </fieldset>
+            <fieldset>
+              <legend>Replying</legend>
+              <PreferenceCheckbox
+                name="sendWithEnter"
+                label="Enter sends the message (Shift+Enter for a new line)"
+                hint="When off, Enter makes a new line and Ctrl+Enter (⌘+Enter on a Mac) sends."
+                defaultChecked={me.sendWithEnter}
+              />
             </fieldset>
             <ErrorMessage error={save.error} />
             {save.isSuccess ? <StatusMessage>Profile saved.</StatusMessage> : null}
@@ -76,6 +114,16 @@ export function ProfileForm() {
         ) : null}
       </section>
       <ChangeEmail />
+    </div>
+  );
+}
+
+/** What this browser allows, and the click that asks it (browsers ask only from a click). */
+function DesktopPermission() {
+  const { permission, request } = useSharedNotificationPermission();
+  return (
+    <div className="desktop-permission">
+      <EnableDesktopNotifications permission={permission} request={request} />
     </div>
   );
 }

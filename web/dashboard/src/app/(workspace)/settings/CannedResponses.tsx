@@ -1,7 +1,8 @@
 "use client";
 
 // The workspace's canned responses: listed, written and edited in a dialog, deleted after a
-// confirmation.
+// confirmation. The editor warns about placeholders that can come out empty (a visitor without
+// a name) and adds the fallback in one click (see lib/placeholders).
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -10,6 +11,7 @@ import { keys } from "@/api/keys";
 import type { CannedResponse } from "@/api/types";
 import { ConfirmDialog, Dialog, ErrorMessage, fieldErrors, formText, SubmitButton, TextArea, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
+import { addFallbacks, barePlaceholders, DEFAULT_FALLBACK } from "@/lib/placeholders";
 import { useWorkspace } from "../WorkspaceContext";
 
 export function CannedResponses() {
@@ -43,7 +45,8 @@ export function CannedResponses() {
       <h2 id="canned-heading">Canned responses</h2>
       <p className="hint">
         Agents insert them by typing / and the short code. The body may use {"{{contact.name}}"}, {"{{agent.displayName}}"} and{" "}
-        {"{{workspace.name}}"}.
+        {"{{workspace.name}}"}. A visitor who gave no name has an empty {"{{contact.name}}"}: write{" "}
+        <code>{`{{contact.name | fallback: "${DEFAULT_FALLBACK}"}}`}</code> to say &ldquo;{DEFAULT_FALLBACK}&rdquo; instead.
       </p>
       <button type="button" onClick={() => setEditing("new")}>
         New canned response
@@ -112,7 +115,7 @@ export function CannedResponses() {
         >
           <TextField label="Short code" name="shortCode" required defaultValue={current?.shortCode ?? ""} autoFocus errors={fieldErrors(save.error, "shortCode")} />
           <TextField label="Title" name="title" required defaultValue={current?.title ?? ""} errors={fieldErrors(save.error, "title")} />
-          <TextArea label="Body" name="body" required rows={5} defaultValue={current?.body ?? ""} errors={fieldErrors(save.error, "body")} />
+          <BodyEditor key={current?.id ?? "new"} initial={current?.body ?? ""} errors={fieldErrors(save.error, "body")} />
           <ErrorMessage error={save.error} />
           <SubmitButton pending={save.isPending} pendingText="Saving…">
             Save canned response
@@ -120,5 +123,30 @@ export function CannedResponses() {
         </form>
       </Dialog>
     </section>
+  );
+}
+
+/** The body, with a warning (and its one-click fix) while a placeholder can come out empty. */
+function BodyEditor({ initial, errors }: { initial: string; errors: string[] }) {
+  const [body, setBody] = useState(initial);
+  const bare = barePlaceholders(body);
+  return (
+    <>
+      <TextArea label="Body" name="body" required rows={5} value={body} onChange={(event) => setBody(event.target.value)} errors={errors} />
+      <div aria-live="polite">
+        {bare.length > 0 ? (
+          <div className="placeholder-warning">
+            <p>
+              <strong>{bare.length === 1 ? "A placeholder can be empty" : `${bare.length} placeholders can be empty`}:</strong>{" "}
+              {bare[0]?.text} has no value for a visitor who gave no name, so the reply would read &ldquo;Hi ,&rdquo;. A fallback
+              is used then: <code>{`{{contact.name | fallback: "${DEFAULT_FALLBACK}"}}`}</code> reads &ldquo;Hi {DEFAULT_FALLBACK},&rdquo;.
+            </p>
+            <button type="button" onClick={() => setBody(addFallbacks(body))}>
+              Add fallback &ldquo;{DEFAULT_FALLBACK}&rdquo;
+            </button>
+          </div>
+        ) : null}
+      </div>
+    </>
   );
 }

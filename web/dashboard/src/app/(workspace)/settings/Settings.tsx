@@ -1,14 +1,14 @@
 "use client";
 
-// Owners only (the API answers 403 to agents, and its `detail` is shown): branding, the chat
-// widget, API keys, canned responses, and deleting the workspace.
-
+// Owners only (the API answers 403 to agents, and its `detail` is shown): branding, the inbox,
+// the chat widget, API keys, canned responses, and deleting the workspace.
 
 import { useWorkspace } from "../WorkspaceContext";
 import { ApiKeys } from "./ApiKeys";
 import { Branding } from "./Branding";
 import { CannedResponses } from "./CannedResponses";
 import { DeleteWorkspace } from "./DeleteWorkspace";
+import { InboxSettings } from "./Inbox";
 import { Widget } from "./Widget";
 
 export function Settings() {
@@ -25,10 +25,11 @@ function OwnerSettings() {
   return (
     <>
       <nav aria-label="Settings sections" className="toc">
-        <a href="#branding-heading">Branding</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
+        <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
         <a href="#canned-heading">Canned responses</a> <a href="#danger-heading">Delete workspace</a>
       </nav>
       <Branding />
+      <InboxSettings />
       <Widget />
       <ApiKeys />
       <CannedResponses />

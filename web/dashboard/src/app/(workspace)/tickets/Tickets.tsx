@@ -1,22 +1,26 @@
 "use client";
 
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+// The ticket list with its filters; each ticket opens on its own page (`/tickets/{id}`).
+
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { unwrap } from "@/api/client";
 import { keys, type TicketFilter } from "@/api/keys";
-import { PRIORITIES, type Priority, type Ticket, TICKET_STATUSES, type TicketStatus } from "@/api/types";
+import { type Priority, type Ticket, TICKET_STATUSES, type TicketStatus } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { ContactEmail, Dialog, ErrorMessage, fieldErrors, formatTime, formText, SelectField, StatusMessage, SubmitButton, TextArea, TextField } from "@/components/ui";
+import { Dialog, ErrorMessage, fieldErrors, formatTime, formText, SelectField, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
-import { capitalize } from "@/lib/format";
+import { priorityLabel, statusLabel } from "@/lib/labels";
 import { useWorkspace } from "../WorkspaceContext";
+import { TicketFields } from "./TicketFields";
 
-export function Tickets({ initialOpen }: { initialOpen: string | null }) {
+export function Tickets() {
   const api = useApi();
+  const router = useRouter();
   const { workspace, me } = useWorkspace();
   const [filter, setFilter] = useState<TicketFilter>({ status: null, assignee: null });
-  const [openId, setOpenId] = useState<string | null>(initialOpen);
   const [creating, setCreating] = useState(false);
   const agents = useAgents(workspace.id);
   const names = useAgentNames(workspace.id);
@@ -47,7 +51,7 @@ export function Tickets({ initialOpen }: { initialOpen: string | null }) {
           <option value="">Any status</option>
           {TICKET_STATUSES.map((s) => (
             <option key={s} value={s}>
-              {capitalize(s)}
+              {statusLabel(s)}
             </option>
           ))}
         </SelectField>
@@ -62,16 +66,17 @@ export function Tickets({ initialOpen }: { initialOpen: string | null }) {
           ))}
         </SelectField>
       </div>
-      <div className="tickets-body">
-        <section aria-label="Ticket list" className="ticket-list">
-          <ErrorMessage error={list.error} />
-          {list.isPending && !list.isError ? <p role="status">Loading tickets…</p> : null}
-          {list.isSuccess && tickets.length === 0 ? <p className="muted">No tickets match.</p> : null}
-          {tickets.length > 0 ? (
+      <section aria-label="Ticket list" className="ticket-list">
+        <ErrorMessage error={list.error} />
+        {list.isPending && !list.isError ? <p role="status">Loading tickets…</p> : null}
+        {list.isSuccess && tickets.length === 0 ? <p className="muted">No tickets match.</p> : null}
+        {tickets.length > 0 ? (
+          <div className="table-scroll">
             <table className="table">
               <thead>
                 <tr>
                   <th scope="col">Ticket</th>
+                  <th scope="col">Requester</th>
                   <th scope="col">Status</th>
                   <th scope="col">Priority</th>
                   <th scope="col">Assignee</th>
@@ -80,74 +85,40 @@ export function Tickets({ initialOpen }: { initialOpen: string | null }) {
               </thead>
               <tbody>
                 {tickets.map((t) => (
-                  <tr key={t.id} aria-current={t.id === openId ? "true" : undefined}>
+                  <tr key={t.id}>
                     <th scope="row">
-                      <button type="button" className="link" onClick={() => setOpenId(t.id)}>
+                      <Link href={`/tickets/${t.id}`}>
                         #{t.number} {t.subject}
-                      </button>
+                      </Link>
                     </th>
+                    <td>{t.requester.displayName}</td>
                     <td>
-                      <span className={`badge status-${t.status}`}>{t.status}</span>
+                      <span className={`badge status-${t.status}`}>{statusLabel(t.status)}</span>
                     </td>
-                    <td>{t.priority ?? "—"}</td>
+                    <td>{priorityLabel(t.priority)}</td>
                     <td>{t.assigneeId ? (names.get(t.assigneeId)?.displayName ?? "an agent") : "Unassigned"}</td>
                     <td>{formatTime(t.updatedAt)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
-          ) : null}
-          {list.hasNextPage ? (
-            <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              Load more tickets
-            </button>
-          ) : null}
-        </section>
-        {openId ? <TicketDetail key={openId} ticketId={openId} onClose={() => setOpenId(null)} /> : null}
-      </div>
+          </div>
+        ) : null}
+        {list.hasNextPage ? (
+          <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+            Load more tickets
+          </button>
+        ) : null}
+      </section>
       <NewTicketDialog
         open={creating}
         onClose={() => setCreating(false)}
         onCreated={(ticket) => {
           setCreating(false);
-          setOpenId(ticket.id);
+          router.push(`/tickets/${ticket.id}`);
         }}
       />
     </div>
-  );
-}
-
-function TicketFields({ ticket, error }: { ticket?: Ticket; error: unknown }) {
-  const { workspace } = useWorkspace();
-  const agents = useAgents(workspace.id);
-  const names = useAgentNames(workspace.id);
-  // An assignee who is no longer active (a resolved ticket keeps them) stays selected and named,
-  // instead of the select falling back to "Unassigned".
-  const current = ticket?.assigneeId ?? null;
-  const inactive = current !== null && agents.isSuccess && !agents.data.agents.some((a) => a.id === current) ? current : null;
-  return (
-    <>
-      <TextField label="Subject" name="subject" required defaultValue={ticket?.subject ?? ""} errors={fieldErrors(error, "subject")} />
-      <TextArea label="Description" name="description" rows={4} defaultValue={ticket?.description ?? ""} />
-      <SelectField label="Priority" name="priority" defaultValue={ticket?.priority ?? ""}>
-        <option value="">None</option>
-        {PRIORITIES.map((p) => (
-          <option key={p} value={p}>
-            {capitalize(p)}
-          </option>
-        ))}
-      </SelectField>
-      {/* Mounted again once the agents load, so the default finds its option. */}
-      <SelectField key={agents.isSuccess ? "agents" : "loading"} label="Assignee" name="assigneeId" defaultValue={current ?? ""}>
-        <option value="">Unassigned</option>
-        {inactive ? <option value={inactive}>{`${names.get(inactive)?.displayName ?? "Former agent"} (inactive)`}</option> : null}
-        {(agents.data?.agents ?? []).map((a) => (
-          <option key={a.id} value={a.id}>
-            {a.displayName}
-          </option>
-        ))}
-      </SelectField>
-    </>
   );
 }
 
@@ -197,132 +168,5 @@ function NewTicketDialog({ open, onClose, onCreated }: { open: boolean; onClose:
         </SubmitButton>
       </form>
     </Dialog>
-  );
-}
-
-function TicketDetail({ ticketId, onClose }: { ticketId: string; onClose: () => void }) {
-  const api = useApi();
-  const { workspace } = useWorkspace();
-  const queryClient = useQueryClient();
-  const names = useAgentNames(workspace.id);
-  const ticket = useQuery({
-    queryKey: keys.ticket(workspace.id, ticketId),
-    queryFn: () => unwrap(api.workspace.GET("/api/tickets/{id}", { params: { path: { id: ticketId } } })),
-  });
-  const updated = (t: Ticket) => {
-    queryClient.setQueryData(keys.ticket(workspace.id, t.id), t);
-    void queryClient.invalidateQueries({ queryKey: keys.tickets(workspace.id) });
-  };
-  const save = useMutation({
-    mutationFn: (form: FormData) => {
-      // The assignee only when it changed: an unchanged one who is no longer active would be
-      // refused as a new assignment.
-      const assigneeId = formText(form, "assigneeId");
-      return unwrap(
-        api.workspace.PATCH("/api/tickets/{id}", {
-          params: { path: { id: ticketId } },
-          body: {
-            subject: formText(form, "subject") ?? "",
-            description: formText(form, "description"),
-            priority: formText(form, "priority") as Priority | null,
-            ...(assigneeId !== (ticket.data?.assigneeId ?? null) ? { assigneeId } : {}),
-            status: (formText(form, "status") ?? "open") as TicketStatus,
-          },
-        }),
-      );
-    },
-    onSuccess: updated,
-  });
-  const resolve = useMutation({
-    mutationFn: () => unwrap(api.workspace.POST("/api/tickets/{id}/resolve", { params: { path: { id: ticketId } } })),
-    onSuccess: updated,
-  });
-  const comments = useQuery({
-    queryKey: keys.comments(workspace.id, ticketId),
-    queryFn: () => unwrap(api.workspace.GET("/api/tickets/{id}/comments", { params: { path: { id: ticketId }, query: { limit: 200 } } })),
-  });
-  const comment = useMutation({
-    mutationFn: (body: string) => unwrap(api.workspace.POST("/api/tickets/{id}/comments", { params: { path: { id: ticketId } }, body: { body } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.comments(workspace.id, ticketId) }),
-  });
-  if (ticket.isError) return <ErrorMessage error={ticket.error} />;
-  if (!ticket.data) return <p role="status">Loading ticket…</p>;
-  const t = ticket.data;
-  return (
-    <section className="ticket-detail panel" aria-labelledby="ticket-heading">
-      <div className="page-header">
-        <h2 id="ticket-heading">
-          Ticket #{t.number}: {t.subject}
-        </h2>
-        <button type="button" className="ghost" onClick={onClose}>
-          Close ticket panel
-        </button>
-      </div>
-      <p className="muted">
-        Requester: {t.requester.name ?? ""} <ContactEmail contact={t.requester} /> · created {formatTime(t.createdAt)}
-        {t.resolvedAt ? ` · resolved ${formatTime(t.resolvedAt)}` : ""}
-        {t.conversationId ? (
-          <>
-            {" · "}
-            <Link href={`/inbox/${t.conversationId}`}>Open the conversation</Link>
-          </>
-        ) : null}
-      </p>
-      <form
-        key={t.updatedAt}
-        onSubmit={(event) => {
-          event.preventDefault();
-          save.mutate(new FormData(event.currentTarget));
-        }}
-      >
-        <TicketFields ticket={t} error={save.error} />
-        <SelectField label="Ticket status" name="status" defaultValue={t.status}>
-          {TICKET_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {capitalize(s)}
-            </option>
-          ))}
-        </SelectField>
-        <ErrorMessage error={save.error ?? resolve.error} />
-        {save.isSuccess ? <StatusMessage>Ticket saved.</StatusMessage> : null}
-        <div className="row">
-          <SubmitButton pending={save.isPending} pendingText="Saving…">
-            Save ticket
-          </SubmitButton>
-          {t.status !== "resolved" && t.status !== "closed" ? (
-            <button type="button" onClick={() => resolve.mutate()} disabled={resolve.isPending}>
-              Resolve ticket
-            </button>
-          ) : null}
-        </div>
-      </form>
-      <h3>Comments</h3>
-      <ErrorMessage error={comments.error} />
-      <ol className="comments" aria-label="Comments">
-        {(comments.data?.comments ?? []).map((c) => (
-          <li key={c.id}>
-            <div className="message-meta">
-              <span className="author">{names.get(c.authorAgentId)?.displayName ?? "Agent"}</span>
-              <time dateTime={c.createdAt}>{formatTime(c.createdAt)}</time>
-            </div>
-            <p className="message-body">{c.body}</p>
-          </li>
-        ))}
-      </ol>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          const formElement = event.currentTarget;
-          const body = formText(new FormData(formElement), "comment");
-          if (body) comment.mutate(body, { onSuccess: () => formElement.reset() });
-        }}
-      >
-        <TextArea label="Comment" name="comment" rows={3} required />
-        <ErrorMessage error={comment.error} />
-        <SubmitButton pending={comment.isPending} pendingText="Adding…">
-          Add comment
-        </SubmitButton>
-      </form>
-    </section>
   );
 }

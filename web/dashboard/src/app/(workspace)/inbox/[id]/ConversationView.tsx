@@ -1,29 +1,45 @@
 "use client";
 
+// One conversation: its header (assignee, status, priority, ticket), the thread with activity
+// lines, the reply box pinned below, and the contact panel beside it (behind a "Contact"
+// toggle on phone-sized screens, where a back button returns to the list).
+
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { type Agent, CONVERSATION_STATUSES, type Conversation, type ConversationStatus, PRIORITIES, type Priority } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { ContactEmail, ErrorMessage, formatTime, SelectField } from "@/components/ui";
+import { ErrorMessage, SelectField } from "@/components/ui";
+import { ContactPanel } from "@/components/contact/ContactPanel";
+import { Thread } from "@/components/inbox/Thread";
+import { useReadMarks } from "@/components/inbox/useReadMarks";
 import { useApi } from "@/app/providers";
 import { useHub } from "@/realtime/HubProvider";
-import { capitalize, contactName } from "@/lib/format";
+import { capitalize } from "@/lib/format";
+import { inboxHref, parseInboxView } from "@/lib/inboxUrl";
+import { inboxKeys } from "@/lib/inboxKeys";
+import type { ActivityEvent } from "@/lib/thread";
 import { useLiveState } from "@/realtime/live";
-import { type MessagePages, replaceConversation, typists, type TypingState } from "@/realtime/reducers";
+import { replaceConversation, typists, type TypingState } from "@/realtime/reducers";
 import { useWorkspace } from "../../WorkspaceContext";
 import { CreateTicketDialog } from "./CreateTicketDialog";
 import { ReplyBox } from "./ReplyBox";
 
 const EMPTY_TYPING: TypingState = {};
+const NO_EVENTS: ActivityEvent[] = [];
 
 export function ConversationView({ conversationId }: { conversationId: string }) {
   const api = useApi();
   const { workspace, me } = useWorkspace();
   const hub = useHub();
   const queryClient = useQueryClient();
+  const router = useRouter();
+  const view = parseInboxView(useSearchParams());
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const agents = useAgentNames(workspace.id);
+  const [contactOpen, setContactOpen] = useState(false);
 
   const conversation = useQuery({
     queryKey: keys.conversation(workspace.id, conversationId),
@@ -40,11 +56,25 @@ export function ConversationView({ conversationId }: { conversationId: string })
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? null,
   });
+  const activity = useQuery({
+    queryKey: inboxKeys.activity(workspace.id, conversationId),
+    queryFn: () => unwrap(api.workspace.GET("/api/conversations/{id}/activity", { params: { path: { id: conversationId } } })),
+  });
   // Oldest first, a page at a time: load them all, so the newest (and live ones) are shown.
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = messages;
   useEffect(() => {
     if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const all = messages.data?.pages.flatMap((p) => p.messages) ?? [];
+  const lastIncomingId = [...all].reverse().find((m) => m.kind === "incoming")?.id ?? null;
+  useReadMarks(workspace.id, conversationId, lastIncomingId);
+
+  // A change to the conversation (status, assignee, priority; here or over the hub) is a new
+  // activity line: ask for them again.
+  const updatedAt = conversation.data?.updatedAt;
+  useEffect(() => {
+    if (updatedAt) void queryClient.invalidateQueries({ queryKey: inboxKeys.activity(workspace.id, conversationId) });
+  }, [updatedAt, queryClient, workspace.id, conversationId]);
 
   // On screen: its messages are read as they arrive, and its typing events come to us. Joined
   // again after every reconnect.
@@ -95,17 +125,20 @@ export function ConversationView({ conversationId }: { conversationId: string })
   const c = conversation.data;
 
   return (
-    <article className="conversation" aria-labelledby="conversation-heading">
+    <article className="conversation" aria-labelledby="conversation-heading" data-contact={contactOpen ? "open" : "closed"}>
       <header className="conversation-header">
-        <h2 id="conversation-heading" ref={headingRef} tabIndex={-1}>
-          #{c.number} {contactName(c)}
-          {c.subject ? <span className="muted"> · {c.subject}</span> : null}
-        </h2>
-        {c.contact.email || c.contact.claimedEmail ? (
-          <p className="muted">
-            <ContactEmail contact={c.contact} />
-          </p>
-        ) : null}
+        <div className="conversation-title-row">
+          <button type="button" className="ghost back-to-list" onClick={() => router.push(inboxHref(view, null))}>
+            ← Conversations
+          </button>
+          <h2 id="conversation-heading" ref={headingRef} tabIndex={-1}>
+            {c.contact.displayName} <span className="number">#{c.number}</span>
+            {c.subject ? <span className="muted"> · {c.subject}</span> : null}
+          </h2>
+          <button type="button" className="ghost contact-toggle" aria-expanded={contactOpen} aria-controls="contact-panel" onClick={() => setContactOpen((o) => !o)}>
+            Contact
+          </button>
+        </div>
         <div className="conversation-controls">
           <AssigneeControl workspaceId={workspace.id} assigneeId={c.assigneeId ?? null} meId={me?.id ?? null} onAssign={(id) => assign.mutate(id)} pending={assign.isPending} />
           <SelectField label="Status" value={c.status} disabled={setStatus.isPending} onChange={(e) => setStatus.mutate(e.target.value as ConversationStatus)}>
@@ -134,10 +167,19 @@ export function ConversationView({ conversationId }: { conversationId: string })
         </div>
         <ErrorMessage error={assign.error ?? setStatus.error ?? setPriority.error} />
       </header>
-      <MessageLog workspaceId={workspace.id} conversation={c} pages={messages.data} />
-      <ErrorMessage error={messages.error} />
-      <TypingIndicator workspaceId={workspace.id} conversationId={c.id} meId={me?.id ?? null} />
-      <ReplyBox conversationId={c.id} />
+      <div className="conversation-body">
+        <div className="conversation-main">
+          {messages.data ? (
+            <Thread conversation={c} messages={all} events={activity.data?.events ?? NO_EVENTS} agents={agents} meId={me?.id ?? null} />
+          ) : (
+            <p role="status">Loading messages…</p>
+          )}
+          <ErrorMessage error={messages.error ?? activity.error} />
+          <TypingIndicator workspaceId={workspace.id} conversationId={c.id} meId={me?.id ?? null} />
+          <ReplyBox conversationId={c.id} contact={c.contact} />
+        </div>
+        <ContactPanel id="contact-panel" workspaceId={workspace.id} contact={c.contact} conversationId={c.id} />
+      </div>
       <CreateTicketDialog open={ticketOpen} onClose={() => setTicketOpen(false)} conversation={c} />
     </article>
   );
@@ -179,36 +221,6 @@ function AssigneeControl({
   );
 }
 
-function MessageLog({ workspaceId, conversation, pages }: { workspaceId: string; conversation: Conversation; pages: MessagePages | undefined }) {
-  const agents = useAgentNames(workspaceId);
-  const endRef = useRef<HTMLLIElement>(null);
-  const all = pages?.pages.flatMap((p) => p.messages) ?? [];
-  const count = all.length;
-  useEffect(() => {
-    endRef.current?.scrollIntoView({ block: "end" });
-  }, [count]);
-  if (!pages) return <p role="status">Loading messages…</p>;
-  return (
-    <ol className="messages" role="log" aria-label="Messages" aria-live="polite">
-      {all.map((m) => {
-        const author =
-          m.kind === "incoming" ? contactName(conversation) : m.authorAgentId ? (agents.get(m.authorAgentId)?.displayName ?? "Agent") : "Agent";
-        return (
-          <li key={m.id} className={`message message-${m.kind}`}>
-            <div className="message-meta">
-              {m.kind === "note" ? <span className="badge badge-note">Note</span> : null}
-              <span className="author">{author}</span>
-              <time dateTime={m.createdAt}>{formatTime(m.createdAt)}</time>
-            </div>
-            <p className="message-body">{m.body}</p>
-          </li>
-        );
-      })}
-      <li ref={endRef} aria-hidden="true" className="messages-end" />
-    </ol>
-  );
-}
-
 function TypingIndicator({ workspaceId, conversationId, meId }: { workspaceId: string; conversationId: string; meId: string | null }) {
   const state = useLiveState(keys.typing(workspaceId), EMPTY_TYPING);
   // Starts at 0 (entries just received are current); the ticker below expires silent typists.
@@ -227,4 +239,3 @@ function TypingIndicator({ workspaceId, conversationId, meId }: { workspaceId: s
     </p>
   );
 }
-

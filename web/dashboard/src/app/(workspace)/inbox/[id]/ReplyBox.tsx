@@ -1,36 +1,54 @@
 "use client";
 
-// The reply box: a reply to the visitor or a private note, canned responses by "/" and a short
-// code (a listbox under the box: arrows to move, Enter or Tab to insert, Escape to close), the
-// agent's typing announced through the hub. Ctrl+Enter (or Cmd+Enter) sends.
+// The reply box: a reply to the visitor or a private note. One listbox under the box offers
+// canned responses ("/" and a short code) or, in a note, active agents to mention ("@" and a
+// name); arrows move, Enter or Tab inserts, Escape closes. Enter or Ctrl/Cmd+Enter sends, as
+// the agent's `sendWithEnter` preference says (lib/replyKeys). A counter appears near the
+// 10,000-character limit; over it, sending is disabled and the text is kept as typed.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
-import type { CannedResponse } from "@/api/types";
+import type { CannedResponse, Contact } from "@/api/types";
+import { useAgents } from "@/api/useAgents";
 import { ErrorMessage } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { insertCanned, shortcodeAt } from "@/lib/canned";
+import { counterState, MESSAGE_LIMIT } from "@/lib/counter";
+import { insertMention, matchAgents, mentionAt } from "@/lib/mention";
+import { needsNameFallback } from "@/lib/placeholders";
+import { sendHint, sendsReply } from "@/lib/replyKeys";
 import { useHub } from "@/realtime/HubProvider";
 import { appendMessage, type MessagePages } from "@/realtime/reducers";
 import { useWorkspace } from "../../WorkspaceContext";
 
 type Mode = "reply" | "note";
+type Trigger = { type: "canned" | "mention"; query: string; start: number };
+interface Suggestion {
+  key: string;
+  label: string;
+  detail: string;
+  choose: () => void;
+}
 
-export function ReplyBox({ conversationId }: { conversationId: string }) {
+export function ReplyBox({ conversationId, contact }: { conversationId: string; contact: Contact }) {
   const api = useApi();
-  const { workspace } = useWorkspace();
+  const { workspace, me } = useWorkspace();
   const { send: hubSend } = useHub();
   const queryClient = useQueryClient();
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
-  const [shortcode, setShortcode] = useState<{ query: string; start: number } | null>(null);
+  const [trigger, setTrigger] = useState<Trigger | null>(null);
   const [active, setActive] = useState(0);
+  const [cannedWarning, setCannedWarning] = useState(false);
   const boxRef = useRef<HTMLTextAreaElement>(null);
   const listId = useId();
   const hintId = useId();
+  const counterId = useId();
+  const sendWithEnter = me?.sendWithEnter ?? true;
+  const counter = counterState(text);
 
   // Typing: at most one "typing" per 3 s while keys are pressed, "stopped" after 4 s idle or on send.
   const typingRef = useRef<TypingNotifier | null>(null);
@@ -45,36 +63,58 @@ export function ReplyBox({ conversationId }: { conversationId: string }) {
     typingRef.current?.input();
   };
 
+  const cannedQuery = trigger?.type === "canned" ? trigger.query : null;
   const canned = useQuery({
-    queryKey: keys.canned(workspace.id, shortcode?.query ?? ""),
-    queryFn: () => unwrap(api.workspace.GET("/api/canned-responses", { params: { query: { q: shortcode?.query ?? "", limit: 8 } } })),
-    enabled: shortcode !== null,
+    queryKey: keys.canned(workspace.id, cannedQuery ?? ""),
+    queryFn: () => unwrap(api.workspace.GET("/api/canned-responses", { params: { query: { q: cannedQuery ?? "", limit: 8 } } })),
+    enabled: cannedQuery !== null,
     staleTime: 60_000,
   });
-  const suggestions: CannedResponse[] = shortcode ? (canned.data?.cannedResponses ?? []) : [];
-  const open = shortcode !== null && suggestions.length > 0;
+  const agents = useAgents(workspace.id);
+
+  /** Puts `next` in the box and the caret where it says, keeping focus in the box. */
+  const replaceText = (next: { text: string; caret: number }) => {
+    setText(next.text);
+    requestAnimationFrame(() => {
+      boxRef.current?.focus();
+      boxRef.current?.setSelectionRange(next.caret, next.caret);
+    });
+  };
 
   const render = useMutation({
     mutationFn: (response: CannedResponse) =>
       unwrap(api.workspace.POST("/api/canned-responses/{id}/render", { params: { path: { id: response.id } }, body: { conversationId } })),
   });
-  const choose = (response: CannedResponse) => {
+  const chooseCanned = (response: CannedResponse, at: Trigger) => {
     const box = boxRef.current;
-    if (!shortcode || !box) return;
-    const start = shortcode.start;
+    if (!box) return;
     const caret = box.selectionStart;
-    setShortcode(null);
+    setTrigger(null);
     render.mutate(response, {
       onSuccess: ({ body }) => {
-        const next = insertCanned(box.value, start, caret, body);
-        setText(next.text);
-        requestAnimationFrame(() => {
-          box.focus();
-          box.setSelectionRange(next.caret, next.caret);
-        });
+        setCannedWarning(needsNameFallback(response.body) && !contact.name);
+        replaceText(insertCanned(box.value, at.start, caret, body));
       },
     });
   };
+  const chooseAgent = (displayName: string, at: Trigger) => {
+    const box = boxRef.current;
+    if (!box) return;
+    setTrigger(null);
+    replaceText(insertMention(box.value, at.start, box.selectionStart, displayName));
+  };
+
+  const suggestions: Suggestion[] = !trigger
+    ? []
+    : trigger.type === "canned"
+      ? (canned.data?.cannedResponses ?? []).map((r) => ({ key: r.id, label: `/${r.shortCode}`, detail: r.title, choose: () => chooseCanned(r, trigger) }))
+      : matchAgents((agents.data?.agents ?? []).filter((a) => a.status === "active"), trigger.query).map((a) => ({
+          key: a.id,
+          label: `@${a.displayName}`,
+          detail: a.id === me?.id ? "you" : "",
+          choose: () => chooseAgent(a.displayName, trigger),
+        }));
+  const open = suggestions.length > 0;
 
   const post = useMutation({
     mutationFn: ({ mode, body }: { mode: Mode; body: string }) =>
@@ -88,12 +128,13 @@ export function ReplyBox({ conversationId }: { conversationId: string }) {
         appendMessage(data, { conversationId, message }),
       );
       setText("");
+      setCannedWarning(false);
       boxRef.current?.focus();
     },
   });
   const submit = () => {
     const body = text.trim();
-    if (!body || post.isPending) return;
+    if (!body || post.isPending || counter.over) return;
     stopTyping();
     post.mutate({ mode, body });
   };
@@ -108,23 +149,33 @@ export function ReplyBox({ conversationId }: { conversationId: string }) {
       }
       if (event.key === "Enter" || event.key === "Tab") {
         event.preventDefault();
-        const chosen = suggestions[Math.min(active, suggestions.length - 1)];
-        if (chosen) choose(chosen);
+        suggestions[Math.min(active, suggestions.length - 1)]?.choose();
         return;
       }
       if (event.key === "Escape") {
         event.preventDefault();
-        setShortcode(null);
+        setTrigger(null);
         return;
       }
     }
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    if (sendsReply(
+        { key: event.key, shiftKey: event.shiftKey, ctrlKey: event.ctrlKey, metaKey: event.metaKey, isComposing: event.nativeEvent.isComposing },
+        sendWithEnter,
+      )) {
       event.preventDefault();
       submit();
     }
   };
 
+  const findTrigger = (value: string, caret: number): Trigger | null => {
+    const mention = mode === "note" ? mentionAt(value, caret) : null;
+    if (mention) return { type: "mention", ...mention };
+    const code = shortcodeAt(value, caret);
+    return code ? { type: "canned", ...code } : null;
+  };
+
   const label = mode === "reply" ? "Reply to the visitor" : "Private note";
+  const describedBy = [hintId, counter.shown ? counterId : null].filter(Boolean).join(" ");
   return (
     <form
       className={`reply-box reply-${mode}`}
@@ -147,47 +198,61 @@ export function ReplyBox({ conversationId }: { conversationId: string }) {
         <textarea
           id={`${listId}-box`}
           ref={boxRef}
-          rows={4}
+          rows={3}
           value={text}
           role="combobox"
           aria-autocomplete="list"
           aria-expanded={open}
           aria-controls={listId}
           aria-activedescendant={open ? `${listId}-${active}` : undefined}
-          aria-describedby={hintId}
+          aria-describedby={describedBy}
+          aria-invalid={counter.over || undefined}
           onChange={(event) => {
             setText(event.target.value);
-            const found = shortcodeAt(event.target.value, event.target.selectionStart);
-            setShortcode(found);
+            setTrigger(findTrigger(event.target.value, event.target.selectionStart));
             setActive(0);
             typed();
           }}
           onKeyDown={onKeyDown}
-          onBlur={() => setTimeout(() => setShortcode(null), 150)}
+          onBlur={() => setTimeout(() => setTrigger(null), 150)}
         />
-        <p className="hint" id={hintId}>
-          Type / and a short code for a canned response. Ctrl+Enter sends.
-          {mode === "note" ? " Notes are visible to your team only." : ""}
-        </p>
-        <ul id={listId} role="listbox" aria-label="Canned responses" className="suggestions" hidden={!open}>
-          {suggestions.map((response, index) => (
+        <ul id={listId} role="listbox" aria-label={trigger?.type === "mention" ? "Agents to mention" : "Canned responses"} className="suggestions" hidden={!open}>
+          {suggestions.map((s, index) => (
             <li
-              key={response.id}
+              key={s.key}
               id={`${listId}-${index}`}
               role="option"
               aria-selected={index === active}
               onMouseDown={(event) => {
                 event.preventDefault();
-                choose(response);
+                s.choose();
               }}
             >
-              <strong>/{response.shortCode}</strong> {response.title}
+              <strong>{s.label}</strong> {s.detail}
             </li>
           ))}
         </ul>
+        <div className="reply-hints">
+          <p className="hint" id={hintId}>
+            <span className="send-hint">{sendHint(sendWithEnter)} </span>
+            {mode === "note" ? "Type @ to mention a teammate. Notes are visible to your team only." : "Type / and a short code for a canned response."}
+          </p>
+          {counter.shown ? (
+            <p id={counterId} className={counter.over ? "char-counter over" : "char-counter"} aria-live="polite">
+              {counter.over
+                ? `${counter.count.toLocaleString()} of ${MESSAGE_LIMIT.toLocaleString()} characters: ${(-counter.remaining).toLocaleString()} too many to send`
+                : `${counter.remaining.toLocaleString()} characters left`}
+            </p>
+          ) : null}
+        </div>
       </div>
+      {cannedWarning ? (
+        <p className="notice" role="status">
+          This response uses the contact&apos;s name without a fallback, and this contact has no name: check the greeting before sending.
+        </p>
+      ) : null}
       <ErrorMessage error={post.error ?? render.error} />
-      <button type="submit" disabled={post.isPending || !text.trim()}>
+      <button type="submit" disabled={post.isPending || !text.trim() || counter.over}>
         {mode === "reply" ? "Send reply" : "Add note"}
       </button>
     </form>

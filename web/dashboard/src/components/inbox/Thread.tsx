@@ -1,0 +1,124 @@
+"use client";
+
+// The conversation's messages as a chat thread, with activity lines between them. A container
+// with role="log" (new entries are announced politely) holds an ordinary list: each entry a
+// group of one author's consecutive messages, or one activity line. The view follows new
+// entries while the agent is at the bottom; scrolled up, a "New messages" button appears
+// instead and brings them back down.
+
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { Agent, Conversation, Message } from "@/api/types";
+import { formatTime } from "@/components/ui";
+import { fullTime } from "@/lib/time";
+import { type ActivityEvent, activitySentence, buildThread, type MessageGroup } from "@/lib/thread";
+import { Avatar } from "./Avatar";
+
+/** How close to the bottom (px) still counts as "at the bottom". */
+const BOTTOM_SLACK_PX = 48;
+
+export function Thread({
+  conversation,
+  messages,
+  events,
+  agents,
+  meId,
+}: {
+  conversation: Conversation;
+  messages: Message[];
+  events: ActivityEvent[];
+  agents: Map<string, Agent>;
+  meId: string | null;
+}) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const atBottomRef = useRef(true);
+  const [unseen, setUnseen] = useState(false);
+  const items = useMemo(() => buildThread(messages, events), [messages, events]);
+  const nameOf = (id: string | null | undefined) => (id && id === meId ? "You" : ((id && agents.get(id)?.displayName) ?? "An agent"));
+
+  const scrollToBottom = () => {
+    const box = scrollRef.current;
+    if (box) box.scrollTop = box.scrollHeight;
+    atBottomRef.current = true;
+    setUnseen(false);
+  };
+  // New entries: followed when at the bottom (and on first load), else announced by the pill.
+  const count = messages.length;
+  const lastKind = messages[messages.length - 1]?.kind;
+  const lastAuthor = messages[messages.length - 1]?.authorAgentId;
+  useLayoutEffect(() => {
+    const mine = lastKind !== "incoming" && lastAuthor != null && lastAuthor === meId;
+    if (atBottomRef.current || mine) scrollToBottom();
+    else setUnseen(true);
+  }, [count, lastKind, lastAuthor, meId]);
+  // Activity lines below the last message follow the same rule, silently.
+  useEffect(() => {
+    if (atBottomRef.current) scrollToBottom();
+  }, [events.length]);
+
+  const onScroll = () => {
+    const box = scrollRef.current;
+    if (!box) return;
+    atBottomRef.current = box.scrollHeight - box.scrollTop - box.clientHeight <= BOTTOM_SLACK_PX;
+    if (atBottomRef.current) setUnseen(false);
+  };
+
+  return (
+    <div className="thread-frame">
+      <div className="thread-scroll" ref={scrollRef} onScroll={onScroll} role="log" aria-label="Messages" tabIndex={0}>
+        <ol className="thread">
+          {items.map((item) =>
+            item.kind === "activity" ? (
+              <ActivityLineItem key={item.key} event={item.event} text={activitySentence(item.event, nameOf, meId)} />
+            ) : (
+              <GroupItem key={item.key} group={item} conversation={conversation} agents={agents} />
+            ),
+          )}
+        </ol>
+      </div>
+      {unseen ? (
+        <button type="button" className="new-messages-pill" onClick={scrollToBottom}>
+          New messages ↓
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function ActivityLineItem({ event, text }: { event: ActivityEvent; text: string | null }) {
+  if (!text) return null;
+  return (
+    <li className="activity-line">
+      <span>{text}</span>{" "}
+      <time dateTime={event.occurredAt} title={fullTime(event.occurredAt)}>
+        {formatTime(event.occurredAt)}
+      </time>
+    </li>
+  );
+}
+
+function GroupItem({ group, conversation, agents }: { group: MessageGroup; conversation: Conversation; agents: Map<string, Agent> }) {
+  const first = group.messages[0]!;
+  const incoming = group.messageKind === "incoming";
+  const agent = first.authorAgentId ? agents.get(first.authorAgentId) : undefined;
+  const name = incoming ? conversation.contact.displayName : (agent?.displayName ?? "Agent");
+  const avatarId = incoming ? conversation.contact.id : (first.authorAgentId ?? "agent");
+  return (
+    <li className={`message-group group-${group.messageKind}`}>
+      <Avatar id={avatarId} name={name} size="small" />
+      <div className="group-body">
+        <p className="group-author">
+          <span className="author">{name}</span>
+          {group.messageKind === "note" ? <span className="badge badge-note">Note</span> : null}
+        </p>
+        {group.messages.map((m) => (
+          <div key={m.id} className={`bubble bubble-${m.kind}`}>
+            <p className="message-body">{m.body}</p>
+            <time dateTime={m.createdAt} title={fullTime(m.createdAt)} className="bubble-time">
+              {formatTime(m.createdAt)}
+            </time>
+          </div>
+        ))}
+      </div>
+    </li>
+  );
+}
