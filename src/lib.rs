@@ -26,6 +26,7 @@ pub mod inbox;
 pub mod invitations;
 pub mod memberships;
 pub mod migrate;
+pub mod notifications;
 pub mod openapi;
 pub mod pagination;
 pub mod pubsub;

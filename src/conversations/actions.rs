@@ -17,6 +17,7 @@ use crate::events::catalogue::{
 };
 use crate::inbox::assignee::{acting_agent, acting_author, ensure_assignable};
 use crate::inbox::contacts;
+use crate::notifications;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 
@@ -37,8 +38,8 @@ pub async fn post_message(
     let workspace_id = actor.workspace_id;
     let user_id = actor.member_id()?;
     let event_id = Uuid::now_v7();
-    let posted = messages::add_by_member(
-        &state.db,
+    let posted = notifications::add_by_member(
+        state,
         &actor.schema,
         conversation_id,
         kind,
@@ -131,6 +132,8 @@ pub async fn start(state: &AppState, actor: Actor, new: NewConversation) -> Resu
     let added = messages::add(&mut *conn, schema, id, first, &new.body, Some(agent_id))
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
+    notifications::conversation_started(conn, schema, id, added.message.id, actor.member_id().ok())
+        .await?;
     let conversation = record::find(conn, schema, id, Reader(None))
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {id} vanished")))?;
@@ -165,6 +168,7 @@ pub async fn change(
     let conversation = record::update(conn, schema, conversation_id, change)
         .await?
         .ok_or(Error::NotFound("conversation"))?;
+    notifications::changed(&mut tenant, conversation_id, change).await?;
     let updated = DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
         change: match change {
             Change::Status(_) => ConversationChange::Status,

@@ -17,6 +17,7 @@ use super::messages::{self, MessageKind};
 use super::record::{self, Channel, Conversation, ConversationStatus, Reader};
 use crate::error::{Error, Result};
 use crate::events::catalogue::{DomainEvent, MessageCreated};
+use crate::notifications;
 
 /// A contact whose row this transaction has locked.
 #[derive(Debug, Clone, Copy)]
@@ -146,6 +147,8 @@ pub async fn intake(
     )
     .await?
     .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {conversation_id} vanished")))?;
+    let (message_id, opening) = (added.message.id, destination == Destination::New);
+    notifications::contact_wrote(conn, schema, conversation_id, message_id, opening).await?;
     let opened = match destination {
         Destination::New => record::find(conn, schema, conversation_id, Reader(None)).await?,
         Destination::Open(_) => None,

@@ -14,6 +14,7 @@ pub mod actions;
 pub mod contacts;
 mod context;
 mod origin_check;
+pub mod read;
 pub mod routes;
 pub mod sessions;
 pub mod settings;
@@ -43,6 +44,7 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::conversation))
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
+        .routes(routes!(read::read))
         .routes(routes!(context::report))
         .routes(routes!(origin_check::check))
 }

@@ -42,6 +42,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
     assert_eq!(
         schema_tables(&app, id).await,
         [
+            "agent_notices",
             "agent_profiles",
             "canned_responses",
             "contacts",
@@ -53,7 +54,8 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "refinery_schema_history",
             "settings",
             "ticket_comments",
-            "tickets"
+            "tickets",
+            "visitor_reply_emails"
         ]
     );
     let version: i32 =

@@ -20,7 +20,9 @@ use apalis::prelude::{BoxDynError, Data};
 use sqlx::PgPool;
 use supportdesk_core::config::WorkerSettings;
 use supportdesk_core::email_tokens::EmailTokenKey;
-use supportdesk_core::outbox::messages::{invitation, password_reset, verification};
+use supportdesk_core::outbox::messages::{
+    agent_digest, invitation, password_reset, verification, visitor_reply,
+};
 use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
 use supportdesk_core::tenancy::deletion::drop_workspace;
 
@@ -96,6 +98,17 @@ impl Deliverer {
                 .await
                 .map(|_| Outcome::Done)
                 .map_err(|e| Failure::Transient(format!("dropping workspace {workspace_id}: {e}"))),
+            OutboxMessage::AgentDigestEmail {
+                workspace_id,
+                agent_id,
+            } => self.send_digest(attempt, workspace_id, agent_id).await,
+            OutboxMessage::VisitorReplyEmail {
+                workspace_id,
+                conversation_id,
+            } => {
+                self.send_visitor_reply(attempt, workspace_id, conversation_id)
+                    .await
+            }
             _ => self.send_email(attempt).await,
         };
         match result {
@@ -126,6 +139,62 @@ impl Deliverer {
                 return Err(Failure::Permanent(format!("rendering: {e:#}")));
             }
         };
+        self.send(attempt, email).await
+    }
+
+    /// An agent's digest: the notices claimed for this message, mailed together and then
+    /// marked, so no other message lists them again. Nothing left to tell is `Skipped`.
+    async fn send_digest(
+        &self,
+        attempt: &Attempt,
+        workspace_id: uuid::Uuid,
+        agent_id: uuid::Uuid,
+    ) -> Result<Outcome, Failure> {
+        let digest = agent_digest::claim(&self.db, workspace_id, agent_id, attempt.id)
+            .await
+            .map_err(|e| Failure::Transient(format!("claiming the notices: {e}")))?;
+        let Some(digest) = digest else {
+            return Ok(Outcome::Skipped);
+        };
+        let email = self
+            .renderer
+            .agent_digest(&digest)
+            .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
+        let outcome = self.send(attempt, email).await?;
+        agent_digest::mark_emailed(&self.db, &digest.schema, attempt.id)
+            .await
+            .map_err(|e| Failure::Transient(format!("marking the notices emailed: {e}")))?;
+        metrics::counter!("agent_notices_emailed_total").increment(digest.items.len() as u64);
+        Ok(outcome)
+    }
+
+    /// A visitor's unseen replies: claimed for this message, mailed, and recorded as sent
+    /// (the next email waits ten minutes after it). Nothing unseen is `Skipped`.
+    async fn send_visitor_reply(
+        &self,
+        attempt: &Attempt,
+        workspace_id: uuid::Uuid,
+        conversation_id: uuid::Uuid,
+    ) -> Result<Outcome, Failure> {
+        let reply = visitor_reply::claim(&self.db, workspace_id, conversation_id, attempt.id)
+            .await
+            .map_err(|e| Failure::Transient(format!("claiming the replies: {e}")))?;
+        let Some(reply) = reply else {
+            return Ok(Outcome::Skipped);
+        };
+        let email = self
+            .renderer
+            .visitor_reply(&reply)
+            .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
+        let outcome = self.send(attempt, email).await?;
+        visitor_reply::mark_sent(&self.db, &reply.schema, attempt.id)
+            .await
+            .map_err(|e| Failure::Transient(format!("recording the email as sent: {e}")))?;
+        Ok(outcome)
+    }
+
+    /// Builds and sends a rendered email.
+    async fn send(&self, attempt: &Attempt, email: Email) -> Result<Outcome, Failure> {
         let message = self
             .renderer
             .message(attempt.id, email)
@@ -186,7 +255,9 @@ impl Deliverer {
                     ),
                 }
             }
-            OutboxMessage::DropWorkspace { .. } => None,
+            OutboxMessage::DropWorkspace { .. }
+            | OutboxMessage::AgentDigestEmail { .. }
+            | OutboxMessage::VisitorReplyEmail { .. } => None,
         })
     }
 }

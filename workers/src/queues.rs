@@ -33,7 +33,8 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub const MISSED_HEARTBEATS: usize = 6;
 
 /// `{namespace}:email:verification`, `{namespace}:email:invitation`,
-/// `{namespace}:email:password-reset`, `{namespace}:workspace:drop`. A queue per kind, so a
+/// `{namespace}:email:password-reset`, `{namespace}:email:agent-digest`,
+/// `{namespace}:email:visitor-reply`, `{namespace}:workspace:drop`. A queue per kind, so a
 /// backlog of one (a bulk invitation, say) never delays another (a reset someone waits for).
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
     let suffix = match kind {
@@ -41,6 +42,8 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::InvitationEmail => "email:invitation",
         MessageKind::PasswordResetEmail => "email:password-reset",
         MessageKind::DropWorkspace => "workspace:drop",
+        MessageKind::AgentDigestEmail => "email:agent-digest",
+        MessageKind::VisitorReplyEmail => "email:visitor-reply",
     };
     format!("{namespace}:{suffix}")
 }

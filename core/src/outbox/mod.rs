@@ -29,14 +29,18 @@ pub enum MessageKind {
     InvitationEmail,
     PasswordResetEmail,
     DropWorkspace,
+    AgentDigestEmail,
+    VisitorReplyEmail,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 6] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
         Self::DropWorkspace,
+        Self::AgentDigestEmail,
+        Self::VisitorReplyEmail,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -45,6 +49,8 @@ impl MessageKind {
             Self::InvitationEmail => "invitation_email",
             Self::PasswordResetEmail => "password_reset_email",
             Self::DropWorkspace => "drop_workspace",
+            Self::AgentDigestEmail => "agent_digest_email",
+            Self::VisitorReplyEmail => "visitor_reply_email",
         }
     }
 
@@ -64,6 +70,15 @@ pub enum OutboxMessage {
     PasswordResetEmail { reset_id: Uuid },
     /// Drop the data of a workspace marked for deletion.
     DropWorkspace { workspace_id: Uuid },
+    /// One email listing agent `agent_id`'s pending notices in workspace `workspace_id`
+    /// (`messages::agent_digest`).
+    AgentDigestEmail { workspace_id: Uuid, agent_id: Uuid },
+    /// The replies a widget visitor has not seen, emailed to the address they left
+    /// (`messages::visitor_reply`).
+    VisitorReplyEmail {
+        workspace_id: Uuid,
+        conversation_id: Uuid,
+    },
 }
 
 impl OutboxMessage {
@@ -73,6 +88,8 @@ impl OutboxMessage {
             Self::InvitationEmail { .. } => MessageKind::InvitationEmail,
             Self::PasswordResetEmail { .. } => MessageKind::PasswordResetEmail,
             Self::DropWorkspace { .. } => MessageKind::DropWorkspace,
+            Self::AgentDigestEmail { .. } => MessageKind::AgentDigestEmail,
+            Self::VisitorReplyEmail { .. } => MessageKind::VisitorReplyEmail,
         }
     }
 
@@ -90,6 +107,17 @@ impl OutboxMessage {
             Self::DropWorkspace { workspace_id } => {
                 serde_json::json!({ "workspaceId": workspace_id })
             }
+            Self::AgentDigestEmail {
+                workspace_id,
+                agent_id,
+            } => serde_json::json!({ "workspaceId": workspace_id, "agentId": agent_id }),
+            Self::VisitorReplyEmail {
+                workspace_id,
+                conversation_id,
+            } => serde_json::json!({
+                "workspaceId": workspace_id,
+                "conversationId": conversation_id,
+            }),
         }
     }
 
@@ -107,6 +135,14 @@ impl OutboxMessage {
             }),
             MessageKind::DropWorkspace => Some(Self::DropWorkspace {
                 workspace_id: id("workspaceId")?,
+            }),
+            MessageKind::AgentDigestEmail => Some(Self::AgentDigestEmail {
+                workspace_id: id("workspaceId")?,
+                agent_id: id("agentId")?,
+            }),
+            MessageKind::VisitorReplyEmail => Some(Self::VisitorReplyEmail {
+                workspace_id: id("workspaceId")?,
+                conversation_id: id("conversationId")?,
             }),
         }
     }

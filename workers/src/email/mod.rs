@@ -1,4 +1,5 @@
 //! Emails: what they say (`render`) and how they leave (`transport`).
 
+pub mod notifications;
 pub mod render;
 pub mod transport;

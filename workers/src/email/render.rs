@@ -50,33 +50,67 @@ const COLON: char = '\u{2236}';
 ///   mail client to link (the text still reads the same to a person);
 /// - `"` becomes `'`, so a name cannot close the quotes the templates put around it.
 pub fn datum(value: &str) -> String {
+    clean(value, DATUM_MAX_CHARS, false)
+}
+
+/// Someone's message shown in an email (a preview, a reply): as a [`datum`], but keeping its
+/// line breaks (at most one blank line in a row) and up to `max_chars` characters. Its links
+/// are broken like a datum's: the email is ours, the words are theirs, and the reader answers
+/// in the chat, where a link is shown as the writer's.
+pub fn passage(value: &str, max_chars: usize) -> String {
+    clean(value, max_chars, true)
+}
+
+fn clean(value: &str, max_chars: usize, keep_lines: bool) -> String {
+    enum Gap {
+        None,
+        Space,
+        Lines(usize),
+    }
     let mut out = String::new();
     let mut shown = 0;
-    let mut space = false;
+    let mut gap = Gap::None;
     for c in value.chars() {
-        if is_invisible(c) {
+        if is_invisible(c) || (keep_lines && c == '\r') {
+            continue;
+        }
+        if keep_lines && c == '\n' {
+            if !out.is_empty() {
+                gap = Gap::Lines(match gap {
+                    Gap::Lines(n) => (n + 1).min(2),
+                    _ => 1,
+                });
+            }
             continue;
         }
         if c.is_whitespace() || c.is_control() {
-            space = !out.is_empty();
+            if !out.is_empty() && matches!(gap, Gap::None) {
+                gap = Gap::Space;
+            }
             continue;
         }
-        let needed = if space { 2 } else { 1 };
-        if shown + needed > DATUM_MAX_CHARS {
+        let spacing = match gap {
+            Gap::None => 0,
+            Gap::Space => 1,
+            Gap::Lines(n) => n,
+        };
+        if shown + spacing + 1 > max_chars {
             out.push('…');
             return out;
         }
-        if space {
-            out.push(' ');
-            space = false;
+        match gap {
+            Gap::None => {}
+            Gap::Space => out.push(' '),
+            Gap::Lines(n) => out.extend(std::iter::repeat_n('\n', n)),
         }
+        gap = Gap::None;
         out.push(match c {
             '.' | '\u{3002}' | '\u{ff0e}' | '\u{ff61}' => DOT,
             ':' | '\u{ff1a}' => COLON,
             '"' => '\'',
             c => c,
         });
-        shown += needed;
+        shown += spacing + 1;
     }
     out
 }
@@ -194,6 +228,11 @@ impl Renderer {
             from,
             message_id_domain,
         })
+    }
+
+    /// `APP_URL`, without a trailing slash.
+    pub(crate) fn app_url(&self) -> &str {
+        &self.app_url
     }
 
     /// `APP_URL/<page>?token=<token>`: the dashboard page that takes the emailed token.

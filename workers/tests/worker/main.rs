@@ -14,6 +14,7 @@ mod emails;
 mod event_retention;
 mod faults;
 mod janitor;
+mod notifications;
 mod password_reset;
 mod probes;
 mod relay;

@@ -17,7 +17,8 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 12] = [
+const TENANT_TABLES: [&str; 14] = [
+    "agent_notices",
     "agent_profiles",
     "canned_responses",
     "contacts",
@@ -30,6 +31,7 @@ const TENANT_TABLES: [&str; 12] = [
     "settings",
     "ticket_comments",
     "tickets",
+    "visitor_reply_emails",
 ];
 
 /// (name, version) of every listed spare, oldest first.

@@ -1,13 +1,19 @@
 //! What the worker reads to carry out an outbox message: for each kind of email, the row it
 //! is about, if it is still worth sending, with its token re-derived from the row's nonce.
 //!
+//! The notification emails (`agent_digest`, `visitor_reply`) are about tenant rows instead,
+//! and both processes use their statements: the API schedules, the worker claims and marks.
+//!
 //! The API issues these rows (`auth::verification`, `auth::password_reset`, `invitations`,
 //! each in the transaction of the change that caused it); the reading is here, in the core
 //! crate, because the worker needs it and none of the API's web stack.
 
+pub mod agent_digest;
 pub mod invitation;
 pub mod password_reset;
 pub mod verification;
+pub mod visitor_reply;
+pub mod workspace;
 
 use crate::email_tokens::{EmailTokenKey, Purpose};
 

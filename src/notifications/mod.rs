@@ -1,0 +1,191 @@
+//! Who is told about what, decided in the transaction of the change that caused it.
+//!
+//! - Agents get notices (assigned to them, a new conversation, the contact wrote again in a
+//!   conversation assigned to them, a mention in a note), batched into one email per agent
+//!   over at most two minutes (`notices`, `mentions`; the worker sends the digest).
+//! - A widget visitor who left an address gets the replies they have not seen in the chat by
+//!   email (`supportdesk_core::outbox::messages::visitor_reply`).
+//!
+//! The conversation actions call in here with one call each: [`assigned`],
+//! [`conversation_started`], [`contact_wrote`], and [`add_by_member`] for agents' replies
+//! and notes.
+
+pub mod mentions;
+pub mod notices;
+
+use sqlx::PgConnection;
+use supportdesk_core::outbox::messages::agent_digest::NoticeKind;
+use supportdesk_core::outbox::messages::visitor_reply;
+use supportdesk_core::tenancy::TenantSchema;
+use uuid::Uuid;
+
+use crate::conversations::messages::{self, MessageKind, Posted};
+use crate::conversations::record::Change;
+use crate::error::Result;
+use crate::state::AppState;
+use crate::tenancy::context::TenantTx;
+use mentions::Mentionable;
+use notices::{Candidates, Notice};
+
+/// Conversation `conversation_id` was assigned to agent `assignee` by member `by_user` (or an
+/// API key): the assignee is told, unless they assigned it to themselves.
+pub async fn assigned(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    assignee: Uuid,
+    by_user: Option<Uuid>,
+) -> Result<()> {
+    let notice = Notice {
+        kind: NoticeKind::Assigned,
+        conversation_id,
+        message_id: None,
+        by_user,
+    };
+    notices::notify(conn, schema, notice, Candidates::Agents(&[assignee])).await?;
+    Ok(())
+}
+
+/// Conversation `conversation_id` changed as `change` says: a new assignee is told.
+pub async fn changed(tenant: &mut TenantTx, conversation_id: Uuid, change: Change) -> Result<()> {
+    let Change::Assignee(Some(assignee)) = change else {
+        return Ok(());
+    };
+    let by_user = tenant.actor.member_id().ok();
+    let (conn, schema) = tenant.parts();
+    assigned(conn, schema, conversation_id, assignee, by_user).await
+}
+
+/// An agent (or an API key) started conversation `conversation_id` with message
+/// `message_id`: every other agent who wants to hear of new conversations is told.
+pub async fn conversation_started(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    message_id: Uuid,
+    by_user: Option<Uuid>,
+) -> Result<()> {
+    let notice = Notice {
+        kind: NoticeKind::NewConversation,
+        conversation_id,
+        message_id: Some(message_id),
+        by_user,
+    };
+    notices::notify(conn, schema, notice, Candidates::Everyone).await?;
+    Ok(())
+}
+
+/// The contact wrote message `message_id` into conversation `conversation_id`, which it
+/// `opened` or which was open: a new conversation is told to the agents who want to hear of
+/// them, a message in an assigned one to its assignee.
+pub async fn contact_wrote(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    message_id: Uuid,
+    opened: bool,
+) -> Result<()> {
+    let (kind, candidates) = if opened {
+        (NoticeKind::NewConversation, Candidates::Everyone)
+    } else {
+        (NoticeKind::ContactReply, Candidates::Assignee)
+    };
+    let notice = Notice {
+        kind,
+        conversation_id,
+        message_id: Some(message_id),
+        by_user: None,
+    };
+    notices::notify(conn, schema, notice, candidates).await?;
+    Ok(())
+}
+
+/// `messages::add_by_member`, with what the message sets off written in its transaction: a
+/// reply schedules the email of the visitor's unseen replies, a note tells the agents it
+/// mentions. A message that can set off nothing (a note without `@`) stays the one
+/// statement committed on its own.
+pub async fn add_by_member(
+    state: &AppState,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    kind: MessageKind,
+    body: &str,
+    user_id: Uuid,
+    event_id: Uuid,
+) -> Result<Option<Posted>> {
+    let sets_off = match kind {
+        MessageKind::Outgoing => true,
+        MessageKind::Note => body.contains('@'),
+        MessageKind::Incoming => false,
+    };
+    if !sets_off {
+        let posted = messages::add_by_member(
+            &state.db,
+            schema,
+            conversation_id,
+            kind,
+            body,
+            user_id,
+            event_id,
+        )
+        .await?;
+        return Ok(posted);
+    }
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    let posted = messages::add_by_member(
+        &mut *tx,
+        schema,
+        conversation_id,
+        kind,
+        body,
+        user_id,
+        event_id,
+    )
+    .await?;
+    if let Some(posted) = &posted {
+        match kind {
+            MessageKind::Outgoing => {
+                visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
+            }
+            MessageKind::Note => {
+                let message_id = posted.added.message.id;
+                mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
+            }
+            MessageKind::Incoming => {}
+        }
+    }
+    tx.commit().await?;
+    Ok(posted)
+}
+
+/// Tells the active agents note `message_id` mentions (its author never).
+async fn mentioned(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    message_id: Uuid,
+    body: &str,
+    by_user: Uuid,
+) -> Result<()> {
+    let agents: Vec<(Uuid, String)> = sqlx::query_as(
+        schema.sql("SELECT id, display_name FROM {schema}.agent_profiles WHERE status = 'active'"),
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    let agents: Vec<Mentionable> = agents
+        .into_iter()
+        .map(|(agent_id, display_name)| Mentionable {
+            agent_id,
+            display_name,
+        })
+        .collect();
+    let mentioned = mentions::mentioned(body, &agents);
+    let notice = Notice {
+        kind: NoticeKind::Mention,
+        conversation_id,
+        message_id: Some(message_id),
+        by_user: Some(by_user),
+    };
+    notices::notify(conn, schema, notice, Candidates::Agents(&mentioned)).await?;
+    Ok(())
+}
