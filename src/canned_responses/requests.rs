@@ -6,6 +6,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::canned_responses::template;
 use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::text::{self, BODY_MAX_CHARS, SUBJECT_MAX_CHARS};
 
@@ -29,8 +30,11 @@ fn title(raw: &str) -> Result<String, String> {
     text::required(raw, SUBJECT_MAX_CHARS)
 }
 
+/// A body within bounds whose placeholders' fallbacks can be read.
 fn body(raw: &str) -> Result<String, String> {
-    text::required(raw, BODY_MAX_CHARS)
+    let body = text::required(raw, BODY_MAX_CHARS)?;
+    template::check(&body)?;
+    Ok(body)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -7,7 +7,10 @@
 //! One pass over the template, so a value is never itself scanned for placeholders (a contact
 //! named `{{agent.displayName}}` stays exactly that). Anything else in braces is left as
 //! written. Deliberately not a template engine: the body is written by Owners and read by
-//! contacts, and needs three substitutions, not loops, escaping rules or errors.
+//! contacts, and needs three substitutions, not loops, escaping rules or errors. The one
+//! mistake refused, when a body is saved ([`check`]), is a known placeholder whose filter is
+//! not a fallback this can read: left as written, `{{contact.name | fallback: there}}` would
+//! reach a contact verbatim, and its writer can fix it on the spot.
 //!
 //! Linear in the body's length: the closing braces are looked for only within
 //! [`MAX_PLACEHOLDER`] bytes of an opening, so a body of 50,000 `{{` costs no more than any
@@ -21,6 +24,9 @@ pub struct Values<'a> {
     pub agent_display_name: &'a str,
     pub workspace_name: &'a str,
 }
+
+/// The placeholders' names, as written between the braces.
+const KEYS: [&str; 3] = ["contact.name", "agent.displayName", "workspace.name"];
 
 impl Values<'_> {
     fn get(&self, key: &str) -> Option<&str> {
@@ -61,6 +67,37 @@ fn parse(inside: &str) -> Option<(&str, Option<&str>)> {
         return None;
     }
     Some((key.trim(), Some(fallback)))
+}
+
+/// The text between each `{{` and the first `}}` within [`MAX_PLACEHOLDER`] bytes after it.
+fn braced(template: &str) -> impl Iterator<Item = &str> {
+    template.match_indices("{{").filter_map(|(open, _)| {
+        let inside = &template[open + 2..];
+        let window = &inside.as_bytes()[..inside.len().min(MAX_PLACEHOLDER + 2)];
+        let close = window.windows(2).position(|pair| pair == b"}}")?;
+        // `}}` is ASCII, so `close` is a character boundary.
+        Some(&inside[..close])
+    })
+}
+
+/// A body as saved: refused, naming the placeholder, when a known placeholder carries a
+/// filter that [`render`] cannot read (and would leave as written). Unknown names and other
+/// braces are text, as they always were.
+pub fn check(template: &str) -> Result<(), String> {
+    for inside in braced(template) {
+        let Some((key, _)) = inside.split_once('|') else {
+            continue;
+        };
+        if KEYS.contains(&key.trim()) && parse(inside).is_none() {
+            return Err(format!(
+                "{{{{{inside}}}}} is not a placeholder with a fallback: write it as \
+                 {{{{{key} | fallback: \"there\"}}}} (in single or double quotes, at most \
+                 {MAX_FALLBACK} characters, without braces)",
+                key = key.trim()
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub fn render(template: &str, values: Values<'_>) -> String {
@@ -231,5 +268,49 @@ mod tests {
             render("{{contact.name}}/{{workspace.name}}", values),
             "{{workspace.name}}/Acme"
         );
+    }
+
+    #[test]
+    fn every_key_has_a_value() {
+        for key in KEYS {
+            assert!(VALUES.get(key).is_some(), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_known_placeholder_with_an_unreadable_fallback_is_refused_on_save() {
+        for text in [
+            r#"Hi {{contact.name | fallback: there}}"#,
+            r#"Hi {{contact.name | fallback: "there'}}"#,
+            r#"Hi {{ workspace.name | default: "us" }}"#,
+            r#"{{contact.name | fallback "there"}}"#,
+            r#"{{contact.name | fallback: "a"b"}}"#,
+            r#"{{contact.name | fallback: "{{workspace.name}}"}}"#,
+        ] {
+            let error = check(text).expect_err(text);
+            assert!(error.contains("fallback: \"there\""), "{error}");
+        }
+        let long = format!(
+            r#"{{{{agent.displayName | fallback: "{}"}}}}"#,
+            "x".repeat(MAX_FALLBACK + 1)
+        );
+        let error = check(&long).expect_err("too long a fallback");
+        assert!(error.starts_with("{{agent.displayName |"), "{error}");
+    }
+
+    #[test]
+    fn text_that_merely_has_braces_is_saved_as_it_is() {
+        for text in [
+            "",
+            "Hi {{contact.name}} from {{ workspace.name | fallback: 'us' }}",
+            r#"{{contact.name | fallback: ""}}"#,
+            r#"{{unknown | fallback: x}} and {{contact.email | whatever}}"#,
+            "{{contact.name",
+            "}} {{ | }}",
+            "{{ {{contact.name}}",
+        ] {
+            assert_eq!(check(text), Ok(()), "{text}");
+        }
+        assert_eq!(check(&"{{|".repeat(20_000)), Ok(()));
     }
 }

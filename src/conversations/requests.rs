@@ -151,3 +151,24 @@ impl From<PriorityRequest> for Change {
         Self::Priority(request.priority)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use utoipa::PartialSchema;
+
+    use super::*;
+
+    /// `maxLength` takes a literal: it must stay the bound the checks enforce.
+    #[test]
+    fn the_documented_body_bound_is_the_enforced_one() {
+        for schema in [MessageRequest::schema(), CreateConversation::schema()] {
+            let schema = serde_json::to_value(schema).unwrap();
+            assert_eq!(
+                schema["properties"]["body"]["maxLength"], MESSAGE_MAX_CHARS,
+                "{schema}"
+            );
+        }
+        assert!(NewMessage::parse(&"x".repeat(MESSAGE_MAX_CHARS)).is_ok());
+        assert!(NewMessage::parse(&"x".repeat(MESSAGE_MAX_CHARS + 1)).is_err());
+    }
+}

@@ -155,3 +155,21 @@ pub async fn contact(
         email: updated.claimed_email,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use utoipa::PartialSchema;
+
+    use super::*;
+    use crate::inbox::text::MESSAGE_MAX_CHARS;
+
+    /// `maxLength` takes a literal: it must stay the bound `actions::post` enforces.
+    #[test]
+    fn the_documented_body_bound_is_the_enforced_one() {
+        let schema = serde_json::to_value(NewVisitorMessage::schema()).unwrap();
+        assert_eq!(
+            schema["properties"]["body"]["maxLength"], MESSAGE_MAX_CHARS,
+            "{schema}"
+        );
+    }
+}

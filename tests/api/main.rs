@@ -32,6 +32,7 @@ mod tenancy;
 mod workspaces;
 
 // Conversations, tickets and canned responses.
+mod canned_fallback_checks;
 mod canned_responses;
 mod contacts;
 mod conversations;
