@@ -13,7 +13,8 @@
 // shown to the visitor) and creates a ticket from the conversation; the Owner deactivates the
 // agent, whose dashboard leaves the workspace. A keyboard-only Owner (no mouse) signs in, opens
 // the conversation, replies and assigns it. Every page visited (sign-in, register, workspace
-// picker, verify-email, join, inbox, conversation, tickets, team, settings, profile) is
+// picker, verify-email, join, inbox, conversation, tickets, a ticket, team, settings, profile,
+// forgot and reset password) is
 // screenshotted at desktop (1280x800) and phone (390x844) sizes into `screenshots` and checked
 // with axe (WCAG 2.1 A/AA): any violation fails the run, all of them listed. The inbox's
 // first-load JavaScript is printed as a `#` line. Each step prints `ok - ...`; the first failure
@@ -392,10 +393,24 @@ try {
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click();
   await ownerPage.getByRole("heading", { name: "Tickets", level: 1 }).waitFor();
   await shot(ownerPage, "tickets");
+  // The ticket made from the conversation has its own page, with the conversation's contact
+  // (a visitor with no email) as its requester.
+  await ownerPage.getByRole("table").getByRole("link", { name: /^#\d+ / }).first().click();
+  await ownerPage.waitForURL(/\/tickets\/[^/]+$/);
+  await ownerPage.getByRole("heading", { name: /^Ticket #\d+: /, level: 1 }).waitFor();
+  await shot(ownerPage, "ticket");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Profile" }).click();
   await field(ownerPage, "Display name").waitFor();
   await shot(ownerPage, "profile");
-  step("screenshots and axe: register, inbox, conversation, settings, tickets, profile");
+  const anonymous = await newPage(browser, "anonymous", urls);
+  await anonymous.goto(dashboard("/forgot-password"));
+  await anonymous.getByRole("heading", { name: "Reset your password" }).waitFor();
+  await shot(anonymous, "forgot-password");
+  await anonymous.goto(dashboard("/reset-password"));
+  await anonymous.getByRole("heading", { name: "Choose a new password" }).waitFor();
+  await shot(anonymous, "reset-password");
+  await anonymous.context().close();
+  step("screenshots and axe: register, inbox, conversation, settings, tickets, a ticket, profile, forgot and reset password");
 
   doing("the Owner deactivates the agent");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Team" }).click();

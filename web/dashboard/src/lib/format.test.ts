@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capitalize, contactEmails, contactName, requesterDefaults } from "./format";
+import { contactEmails, contactName } from "./format";
 
 const contact = (fields: { name?: string | null; email?: string | null; claimedEmail?: string | null }) => ({
   id: "c",
@@ -32,15 +32,5 @@ describe("formatting", () => {
       { address: "eve@example.org", claimed: true },
     ]);
     expect(contactEmails(contact({}))).toEqual([]);
-  });
-
-  it("fills a ticket's requester from an established email only, never from a claim", () => {
-    expect(requesterDefaults(contact({ name: "Ida", email: "ida@example.org" }))).toEqual({ email: "ida@example.org", name: "Ida" });
-    expect(requesterDefaults(contact({ name: "Ida", claimedEmail: "ida@example.org" }))).toEqual({ email: "", name: "" });
-  });
-
-  it("capitalizes enum values", () => {
-    expect(capitalize("pending")).toBe("Pending");
-    expect(capitalize("")).toBe("");
   });
 });

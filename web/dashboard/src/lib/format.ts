@@ -18,18 +18,3 @@ export function contactEmails(contact: Contact): { address: string; claimed: boo
   }
   return emails;
 }
-
-/**
- * What "Create ticket" fills in for the requester: the contact's established email and name,
- * and nothing when the workspace has no address for them. A visitor's claim is never filled
- * in: a ticket is filed under whoever owns the address, so a claim would file it under a real
- * customer.
- */
-export function requesterDefaults(contact: Contact): { email: string; name: string } {
-  return contact.email ? { email: contact.email, name: contact.name ?? "" } : { email: "", name: "" };
-}
-
-/** "pending" -> "Pending", for enum values shown as options. */
-export function capitalize(value: string): string {
-  return value ? value[0]!.toUpperCase() + value.slice(1) : value;
-}

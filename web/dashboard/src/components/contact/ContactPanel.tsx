@@ -11,7 +11,7 @@ import { unwrap } from "@/api/client";
 import type { components } from "@/api/schema";
 import type { Contact } from "@/api/types";
 import { useApi } from "@/app/providers";
-import { capitalize } from "@/lib/format";
+import { statusLabel } from "@/lib/labels";
 import { inboxKeys } from "@/lib/inboxKeys";
 import { localTimeIn } from "@/lib/time";
 import { describeUserAgent } from "@/lib/userAgent";
@@ -154,7 +154,7 @@ function EarlierConversations({ workspaceId, contactId, currentId }: { workspace
               #{c.number} {c.subject ?? c.lastMessage?.body ?? ""}
             </Link>{" "}
             <span className="muted">
-              {capitalize(c.status)} · <RelativeTime iso={c.lastMessageAt} />
+              {statusLabel(c.status)} · <RelativeTime iso={c.lastMessageAt} />
             </span>
           </li>
         ))}
@@ -181,7 +181,7 @@ function ContactTickets({ workspaceId, contactId }: { workspaceId: string; conta
             <Link href={`/tickets/${t.id}`}>
               #{t.number} {t.subject}
             </Link>{" "}
-            <span className="muted">{capitalize(t.status)}</span>
+            <span className="muted">{statusLabel(t.status)}</span>
           </li>
         ))}
       </ul>

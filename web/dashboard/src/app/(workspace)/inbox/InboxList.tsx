@@ -17,7 +17,7 @@ import { Avatar } from "@/components/inbox/Avatar";
 import { RelativeTime } from "@/components/inbox/RelativeTime";
 import { useInboxCounts } from "@/components/inbox/useInboxCounts";
 import { useApi } from "@/app/providers";
-import { capitalize } from "@/lib/format";
+import { priorityLabel, statusLabel } from "@/lib/labels";
 import { inboxHref, type InboxTab, type InboxView, parseInboxView } from "@/lib/inboxUrl";
 import { previewText, rowTime } from "@/lib/preview";
 import type { InboxFilter } from "@/realtime/reducers";
@@ -124,7 +124,7 @@ export function InboxList() {
           <option value="">Any status</option>
           {CONVERSATION_STATUSES.map((s) => (
             <option key={s} value={s}>
-              {capitalize(s)}
+              {statusLabel(s)}
             </option>
           ))}
         </SelectField>
@@ -175,8 +175,8 @@ function ConversationRow({ conversation: c, href, current, workspaceId }: { conv
           <span className="row-meta">
             <span className="number">#{c.number}</span>
             <span>{c.channel === "chat" ? "Chat" : "Manual"}</span>
-            <span className={`badge status-${c.status}`}>{capitalize(c.status)}</span>
-            {c.priority ? <span className="badge">{capitalize(c.priority)}</span> : null}
+            <span className={`badge status-${c.status}`}>{statusLabel(c.status)}</span>
+            {c.priority ? <span className="badge">{priorityLabel(c.priority)}</span> : null}
             <span className="muted">{assigneeName ?? "Unassigned"}</span>
           </span>
         </span>

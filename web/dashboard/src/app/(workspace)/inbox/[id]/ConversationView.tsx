@@ -17,7 +17,7 @@ import { Thread } from "@/components/inbox/Thread";
 import { useReadMarks } from "@/components/inbox/useReadMarks";
 import { useApi } from "@/app/providers";
 import { useHub } from "@/realtime/HubProvider";
-import { capitalize } from "@/lib/format";
+import { priorityLabel, statusLabel } from "@/lib/labels";
 import { inboxHref, parseInboxView } from "@/lib/inboxUrl";
 import { inboxKeys } from "@/lib/inboxKeys";
 import type { ActivityEvent } from "@/lib/thread";
@@ -144,7 +144,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
           <SelectField label="Status" value={c.status} disabled={setStatus.isPending} onChange={(e) => setStatus.mutate(e.target.value as ConversationStatus)}>
             {CONVERSATION_STATUSES.map((s) => (
               <option key={s} value={s}>
-                {capitalize(s)}
+                {statusLabel(s)}
               </option>
             ))}
           </SelectField>
@@ -157,7 +157,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
             <option value="">None</option>
             {PRIORITIES.map((p) => (
               <option key={p} value={p}>
-                {capitalize(p)}
+                {priorityLabel(p)}
               </option>
             ))}
           </SelectField>
