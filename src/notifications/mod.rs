@@ -132,13 +132,6 @@ pub async fn add_by_member(
         return Ok(posted);
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-    // The visitor's email is scheduled before the message goes in: the statement that adds
-    // the message also appends its event, whose head row stays locked until the commit, so
-    // it comes last and the lock is held for the commit only. A conversation that does not
-    // exist schedules nothing, and the rollback below takes nothing back.
-    if kind == MessageKind::Outgoing {
-        visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
-    }
     let posted = messages::add_by_member(
         &mut *tx,
         schema,
@@ -153,10 +146,21 @@ pub async fn add_by_member(
         tx.rollback().await?;
         return Ok(None);
     };
-    if kind == MessageKind::Note {
-        // Notices name the note, so they follow it (a note with an `@` only).
-        let message_id = posted.added.message.id;
-        mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
+    // After the reply, not before, though the reply's statement has appended its event and
+    // the log's head stays locked until the commit: that statement also locked the
+    // conversation's row, so a delivery claiming this conversation's replies either waits
+    // for this commit (and sees the reply) or has started already, which this next
+    // statement, with a snapshot taken after that lock, sees and schedules the next email.
+    // Scheduled first, a reply could miss both.
+    match kind {
+        MessageKind::Outgoing => {
+            visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
+        }
+        MessageKind::Note => {
+            let message_id = posted.added.message.id;
+            mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
+        }
+        MessageKind::Incoming => {}
     }
     tx.commit().await?;
     Ok(Some(posted))
