@@ -11,14 +11,12 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { fetchEventPage } from "@/api/events";
-import { keys } from "@/api/keys";
 import { useApi, useConfig } from "@/app/providers";
 import { endSession, endWorkspaceAccess } from "@/session/endAccess";
 import { applyLoggedHubEvent, type FoldContext, foldPresence, foldTyping, reloadWorkspace } from "./cache";
 import { fromHub, fromLog, type Sequenced } from "./eventLog";
 import type { LoggedHubEvent } from "./events";
 import { type AgentHub, connectAgentHub, type HubState } from "./hub";
-import { markRead, type UnreadState } from "./reducers";
 import { SequenceTracker } from "./sequence";
 
 interface HubContextValue {
@@ -122,13 +120,9 @@ export function HubProvider({
     }
   }, []);
 
-  const setOpenConversation = useCallback(
-    (id: string | null) => {
-      openRef.current = id;
-      if (id) queryClient.setQueryData<UnreadState>(keys.unread(workspaceId), (s) => markRead(s ?? {}, id));
-    },
-    [queryClient, workspaceId],
-  );
+  const setOpenConversation = useCallback((id: string | null) => {
+    openRef.current = id;
+  }, []);
 
   const onLiveEvent = useCallback((listener: (event: LoggedHubEvent) => void) => {
     const listeners = liveListeners.current;

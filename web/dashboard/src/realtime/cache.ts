@@ -13,15 +13,12 @@ import {
   appendComment,
   appendMessage,
   applyPresence,
-  applyPreview,
   applyTyping,
   type ConversationPages,
   holdsConversation,
   type InboxFilter,
-  markUnread,
   mergeProfile,
   type MessagePages,
-  type PreviewState,
   replaceContactIn,
   replaceContactInList,
   replaceConversation,
@@ -32,7 +29,6 @@ import {
   withMessage,
   typingEndedByMessage,
   type TypingState,
-  type UnreadState,
   upsertAgent,
   upsertConversation,
   upsertTicket,
@@ -86,8 +82,6 @@ export function foldMessage(queryClient: QueryClient, ctx: FoldContext, event: M
   const { ws } = ctx;
   foldInto<MessagePages>(queryClient, keys.messages(ws, event.conversationId), (data) => appendMessage(data, event));
   queryClient.setQueryData<TypingState>(keys.typing(ws), (s) => typingEndedByMessage(s ?? {}, event));
-  queryClient.setQueryData<UnreadState>(keys.unread(ws), (s) => markUnread(s ?? {}, event, ctx.openConversationId));
-  queryClient.setQueryData<PreviewState>(keys.previews(ws), (s) => applyPreview(s ?? {}, event));
   const known = knownConversation(queryClient, ws, event.conversationId);
   for (const [key, data] of listsToFold<ConversationPages>(queryClient, keys.conversations(ws))) {
     const filter = filterOf<InboxFilter>(key);

@@ -7,13 +7,10 @@ import {
   appendComment,
   appendMessage,
   applyPresence,
-  applyPreview,
   applyTyping,
   belongsTo,
   type ConversationPages,
   markListRead,
-  markRead,
-  markUnread,
   mergeProfile,
   type MessagePages,
   replaceContactIn,
@@ -166,22 +163,6 @@ describe("typing", () => {
   it("ends when the typist's message arrives", () => {
     const state = applyTyping({}, { conversationId: "c1", isTyping: true, by: "visitor" }, 1000);
     expect(typists(typingEndedByMessage(state, messageEvent("m9", "incoming")), "c1", 1500, null)).toEqual([]);
-  });
-});
-
-describe("unread markers and previews", () => {
-  it("mark visitors' messages in conversations not open, and clear on opening", () => {
-    const unread = markUnread({}, messageEvent("m1", "incoming"), null);
-    expect(unread).toEqual({ c1: true });
-    expect(markUnread({}, messageEvent("m1", "incoming"), "c1")).toEqual({});
-    expect(markUnread({}, messageEvent("m1", "outgoing"), null)).toEqual({});
-    expect(markRead(unread, "c1")).toEqual({});
-  });
-
-  it("keep the latest message per conversation", () => {
-    const first = applyPreview({}, messageEvent("m2", "incoming", "2026-11-23T10:05:00Z"));
-    expect(applyPreview(first, messageEvent("m1", "incoming", "2026-11-23T10:00:00Z"))).toBe(first);
-    expect(first.c1?.body).toBe("body m2");
   });
 });
 

@@ -357,29 +357,3 @@ export function typists(state: TypingState, conversationId: string, now: number,
     .filter(([key, t]) => key !== `agent:${meId}` && typingFresh(t.at, now))
     .map(([, t]) => t.name);
 }
-
-/** Conversations with messages from visitors that the agent has not opened since. */
-export type UnreadState = Readonly<Record<string, true>>;
-
-export function markUnread(state: UnreadState, event: MessageCreated, openConversationId: string | null): UnreadState {
-  if (event.message.kind !== "incoming" || event.conversationId === openConversationId) return state;
-  if (state[event.conversationId]) return state;
-  return { ...state, [event.conversationId]: true };
-}
-
-export function markRead(state: UnreadState, conversationId: string): UnreadState {
-  if (!state[conversationId]) return state;
-  return Object.fromEntries(Object.entries(state).filter(([id]) => id !== conversationId)) as UnreadState;
-}
-
-/** The latest message text per conversation, for the inbox list's preview line. */
-export type PreviewState = Readonly<Record<string, { body: string; kind: string; at: string }>>;
-
-export function applyPreview(state: PreviewState, event: MessageCreated): PreviewState {
-  const current = state[event.conversationId];
-  if (current && Date.parse(current.at) > Date.parse(event.message.createdAt)) return state;
-  return {
-    ...state,
-    [event.conversationId]: { body: event.message.body, kind: event.message.kind, at: event.message.createdAt },
-  };
-}
