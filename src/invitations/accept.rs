@@ -11,7 +11,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
-use supportdesk_core::email_tokens::token_hash;
 use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -221,28 +220,20 @@ async fn open_invitation(
     token: &str,
     lock: bool,
 ) -> Result<OpenInvitation> {
-    let invalid = || {
-        Error::bad_request(
-            "invalid_token",
-            "the invitation is invalid, expired, revoked or already used; ask for a new one",
-        )
-    };
-    if token.is_empty() || token.len() > 128 {
-        return Err(invalid());
-    }
+    let hash = super::plausible_token_hash(token)?;
     let lock = if lock { "FOR UPDATE OF i" } else { "" };
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT i.id, i.workspace_id, i.email, i.role, w.name AS workspace_name,
                 w.slug AS workspace_slug, w.schema_name
            FROM public.invitations i JOIN public.workspaces w ON w.id = i.workspace_id
-          WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
-            AND i.expires_at > now() AND w.status = 'active'
-          {lock}"
+          WHERE {open}
+          {lock}",
+        open = super::OPEN,
     )))
-    .bind(token_hash(token))
+    .bind(hash)
     .fetch_optional(conn)
     .await?
-    .ok_or_else(invalid)
+    .ok_or_else(super::invalid_token)
 }
 
 /// Membership, profile, consumed invitation and verified email, in the caller's transaction.

@@ -33,6 +33,27 @@ use crate::state::AppState;
 
 pub const LIFETIME: Duration = Duration::from_secs(7 * 24 * 3600);
 
+/// What makes invitation `i` (of workspace `w`) open, for the token hash `$1`: pending, not
+/// expired, in a live workspace. Accepting and previewing read it the same way.
+const OPEN: &str = "i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
+                    AND i.expires_at > now() AND w.status = 'active'";
+
+/// The answer to a token that opens nothing (or could not be one).
+fn invalid_token() -> crate::error::Error {
+    crate::error::Error::bad_request(
+        "invalid_token",
+        "the invitation is invalid, expired, revoked or already used; ask for a new one",
+    )
+}
+
+/// A token's hash, if the text could be a token at all.
+fn plausible_token_hash(token: &str) -> Result<Vec<u8>, crate::error::Error> {
+    if token.is_empty() || token.len() > 128 {
+        return Err(invalid_token());
+    }
+    Ok(token_hash(token))
+}
+
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(

@@ -9,7 +9,6 @@ use std::time::Duration;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
-use supportdesk_core::email_tokens::token_hash;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
@@ -71,25 +70,17 @@ pub async fn preview(
     {
         return Err(Error::TooManyRequests { retry_after });
     }
-    let invalid = || {
-        Error::bad_request(
-            "invalid_token",
-            "the invitation is invalid, expired, revoked or already used; ask for a new one",
-        )
-    };
-    if request.token.is_empty() || request.token.len() > 128 {
-        return Err(invalid());
-    }
-    let preview: Option<InvitationPreview> = sqlx::query_as(
+    let hash = super::plausible_token_hash(&request.token)?;
+    let preview: Option<InvitationPreview> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT w.name AS workspace_name, u.full_name AS invited_by, i.email, i.role, i.expires_at
            FROM public.invitations i
            JOIN public.workspaces w ON w.id = i.workspace_id
            LEFT JOIN public.users u ON u.id = i.invited_by
-          WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL
-            AND i.expires_at > now() AND w.status = 'active'",
-    )
-    .bind(token_hash(&request.token))
+          WHERE {open}",
+        open = super::OPEN,
+    )))
+    .bind(hash)
     .fetch_optional(&state.db)
     .await?;
-    preview.map(AppJson).ok_or_else(invalid)
+    preview.map(AppJson).ok_or_else(super::invalid_token)
 }

@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 use crate::agents::profile::web_url;
 use crate::error::{FieldChecks, Result};
 use crate::extract::AppJson;
+use crate::inbox::text;
 use crate::rate_limit::Quota;
 use crate::state::AppState;
 
@@ -50,10 +51,7 @@ pub struct VisitorContextReport {
 
 /// An optional short text: blank is none, longer than `max` characters is refused.
 fn short(value: Option<String>, max: usize) -> Result<Option<String>, String> {
-    match value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()) {
-        Some(v) if v.chars().count() > max => Err(format!("must be at most {max} characters")),
-        other => Ok(other),
-    }
+    text::optional(value.as_deref(), max)
 }
 
 /// An optional http(s) URL: blank is none.
