@@ -113,6 +113,7 @@ async fn replies_per_second(
                         "Bench reply",
                         owner,
                         Uuid::now_v7(),
+                        &[],
                     )
                     .await?
                     .context("the reply was written")?;
@@ -340,6 +341,7 @@ async fn run() -> anyhow::Result<()> {
                 "Bench reply",
                 workspace.owner,
                 Uuid::now_v7(),
+                &[],
             )
             .await?;
         }

@@ -51,6 +51,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::workspace_settings::router(state))
         .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
+        .merge(crate::attachments::router(state))
         .merge(crate::contacts::router(state))
         .merge(crate::tickets::router(state))
         .merge(crate::events::router(state))
@@ -60,6 +61,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(people)
         .merge(crate::chat::router())
         .merge(crate::widget::visitor_router())
+        .merge(crate::attachments::files_router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -198,7 +198,13 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     let hub = Hub::new(
         redis.clone(),
         reads.clone(),
-        crate::chat::projection::project,
+        {
+            // Hub events carry attachments with links minted as they are sent.
+            let links = crate::attachments::links::LinkKey::derive(jwt_secret);
+            Box::new(move |workspace_id, recorded| {
+                crate::chat::projection::project(&links, workspace_id, recorded)
+            })
+        },
         &settings.redis.namespace,
         settings.redis.timeout(),
     );
@@ -219,6 +225,10 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
             &settings.redis.namespace,
             settings.redis.timeout(),
         ),
+        files: Arc::new(crate::attachments::Files::open(
+            &settings.storage,
+            jwt_secret,
+        )?),
         events: Publisher::new(vec![Arc::new(hub.clone())]),
         hub,
         settings: Arc::new(settings),

@@ -38,6 +38,8 @@ pub struct Shared {
     /// Hands committed events to this process's subscribers (the hub).
     pub events: Publisher,
     pub settings: Arc<Settings>,
+    /// Attachments' store, link key and upload limits.
+    pub files: Arc<crate::attachments::Files>,
 }
 
 impl AppState {

@@ -1,6 +1,6 @@
 //! What the Support Desk API (`supportdesk`) and worker (`supportdesk-worker`) share, and
 //! nothing of HTTP: settings, the database pools, the outbox and the messages it carries, the
-//! keys of emailed tokens, tenant schemas with their migrations and spares, telemetry, and the
+//! keys of emailed tokens, object storage, tenant schemas with their migrations and spares, telemetry, and the
 //! checks behind the health probes.
 //!
 //! Why a crate of its own: the worker needs these and none of the API's web stack (axum,
@@ -16,5 +16,6 @@ pub mod migrate;
 pub mod outbox;
 pub mod role;
 pub mod shutdown;
+pub mod storage;
 pub mod telemetry;
 pub mod tenancy;

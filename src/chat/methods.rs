@@ -297,7 +297,7 @@ pub async fn invoke(
 async fn run_as_visitor(state: &AppState, visitor: &Visitor, command: Command) -> Outcome {
     match command {
         Command::VisitorSendMessage { body } => {
-            let posted = widget::actions::post(state, visitor, &body).await?;
+            let posted = widget::actions::post(state, visitor, &body, Vec::new()).await?;
             Ok(Some(serde_json::to_value(posted).unwrap_or(Value::Null)))
         }
         Command::VisitorTyping { is_typing } => {

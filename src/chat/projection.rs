@@ -13,6 +13,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::attachments::links::LinkKey;
+use crate::attachments::record::link_all;
 use crate::conversations::messages::Message;
 use crate::conversations::record::{Conversation, ConversationStatus};
 use crate::events::catalogue::{
@@ -148,21 +150,28 @@ fn to_agents<T: Serialize>(workspace_id: Uuid, target: &str, payload: &T) -> Eve
     Event::new(workspace_id, Audience::Agents, target, payload)
 }
 
-/// The hub events of one recorded event, in the order they are to be delivered.
-pub fn project(workspace_id: Uuid, recorded: &Recorded) -> Vec<Event> {
+/// The hub events of one recorded event, in the order they are to be delivered. A message's
+/// files get links good for five minutes from now (`links`).
+pub fn project(links: &LinkKey, workspace_id: Uuid, recorded: &Recorded) -> Vec<Event> {
     let seq = recorded.seq;
     match &recorded.event {
         DomainEvent::MessageCreated(m) => {
+            let mut message = m.message.clone();
+            link_all(&mut message.attachments, links, workspace_id);
+            let linked = MessageCreated {
+                message,
+                ..(**m).clone()
+            };
             let payload = HubMessageCreated {
                 seq,
                 conversation_id: m.conversation_id,
                 message: HubMessage {
-                    message: m.message.clone(),
+                    message: linked.message.clone(),
                     author: m.author.clone(),
                 },
             };
             let agents = to_agents(workspace_id, "MessageCreated", &payload);
-            let visitor = VisitorMessage::of(m).map(|visible| visible.event(workspace_id));
+            let visitor = VisitorMessage::of(&linked).map(|visible| visible.event(workspace_id));
             std::iter::once(agents).chain(visitor).collect()
         }
         DomainEvent::ConversationCreated(c) => {
@@ -263,6 +272,18 @@ mod tests {
                     body: "text".into(),
                     author_agent_id: Some(Uuid::nil()),
                     created_at: OffsetDateTime::UNIX_EPOCH,
+                    attachments: vec![crate::attachments::record::Attachment {
+                        id: Uuid::from_u128(11),
+                        name: "shot.png".into(),
+                        content_type: "image/png".into(),
+                        size: 10,
+                        width: Some(2),
+                        height: Some(1),
+                        has_thumbnail: true,
+                        url: None,
+                        thumbnail_url: None,
+                        expires_at: None,
+                    }],
                 },
                 author: Some(Author {
                     display_name: "Ada".into(),
@@ -270,6 +291,11 @@ mod tests {
                 }),
             })),
         }
+    }
+
+    fn test_key() -> LinkKey {
+        let secret = supportdesk_core::config::SigningSecret::parse("k".repeat(40)).unwrap();
+        LinkKey::derive(&secret)
     }
 
     fn payload(event: &Event) -> serde_json::Value {
@@ -283,7 +309,7 @@ mod tests {
             unreachable!()
         };
         assert!(VisitorMessage::of(created).is_none());
-        let events = project(Uuid::nil(), &note);
+        let events = project(&test_key(), Uuid::nil(), &note);
         assert_eq!(events.len(), 1);
         assert!(
             events
@@ -294,7 +320,7 @@ mod tests {
 
     #[test]
     fn a_reply_reaches_the_agents_with_its_seq_and_the_visitor_without() {
-        let events = project(Uuid::nil(), &message(MessageKind::Outgoing));
+        let events = project(&test_key(), Uuid::nil(), &message(MessageKind::Outgoing));
         let [agents, visitor] = events.as_slice() else {
             panic!("two events expected");
         };
@@ -310,5 +336,23 @@ mod tests {
         let seen = payload(visitor);
         assert!(seen.get("seq").is_none());
         assert_eq!(seen["message"]["body"], "text");
+        // Both hear the file with links minted as it is sent.
+        for shown in [&shown, &seen] {
+            let file = &shown["message"]["attachments"][0];
+            assert_eq!(file["name"], "shot.png");
+            let url = file["url"].as_str().unwrap();
+            assert!(url.starts_with(&format!(
+                "/files/{}/{}/original?",
+                Uuid::nil(),
+                Uuid::from_u128(11)
+            )));
+            assert!(
+                file["thumbnailUrl"]
+                    .as_str()
+                    .unwrap()
+                    .contains("/thumbnail?")
+            );
+            assert!(file["expiresAt"].is_string());
+        }
     }
 }

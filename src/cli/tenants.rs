@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use supportdesk_core::config::Settings;
 use supportdesk_core::db;
 use supportdesk_core::tenancy::TenantSchema;
-use supportdesk_core::tenancy::deletion::drop_workspace;
+use supportdesk_core::tenancy::deletion::delete_workspace;
 use supportdesk_core::tenancy::migrations::{MigrateAllReport, Progress, Selection, migrate_all};
 use uuid::Uuid;
 
@@ -149,9 +149,8 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
             .await?
             .with_context(|| format!("no workspace {slug}"))?;
             memberships(settings)?.workspace_changed(id).await;
-            drop_workspace(&pool, id)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let store = supportdesk_core::storage::open(&settings.storage)?;
+            delete_workspace(&pool, &*store, settings.storage.delete_batch, id).await?;
             println!("dropped workspace {slug}");
         }
         TenantsCommand::AddMember {

@@ -46,14 +46,24 @@ pub async fn post_message(
         &message.body,
         user_id,
         event_id,
+        &message.attachment_ids,
     )
     .await?;
     let Some(posted) = posted else {
         // Nothing written: no such conversation (404), unless the member has no profile,
-        // which `acting_author` reports as before.
+        // which `acting_author` reports as before, or the files are not this
+        // conversation's to send.
         let mut tenant = Tenant::acquire(state, actor.clone()).await?;
         let (conn, schema) = tenant.parts();
-        acting_author(conn, schema, &actor).await?;
+        acting_author(&mut *conn, schema, &actor).await?;
+        if !message.attachment_ids.is_empty()
+            && record::exists(conn, schema, conversation_id).await?
+        {
+            return Err(Error::invalid_field(
+                "attachmentIds",
+                "names a file that is not this conversation's, or was sent already",
+            ));
+        }
         return Err(Error::NotFound("conversation"));
     };
     let message = posted.added.message;

@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use super::messages::{self, MessageKind};
 use super::record::{self, Channel, Conversation, ConversationStatus, Reader};
+use crate::attachments::record as attachments;
 use crate::error::{Error, Result};
 use crate::events::catalogue::{DomainEvent, MessageCreated};
 use crate::notifications;
@@ -121,6 +122,7 @@ pub async fn intake(
     contact: LockedContact,
     channel: Channel,
     body: &str,
+    attachment_ids: &[Uuid],
     admit: impl AsyncFnOnce(Destination) -> Result<()>,
 ) -> Result<Intake> {
     let open: Option<Uuid> = sqlx::query_scalar(schema.sql(&format!(
@@ -147,6 +149,22 @@ pub async fn intake(
     )
     .await?
     .ok_or_else(|| Error::Internal(anyhow::anyhow!("conversation {conversation_id} vanished")))?;
+    let mut added = added;
+    added.message.attachments = attachments::take_for_visitor_message(
+        &mut *conn,
+        schema,
+        contact.id(),
+        conversation_id,
+        added.message.id,
+        attachment_ids,
+    )
+    .await?
+    .ok_or_else(|| {
+        Error::invalid_field(
+            "attachmentIds",
+            "names a file that is not one of your uploads waiting to be sent",
+        )
+    })?;
     let (message_id, opening) = (added.message.id, destination == Destination::New);
     notifications::contact_wrote(conn, schema, conversation_id, message_id, opening).await?;
     let opened = match destination {

@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::attachments::record::{self as attachments, Attachment};
 use crate::pagination::{Page, TimeKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -32,6 +33,10 @@ pub struct Message {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
+    /// Its files, in upload order (empty for most messages).
+    #[serde(default)]
+    #[sqlx(skip)]
+    pub attachments: Vec<Attachment>,
 }
 
 /// A message just added, with the conversation's contact (whose widget hears replies).
@@ -56,6 +61,8 @@ pub struct Posted {
     /// A reply to an unassigned conversation in a workspace whose replies assign
     /// (`settings.inbox.autoAssignOnReply`): the author should take it.
     pub claims: bool,
+    /// The files the message took, without links.
+    pub attachments: sqlx::types::Json<Vec<Attachment>>,
 }
 
 /// SQL writing the timestamp `column` as the REST API writes times: UTC, RFC 3339, the
@@ -79,7 +86,18 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
                      RETURNING id, contact_id, assignee_id),
               m AS (INSERT INTO {{schema}}.messages (conversation_id, kind, body, author_agent_id)
                     SELECT c.id, $2, $3, a.id FROM c, a
+                     WHERE cardinality($6::uuid[]) = 0
+                        OR (SELECT count(*) FROM {{schema}}.attachments
+                             WHERE id = ANY($6) AND conversation_id = $1
+                               AND message_id IS NULL AND uploader_kind <> 'visitor')
+                           = cardinality($6::uuid[])
                     RETURNING id, kind, body, author_agent_id, created_at),
+              t AS (UPDATE {{schema}}.attachments f SET message_id = m.id FROM m
+                     WHERE f.id = ANY($6) AND f.conversation_id = $1 AND f.message_id IS NULL
+                     RETURNING f.*),
+              files AS (SELECT coalesce(json_agg({attachment} ORDER BY t.created_at, t.id),
+                                        '[]'::json) AS list
+                          FROM t),
               h AS (UPDATE {{schema}}.event_log_head SET seq = seq + 1
                      WHERE EXISTS (SELECT 1 FROM m) RETURNING seq),
               e AS (INSERT INTO {{schema}}.events (seq, id, type, actor_kind, actor_id, data)
@@ -89,9 +107,10 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
                                'id', m.id, 'kind', m.kind, 'body', m.body,
                                'authorAgentId', m.author_agent_id,
                                'createdAt', {created_at},
+                               'attachments', files.list,
                                'author', json_build_object('displayName', a.display_name,
                                                            'avatarUrl', a.avatar_url))
-                      FROM h, m, c, a
+                      FROM h, m, c, a, files
                     RETURNING seq, occurred_at)
          SELECT m.id, m.kind, m.body, m.author_agent_id, m.created_at, c.contact_id,
                 a.id AS agent_id, a.display_name AS author_display_name,
@@ -99,9 +118,11 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
                 e.seq AS event_seq, e.occurred_at AS event_occurred_at,
                 (m.kind = 'outgoing' AND c.assignee_id IS NULL
                  AND coalesce((SELECT (s.inbox ->> 'autoAssignOnReply')::boolean
-                                 FROM {{schema}}.settings s), true)) AS claims
-           FROM m, c, a, e",
+                                 FROM {{schema}}.settings s), true)) AS claims,
+                files.list AS attachments
+           FROM m, c, a, e, files",
         created_at = rfc3339_utc("m.created_at"),
+        attachment = attachments::json_of("t"),
     )
 });
 
@@ -124,15 +145,21 @@ pub async fn add_by_member<'c>(
     body: &str,
     user_id: Uuid,
     event_id: Uuid,
+    attachment_ids: &[Uuid],
 ) -> sqlx::Result<Option<Posted>> {
-    sqlx::query_as(schema.sql(&ADD_BY_MEMBER))
+    let mut posted: Option<Posted> = sqlx::query_as(schema.sql(&ADD_BY_MEMBER))
         .bind(conversation_id)
         .bind(kind)
         .bind(body)
         .bind(user_id)
         .bind(event_id)
+        .bind(attachment_ids)
         .fetch_optional(conn)
-        .await
+        .await?;
+    if let Some(posted) = &mut posted {
+        posted.added.message.attachments = std::mem::take(&mut posted.attachments.0);
+    }
+    Ok(posted)
 }
 
 /// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`
@@ -181,7 +208,25 @@ pub async fn list(
     .bind(after_at)
     .bind(after_id)
     .bind(page.fetch())
-    .fetch_all(conn)
+    .fetch_all(&mut *conn)
     .await?;
-    Ok(page.finish(rows, |m: &Message| TimeKey(m.created_at, m.id)))
+    let (mut messages, next) = page.finish(rows, |m: &Message| TimeKey(m.created_at, m.id));
+    with_attachments(conn, schema, &mut messages).await?;
+    Ok((messages, next))
+}
+
+/// Fills in the messages' files (without links), in one statement.
+pub async fn with_attachments(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    messages: &mut [Message],
+) -> sqlx::Result<()> {
+    let ids: Vec<Uuid> = messages.iter().map(|m| m.id).collect();
+    let mut by_message = attachments::of_messages(conn, schema, &ids).await?;
+    for message in messages {
+        if let Some(files) = by_message.remove(&message.id) {
+            message.attachments = files;
+        }
+    }
+    Ok(())
 }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::attachments::MAX_PER_MESSAGE;
 use crate::conversations::record::{Change, ConversationStatus};
 use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::contacts::{self, ContactInput, NewContact};
@@ -80,34 +81,70 @@ impl TryFrom<CreateConversation> for NewConversation {
 }
 
 #[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MessageRequest {
-    /// 1 to 10 000 characters (after trimming); more is refused, never cut.
-    #[schema(example = "Thanks, that fixed it!", min_length = 1, max_length = 10000)]
+    /// 1 to 10 000 characters (after trimming); more is refused, never cut. May be empty
+    /// when the message carries files.
+    #[schema(example = "Thanks, that fixed it!", max_length = 10000)]
     body: String,
+    /// Files uploaded for this conversation (`POST .../attachments`) and not sent yet; at
+    /// most 10.
+    #[serde(default)]
+    attachment_ids: Vec<Uuid>,
 }
 
-/// A reply or a note, checked: its body, trimmed and within bounds.
+/// A reply or a note, checked: its body, trimmed and within bounds, and its files.
 #[derive(Debug)]
 pub struct NewMessage {
     pub body: String,
+    pub attachment_ids: Vec<Uuid>,
 }
 
 impl TryFrom<MessageRequest> for NewMessage {
     type Error = Error;
 
     fn try_from(request: MessageRequest) -> Result<Self> {
-        Self::parse(&request.body)
+        Self::with_files(&request.body, request.attachment_ids)
     }
 }
 
 impl NewMessage {
     /// A message body as the REST routes and the hub's methods take it.
     pub fn parse(body: &str) -> Result<Self> {
-        let body =
-            text::required(body, MESSAGE_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
-        Ok(Self { body })
+        Self::with_files(body, Vec::new())
     }
+
+    /// A body and files: the body may be empty when there are files.
+    pub fn with_files(body: &str, attachment_ids: Vec<Uuid>) -> Result<Self> {
+        let attachment_ids = attachment_ids_of(attachment_ids)?;
+        let body = if attachment_ids.is_empty() {
+            text::required(body, MESSAGE_MAX_CHARS)
+        } else {
+            text::optional(Some(body), MESSAGE_MAX_CHARS).map(Option::unwrap_or_default)
+        }
+        .map_err(|e| Error::invalid_field("body", e))?;
+        Ok(Self {
+            body,
+            attachment_ids,
+        })
+    }
+}
+
+/// A message's files: at most [`MAX_PER_MESSAGE`], each once.
+pub fn attachment_ids_of(mut ids: Vec<Uuid>) -> Result<Vec<Uuid>> {
+    let count = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() != count {
+        return Err(Error::invalid_field("attachmentIds", "names a file twice"));
+    }
+    if ids.len() > MAX_PER_MESSAGE {
+        return Err(Error::invalid_field(
+            "attachmentIds",
+            format!("a message carries at most {MAX_PER_MESSAGE} files"),
+        ));
+    }
+    Ok(ids)
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::attachments::record::link_all;
 use crate::authz::Actor;
 use crate::conversations::actions;
 use crate::conversations::messages::{self, Message, MessageKind};
@@ -125,16 +126,24 @@ pub struct MessageList {
     )
 )]
 pub async fn list_messages(
+    State(state): State<AppState>,
     PathId { id, .. }: PathId<Conversation>,
     AppQuery(page): AppQuery<PageQuery>,
     mut tenant: Tenant,
 ) -> Result<AppJson<MessageList>> {
     let page = page.parse()?;
+    let workspace_id = tenant.actor.workspace_id;
     let (conn, schema) = tenant.parts();
     if !record::exists(&mut *conn, schema, id).await? {
         return Err(Error::NotFound("conversation"));
     }
-    let (messages, next_cursor) = messages::list(conn, schema, id, &page).await?;
+    let (mut messages, next_cursor) = messages::list(conn, schema, id, &page).await?;
+    let links = &state.files.links;
+    link_all(
+        messages.iter_mut().flat_map(|m| m.attachments.iter_mut()),
+        links,
+        workspace_id,
+    );
     Ok(AppJson(MessageList {
         messages,
         next_cursor,
@@ -190,7 +199,9 @@ async fn post(
     message: NewMessage,
     kind: MessageKind,
 ) -> Result<(StatusCode, AppJson<Message>)> {
-    let message = actions::post_message(state, actor, id, message, kind).await?;
+    let workspace_id = actor.workspace_id;
+    let mut message = actions::post_message(state, actor, id, message, kind).await?;
+    link_all(&mut message.attachments, &state.files.links, workspace_id);
     Ok((StatusCode::CREATED, AppJson(message)))
 }
 

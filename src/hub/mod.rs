@@ -81,7 +81,7 @@ impl Deref for Hub {
 }
 
 /// What a logged event becomes on the hub, and who hears it.
-pub type Projection = fn(Uuid, &Recorded) -> Vec<Event>;
+pub type Projection = Box<dyn Fn(Uuid, &Recorded) -> Vec<Event> + Send + Sync>;
 
 impl Hub {
     pub fn new(

@@ -19,6 +19,7 @@ use supportdesk_core::outbox::messages::visitor_reply;
 use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
+use crate::attachments::record as attachments;
 use crate::conversations::messages::{self, MessageKind, Posted};
 use crate::conversations::record::Change;
 use crate::error::Result;
@@ -112,13 +113,14 @@ pub async fn add_by_member(
     body: &str,
     user_id: Uuid,
     event_id: Uuid,
+    attachment_ids: &[Uuid],
 ) -> Result<Option<Posted>> {
     let sets_off = match kind {
         MessageKind::Outgoing => true,
         MessageKind::Note => body.contains('@'),
         MessageKind::Incoming => false,
     };
-    if !sets_off {
+    if !sets_off && attachment_ids.is_empty() {
         let posted = messages::add_by_member(
             &state.db,
             schema,
@@ -127,11 +129,26 @@ pub async fn add_by_member(
             body,
             user_id,
             event_id,
+            attachment_ids,
         )
         .await?;
         return Ok(posted);
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    // The files first: a concurrent message taking one of them waits here, then finds it
+    // taken, and writes nothing.
+    if !attachment_ids.is_empty()
+        && !attachments::lock_unsent_of_conversation(
+            &mut tx,
+            schema,
+            conversation_id,
+            attachment_ids,
+        )
+        .await?
+    {
+        tx.rollback().await?;
+        return Ok(None);
+    }
     let posted = messages::add_by_member(
         &mut *tx,
         schema,
@@ -140,6 +157,7 @@ pub async fn add_by_member(
         body,
         user_id,
         event_id,
+        attachment_ids,
     )
     .await?;
     let Some(posted) = posted else {
@@ -156,11 +174,11 @@ pub async fn add_by_member(
         MessageKind::Outgoing => {
             visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
         }
-        MessageKind::Note => {
+        MessageKind::Note if sets_off => {
             let message_id = posted.added.message.id;
             mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
         }
-        MessageKind::Incoming => {}
+        MessageKind::Note | MessageKind::Incoming => {}
     }
     tx.commit().await?;
     Ok(Some(posted))

@@ -10,15 +10,16 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::attachments::record::link_all;
 use crate::conversations::intake::{self, Destination};
-use crate::conversations::messages::Message;
+use crate::conversations::messages::{self, Message};
 use crate::conversations::record::Channel;
 use crate::conversations::record::ConversationStatus;
+use crate::conversations::requests::NewMessage;
 use crate::error::{Error, Result};
 use crate::events::catalogue::Author;
 use crate::events::log::{self, By};
 use crate::hub::events::Event;
-use crate::inbox::text::{self, MESSAGE_MAX_CHARS};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 
@@ -123,7 +124,18 @@ pub async fn conversation(
     })
     .fetch_all(&mut *conn)
     .await?;
-    conversation.messages = rows
+    let mut messages: Vec<_> = rows.into_iter().collect();
+    let mut plain: Vec<Message> = messages.iter().map(|(m, _, _)| m.clone()).collect();
+    messages::with_attachments(&mut conn, schema, &mut plain).await?;
+    link_all(
+        plain.iter_mut().flat_map(|m| m.attachments.iter_mut()),
+        &state.files.links,
+        visitor.workspace_id,
+    );
+    for ((message, _, _), with_files) in messages.iter_mut().zip(plain) {
+        *message = with_files;
+    }
+    conversation.messages = messages
         .into_iter()
         .map(|(message, display_name, avatar_url)| VisitorMessage {
             author: display_name.map(|display_name| Author {
@@ -138,9 +150,16 @@ pub async fn conversation(
 
 /// `SendMessage(body)` / `POST /widget/v1/messages`: adds the visitor's message to their open
 /// conversation, opening one (unassigned, in the inbox) when there is none.
-pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Posted> {
-    let body =
-        text::required(body, MESSAGE_MAX_CHARS).map_err(|e| Error::invalid_field("body", e))?;
+pub async fn post(
+    state: &AppState,
+    visitor: &Visitor,
+    body: &str,
+    attachment_ids: Vec<Uuid>,
+) -> Result<Posted> {
+    let NewMessage {
+        body,
+        attachment_ids,
+    } = NewMessage::with_files(body, attachment_ids)?;
     let mut tx = VisitorTx::begin(state, &visitor.schema).await?;
     // Under the contact's row lock: a verification that committed since the token was issued
     // refuses the message, and one visitor's racing first messages open one conversation.
@@ -152,6 +171,7 @@ pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Pos
         contact,
         Channel::Chat,
         &body,
+        &attachment_ids,
         async |destination| {
             // The conversation limit first: a message refused for it does not count as sent.
             if destination == Destination::New {
@@ -170,10 +190,16 @@ pub async fn post(state: &AppState, visitor: &Visitor, body: &str) -> Result<Pos
     .await?;
     tx.commit().await?;
     state.events.committed(visitor.workspace_id, &recorded);
+    let mut message = taken.message.message;
+    link_all(
+        &mut message.attachments,
+        &state.files.links,
+        visitor.workspace_id,
+    );
     Ok(Posted {
         conversation_id: taken.conversation_id,
         message: VisitorMessage {
-            message: taken.message.message,
+            message,
             author: None,
         },
     })

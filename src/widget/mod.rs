@@ -11,6 +11,7 @@
 //! - `contacts`: how a session maps to a contact.
 
 pub mod actions;
+mod attachments;
 pub mod contacts;
 mod context;
 mod origin_check;
@@ -47,4 +48,12 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(read::read))
         .routes(routes!(context::report))
         .routes(routes!(origin_check::check))
+        .merge(
+            OpenApiRouter::new()
+                .routes(routes!(attachments::upload))
+                .layer(crate::attachments::upload_limit(
+                    crate::attachments::VISITOR_MAX_BYTES,
+                )),
+        )
+        .routes(routes!(attachments::get))
 }

@@ -23,15 +23,15 @@ pub struct ConversationView {
 }
 
 #[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewVisitorMessage {
-    /// 1 to 10 000 characters (after trimming); more is refused, never cut.
-    #[schema(
-        example = "Hi, my order has not arrived.",
-        min_length = 1,
-        max_length = 10000
-    )]
+    /// 1 to 10 000 characters (after trimming); more is refused, never cut. May be empty
+    /// when the message carries files.
+    #[schema(example = "Hi, my order has not arrived.", max_length = 10000)]
     body: String,
+    /// The visitor's uploads (`POST /widget/v1/attachments`) not sent yet; at most 10.
+    #[serde(default)]
+    attachment_ids: Vec<uuid::Uuid>,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -92,7 +92,7 @@ pub async fn send(
     visitor: Visitor,
     AppJson(request): AppJson<NewVisitorMessage>,
 ) -> Result<(StatusCode, AppJson<Posted>)> {
-    let posted = actions::post(&state, &visitor, &request.body).await?;
+    let posted = actions::post(&state, &visitor, &request.body, request.attachment_ids).await?;
     Ok((StatusCode::CREATED, AppJson(posted)))
 }
 

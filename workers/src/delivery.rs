@@ -24,7 +24,7 @@ use supportdesk_core::outbox::messages::{
     agent_digest, invitation, password_reset, verification, visitor_reply,
 };
 use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
-use supportdesk_core::tenancy::deletion::drop_workspace;
+use supportdesk_core::tenancy::deletion::delete_workspace;
 
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
@@ -36,6 +36,10 @@ pub struct Deliverer {
     pub renderer: Renderer,
     pub mailer: Mailer,
     pub settings: WorkerSettings,
+    /// Where attachments are kept: a deleted workspace's go with it.
+    pub store: supportdesk_core::storage::Store,
+    /// Objects per delete request.
+    pub delete_batch: usize,
 }
 
 /// The apalis handler. The attempt runs in a task of its own: if the queue worker's future
@@ -94,10 +98,14 @@ impl Deliverer {
     /// One attempt. Every failure becomes an outcome on the row; none escapes to the queue.
     async fn carry_out(&self, attempt: &Attempt) -> Outcome {
         let result = match attempt.message {
-            OutboxMessage::DropWorkspace { workspace_id } => drop_workspace(&self.db, workspace_id)
-                .await
-                .map(|_| Outcome::Done)
-                .map_err(|e| Failure::Transient(format!("dropping workspace {workspace_id}: {e}"))),
+            OutboxMessage::DropWorkspace { workspace_id } => {
+                delete_workspace(&self.db, &*self.store, self.delete_batch, workspace_id)
+                    .await
+                    .map(|_| Outcome::Done)
+                    .map_err(|e| {
+                        Failure::Transient(format!("dropping workspace {workspace_id}: {e}"))
+                    })
+            }
             OutboxMessage::AgentDigestEmail {
                 workspace_id,
                 agent_id,

@@ -66,6 +66,8 @@ pub async fn run(
         renderer: Renderer::new(&settings.application.app_url, &settings.email.from)?,
         mailer: Mailer::new(&settings.email.transport)?,
         settings: worker.clone(),
+        store: supportdesk_core::storage::open(&settings.storage)?,
+        delete_batch: settings.storage.delete_batch,
     });
     let namespace = settings.redis.namespace.clone();
 

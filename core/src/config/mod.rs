@@ -16,6 +16,7 @@ mod database;
 mod email;
 mod redis;
 mod secret;
+mod storage;
 mod worker;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ pub use self::database::{DatabaseSettings, PoolTuning, Pooler};
 pub use self::email::{EmailSettings, MailTransport};
 pub use self::redis::RedisSettings;
 pub use self::secret::SigningSecret;
+pub use self::storage::{S3Location, StorageLocation, StorageSettings};
 pub use self::worker::WorkerSettings;
 
 /// Which process is loading its settings: each reads only what it uses, so the worker, which
@@ -85,6 +87,7 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub redis: RedisSettings,
     pub email: EmailSettings,
+    pub storage: StorageSettings,
     /// The worker's own settings: `Some` when loaded for [`Component::Worker`], `None` in the
     /// API, which runs no worker and so does not read (or refuse) them.
     pub worker: Option<WorkerSettings>,
@@ -151,6 +154,7 @@ impl Settings {
             application.jwt_secret.as_ref(),
         )?;
         let redis = RedisSettings::try_from(section::<self::redis::Raw>(&source)?)?;
+        let storage = StorageSettings::from_raw(section(&source)?, development)?;
         let worker = match component {
             Component::Worker => Some(WorkerSettings::try_from(section::<worker::Raw>(&source)?)?),
             Component::Api => None,
@@ -161,6 +165,7 @@ impl Settings {
             database,
             redis,
             email,
+            storage,
             worker,
         })
     }

@@ -62,6 +62,17 @@ pub fn test_env(database_url: &str, overrides: &[(&str, &str)]) -> HashMap<Strin
             "REDIS_NAMESPACE",
             format!("sdtest:{}", uuid::Uuid::new_v4().simple()),
         ),
+        // Each stack's files in a directory of its own (an S3 server when a test asks).
+        (
+            "STORAGE_URL",
+            format!(
+                "file://{}",
+                std::env::temp_dir()
+                    .join("supportdesk-test-storage")
+                    .join(uuid::Uuid::new_v4().simple().to_string())
+                    .display()
+            ),
+        ),
         (
             "MAIL_DIR",
             std::env::temp_dir()

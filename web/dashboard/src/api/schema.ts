@@ -273,6 +273,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file for a reply or note of this conversation (at most 25 MiB); put its `id` in
+         *     the message's `attachmentIds`. Programs and scripts are refused (415); images get a
+         *     thumbnail.
+         */
+        post: operations["postApiConversationsIdAttachments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file of this conversation with fresh links (good for five minutes). */
+        get: operations["getApiConversationsIdAttachmentsAttachmentId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{id}/messages": {
         parameters: {
             query?: never;
@@ -501,6 +539,23 @@ export interface paths {
         put?: never;
         /** Replace a key's secret; the old one is refused from this moment, on every replica. */
         post: operations["postApiSettingsApiKeysIdRegenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How much of the workspace's file quota is used. */
+        get: operations["getApiSettingsStorage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -797,6 +852,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/files/{workspaceId}/{attachmentId}/{variant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file, by a signed link from an attachment's `url` or `thumbnailUrl`. */
+        get: operations["getFilesWorkspaceIdAttachmentIdVariant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -859,6 +931,43 @@ export interface paths {
         put?: never;
         /** What an invitation link is for: the workspace, who invited, the address and the role. */
         post: operations["postInvitationsPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file (at most 10 MiB) to send with a message: put its `id` in the message's
+         *     `attachmentIds`. Images lose their metadata (location included) and get a thumbnail.
+         */
+        post: operations["postWidgetV1Attachments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file the visitor may see, with fresh links (good for five minutes). */
+        get: operations["getWidgetV1AttachmentsId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1132,6 +1241,45 @@ export interface components {
              * @description An active agent (the caller or anyone else), or null to unassign.
              */
             assigneeId: string | null;
+        };
+        /**
+         * @description A file on a message. The links are minted for each answer and hub event, good for five
+         *     minutes; the event log keeps the file's facts without them (a stored link would be dead by
+         *     the time a reader pages to it): `GET .../attachments/{id}` mints fresh ones.
+         */
+        Attachment: {
+            /**
+             * @description Sniffed from the file's bytes.
+             * @example image/png
+             */
+            contentType: string;
+            /** Format: date-time */
+            expiresAt?: string | null;
+            /** @description Whether `thumbnailUrl` is given (images). */
+            hasThumbnail: boolean;
+            /** Format: int32 */
+            height?: number | null;
+            /** Format: uuid */
+            id: string;
+            /** @description The sender's file name, without any directory. */
+            name: string;
+            /**
+             * Format: int64
+             * @description Bytes.
+             */
+            size: number;
+            /** @description A preview of at most 320 pixels a side, signed likewise. */
+            thumbnailUrl?: string | null;
+            /**
+             * @description The file, signed, until `expiresAt` (resolve against the API's base URL). Images and
+             *     PDFs open in the browser; everything else downloads.
+             */
+            url?: string | null;
+            /**
+             * Format: int32
+             * @description Images: width and height in pixels (as displayed); null for other files.
+             */
+            width?: number | null;
         };
         /** @description A user token and the user it identifies. */
         AuthResponse: {
@@ -1430,6 +1578,11 @@ export interface components {
             /** Format: uuid */
             contactId: string;
         };
+        /** @description A multipart upload: one part named `file`. */
+        FileUpload: {
+            /** Format: binary */
+            file: string;
+        };
         ForgotPasswordRequest: {
             /** @example ann@example.com */
             email: string;
@@ -1626,6 +1779,8 @@ export interface components {
             slug: string;
         };
         Message: {
+            /** @description Its files, in upload order (empty for most messages). */
+            attachments?: components["schemas"]["Attachment"][];
             /**
              * Format: uuid
              * @description The agent who wrote a reply or note (kept after they are deactivated); null for
@@ -1659,7 +1814,13 @@ export interface components {
         };
         MessageRequest: {
             /**
-             * @description 1 to 10 000 characters (after trimming); more is refused, never cut.
+             * @description Files uploaded for this conversation (`POST .../attachments`) and not sent yet; at
+             *     most 10.
+             */
+            attachmentIds?: string[];
+            /**
+             * @description 1 to 10 000 characters (after trimming); more is refused, never cut. May be empty
+             *     when the message carries files.
              * @example Thanks, that fixed it!
              */
             body: string;
@@ -1695,8 +1856,11 @@ export interface components {
             visitorId?: string | null;
         };
         NewVisitorMessage: {
+            /** @description The visitor's uploads (`POST /widget/v1/attachments`) not sent yet; at most 10. */
+            attachmentIds?: string[];
             /**
-             * @description 1 to 10 000 characters (after trimming); more is refused, never cut.
+             * @description 1 to 10 000 characters (after trimming); more is refused, never cut. May be empty
+             *     when the message carries files.
              * @example Hi, my order has not arrived.
              */
             body: string;
@@ -1902,6 +2066,15 @@ export interface components {
         SiteKey: string;
         StatusRequest: {
             status: components["schemas"]["ConversationStatus"];
+        };
+        /** @description What the workspace's files take. */
+        StorageUse: {
+            /** Format: int64 */
+            files: number;
+            /** Format: int64 */
+            quotaBytes: number;
+            /** Format: int64 */
+            usedBytes: number;
         };
         /** @description Open and pending conversations of one tab. */
         TabCount: {
@@ -3217,6 +3390,132 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    postApiConversationsIdAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description The stored file */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description Larger than 25 MiB, or over the workspace's quota */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A program or script */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An image too large or unreadable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiConversationsIdAttachmentsAttachmentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id */
+                id: string;
+                /** @description Attachment id */
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file with fresh links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiConversationsIdMessages: {
         parameters: {
             query?: {
@@ -4045,6 +4344,48 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiSettingsStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bytes and files stored, and the quota */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageUse"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -5092,6 +5433,58 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getFilesWorkspaceIdAttachmentIdVariant: {
+        parameters: {
+            query: {
+                /** @description Unix time after which the link opens nothing. */
+                expires: number;
+                signature: string;
+                /** @description `1`: download even an image or PDF. */
+                download?: string;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+                attachmentId: string;
+                /** @description `original` or `thumbnail` */
+                variant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description The link is expired or not valid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such file (any more) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getHealthz: {
         parameters: {
             query?: never;
@@ -5304,6 +5697,130 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many previews from this client */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postWidgetV1Attachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["FileUpload"];
+            };
+        };
+        responses: {
+            /** @description The stored file */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, invalid or expired visitor token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Larger than 10 MiB, or over the workspace's quota */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A program or script */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description More than 20 files in an hour; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWidgetV1AttachmentsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Attachment id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file with fresh links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing, invalid or expired visitor token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such file of this visitor's */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
