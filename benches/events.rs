@@ -27,7 +27,7 @@ use common::{insert_users, ms, percentile, post_json};
 use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
-use supportdesk::conversations::messages::{self, MessageKind};
+use supportdesk::conversations::messages::{self, MemberMessage, MessageKind};
 use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk_core::config::Settings;
 use supportdesk_core::tenancy::TenantSchema;
@@ -108,12 +108,14 @@ async fn replies_per_second(
                     messages::add_by_member(
                         &pool,
                         &schema,
-                        conversation,
-                        MessageKind::Outgoing,
-                        "Bench reply",
+                        &MemberMessage {
+                            conversation_id: conversation,
+                            kind: MessageKind::Outgoing,
+                            body: "Bench reply",
+                            attachment_ids: &[],
+                        },
                         owner,
                         Uuid::now_v7(),
-                        &[],
                     )
                     .await?
                     .context("the reply was written")?;
@@ -336,12 +338,14 @@ async fn run() -> anyhow::Result<()> {
             messages::add_by_member(
                 &pool,
                 &schema,
-                workspace.conversations[0],
-                MessageKind::Outgoing,
-                "Bench reply",
+                &MemberMessage {
+                    conversation_id: workspace.conversations[0],
+                    kind: MessageKind::Outgoing,
+                    body: "Bench reply",
+                    attachment_ids: &[],
+                },
                 workspace.owner,
                 Uuid::now_v7(),
-                &[],
             )
             .await?;
         }

@@ -122,6 +122,23 @@ fn of_bytes(head: &[u8]) -> Sniffed {
     if head.starts_with(b"#!") {
         return download("text/x-shellscript");
     }
+    // Programs by their first bytes, however short the rest: a loader reads no further.
+    for (magic, program) in [
+        (&b"\x7fELF"[..], "application/x-executable"),
+        (b"MZ", "application/vnd.microsoft.portable-executable"),
+        (b"\xfe\xed\xfa\xce", "application/x-mach-binary"),
+        (b"\xfe\xed\xfa\xcf", "application/x-mach-binary"),
+        (b"\xce\xfa\xed\xfe", "application/x-mach-binary"),
+        (b"\xcf\xfa\xed\xfe", "application/x-mach-binary"),
+        // Java classes and universal Mach-O binaries share this one.
+        (b"\xca\xfe\xba\xbe", "application/java"),
+        (b"\0asm", "application/wasm"),
+        (b"dex\n", "application/vnd.android.dex"),
+    ] {
+        if head.starts_with(magic) {
+            return download(program);
+        }
+    }
     if let Some(found) = infer::get(head) {
         return match found.mime_type() {
             "image/png" => image("image/png", ImageFormat::Png),

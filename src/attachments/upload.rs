@@ -310,7 +310,7 @@ async fn forget(store: &Store, paths: [&Path; 2]) {
         match store.delete(path).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
             Err(e) => {
-                tracing::warn!(error = %e, %path, "deleting a refused upload's object failed")
+                tracing::warn!(error = %e, %path, "deleting a refused upload's object failed");
             }
         }
     }

@@ -6,7 +6,7 @@
 use uuid::Uuid;
 
 use crate::authz::Actor;
-use crate::conversations::messages::{self, Message, MessageKind};
+use crate::conversations::messages::{self, MemberMessage, Message, MessageKind};
 use crate::conversations::record::{self, Change, Channel, Conversation, Reader};
 use crate::conversations::requests::{NewConversation, NewMessage};
 use crate::error::{Error, Result};
@@ -41,12 +41,14 @@ pub async fn post_message(
     let posted = notifications::add_by_member(
         state,
         &actor.schema,
-        conversation_id,
-        kind,
-        &message.body,
+        &MemberMessage {
+            conversation_id,
+            kind,
+            body: &message.body,
+            attachment_ids: &message.attachment_ids,
+        },
         user_id,
         event_id,
-        &message.attachment_ids,
     )
     .await?;
     let Some(posted) = posted else {

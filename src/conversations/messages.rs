@@ -75,6 +75,16 @@ pub fn rfc3339_utc(column: &str) -> String {
     )
 }
 
+/// A reply or note of a member, as [`add_by_member`] writes it: the files must be this
+/// conversation's uploads that no message took yet.
+#[derive(Debug, Clone, Copy)]
+pub struct MemberMessage<'a> {
+    pub conversation_id: Uuid,
+    pub kind: MessageKind,
+    pub body: &'a str,
+    pub attachment_ids: &'a [Uuid],
+}
+
 /// [`add_by_member`]'s statement, written once (it names the time format, not the tenant).
 static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
@@ -140,20 +150,17 @@ static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
 pub async fn add_by_member<'c>(
     conn: impl sqlx::PgExecutor<'c>,
     schema: &TenantSchema,
-    conversation_id: Uuid,
-    kind: MessageKind,
-    body: &str,
+    message: &MemberMessage<'_>,
     user_id: Uuid,
     event_id: Uuid,
-    attachment_ids: &[Uuid],
 ) -> sqlx::Result<Option<Posted>> {
     let mut posted: Option<Posted> = sqlx::query_as(schema.sql(&ADD_BY_MEMBER))
-        .bind(conversation_id)
-        .bind(kind)
-        .bind(body)
+        .bind(message.conversation_id)
+        .bind(message.kind)
+        .bind(message.body)
         .bind(user_id)
         .bind(event_id)
-        .bind(attachment_ids)
+        .bind(message.attachment_ids)
         .fetch_optional(conn)
         .await?;
     if let Some(posted) = &mut posted {

@@ -20,7 +20,7 @@ use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
 use crate::attachments::record as attachments;
-use crate::conversations::messages::{self, MessageKind, Posted};
+use crate::conversations::messages::{self, MemberMessage, MessageKind, Posted};
 use crate::conversations::record::Change;
 use crate::error::Result;
 use crate::state::AppState;
@@ -108,30 +108,23 @@ pub async fn contact_wrote(
 pub async fn add_by_member(
     state: &AppState,
     schema: &TenantSchema,
-    conversation_id: Uuid,
-    kind: MessageKind,
-    body: &str,
+    message: &MemberMessage<'_>,
     user_id: Uuid,
     event_id: Uuid,
-    attachment_ids: &[Uuid],
 ) -> Result<Option<Posted>> {
+    let MemberMessage {
+        conversation_id,
+        kind,
+        body,
+        attachment_ids,
+    } = *message;
     let sets_off = match kind {
         MessageKind::Outgoing => true,
         MessageKind::Note => body.contains('@'),
         MessageKind::Incoming => false,
     };
     if !sets_off && attachment_ids.is_empty() {
-        let posted = messages::add_by_member(
-            &state.db,
-            schema,
-            conversation_id,
-            kind,
-            body,
-            user_id,
-            event_id,
-            attachment_ids,
-        )
-        .await?;
+        let posted = messages::add_by_member(&state.db, schema, message, user_id, event_id).await?;
         return Ok(posted);
     }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
@@ -149,17 +142,7 @@ pub async fn add_by_member(
         tx.rollback().await?;
         return Ok(None);
     }
-    let posted = messages::add_by_member(
-        &mut *tx,
-        schema,
-        conversation_id,
-        kind,
-        body,
-        user_id,
-        event_id,
-        attachment_ids,
-    )
-    .await?;
+    let posted = messages::add_by_member(&mut *tx, schema, message, user_id, event_id).await?;
     let Some(posted) = posted else {
         tx.rollback().await?;
         return Ok(None);

@@ -66,7 +66,10 @@ mod hub_official_client;
 mod hub_python_client;
 
 // The chat widget.
+mod attachments;
+mod helpers_attachments;
 mod helpers_widget;
+mod upload_memory;
 mod widget_browser;
 mod widget_hub;
 mod widget_sessions;

@@ -359,6 +359,31 @@ fn routes() -> Vec<Route> {
             NO_KEYS,
         ),
         route(
+            Method::POST,
+            "/api/conversations/{id}/attachments",
+            none,
+            // Past the authorization, a body that is not multipart.
+            Allowed(415),
+            Allowed(415),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/conversations/{id}/attachments/{attachmentId}",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/settings/storage",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
             Method::GET,
             "/api/conversations/{id}/activity",
             none,

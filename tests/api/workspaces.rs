@@ -44,6 +44,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
         [
             "agent_notices",
             "agent_profiles",
+            "attachments",
             "canned_responses",
             "contacts",
             "conversation_reads",
@@ -53,6 +54,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "messages",
             "refinery_schema_history",
             "settings",
+            "storage_usage",
             "ticket_comments",
             "tickets",
             "visitor_reply_emails"

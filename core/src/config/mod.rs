@@ -225,6 +225,7 @@ mod tests {
             ),
             ("JWT_SECRET", SECRET),
             ("APP_URL", "https://desk.example.com/"),
+            ("STORAGE_URL", "s3://desk-files"),
         ]
     }
 
@@ -424,6 +425,7 @@ mod tests {
             base()[2],
             ("EMAIL_TOKEN_SECRET", "email-token-secret-0123456789abcdef"),
             ("SMTP_URL", "smtps://mail.example.com:465"),
+            base()[3],
         ];
         let settings = load_worker(&pairs).unwrap();
         assert!(settings.application.jwt_secret.is_none());
@@ -435,7 +437,7 @@ mod tests {
             "the worker ignores JWT_SECRET"
         );
         assert!(!format!("{settings:?}").contains(SECRET));
-        let err = load_worker(&[pairs[0], pairs[1], pairs[3]])
+        let err = load_worker(&[pairs[0], pairs[1], pairs[3], pairs[4]])
             .unwrap_err()
             .to_string();
         assert_eq!(err, "EMAIL_TOKEN_SECRET is required");
@@ -447,6 +449,7 @@ mod tests {
             base()[0],
             base()[2],
             ("EMAIL_TOKEN_SECRET", "email-token-secret-0123456789abcdef"),
+            base()[3],
         ];
         let err = load_worker(&pairs).unwrap_err().to_string();
         assert!(
@@ -516,6 +519,9 @@ mod tests {
                 "SMTP_URL",
                 "smtps://user:smtp-pa55word@mail.example.com:465",
             ),
+            ("STORAGE_URL", "s3://desk-files"),
+            ("AWS_ACCESS_KEY_ID", "desk-key-id"),
+            ("AWS_SECRET_ACCESS_KEY", "s3-pa55word"),
         ];
         let api = load(&pairs).unwrap();
         let worker = load_worker(&pairs).unwrap();
@@ -527,6 +533,7 @@ mod tests {
         ] {
             for secret in [
                 "db-pa55word",
+                "s3-pa55word",
                 SECRET,
                 "email-token-secret",
                 "redis-pa55word",

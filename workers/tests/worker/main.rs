@@ -10,6 +10,7 @@
 mod harness;
 
 mod dashboard_browser;
+mod deleted_files;
 mod emails;
 mod event_retention;
 mod faults;

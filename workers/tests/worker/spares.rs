@@ -17,9 +17,10 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 14] = [
+const TENANT_TABLES: [&str; 16] = [
     "agent_notices",
     "agent_profiles",
+    "attachments",
     "canned_responses",
     "contacts",
     "conversation_reads",
@@ -29,6 +30,7 @@ const TENANT_TABLES: [&str; 14] = [
     "messages",
     "refinery_schema_history",
     "settings",
+    "storage_usage",
     "ticket_comments",
     "tickets",
     "visitor_reply_emails",
