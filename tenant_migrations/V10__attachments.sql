@@ -26,8 +26,8 @@ CREATE TABLE attachments (
 );
 CREATE INDEX attachments_message ON attachments (message_id, created_at, id)
     WHERE message_id IS NOT NULL;
-CREATE INDEX attachments_unclaimed ON attachments (uploader_id, created_at)
-    WHERE message_id IS NULL;
+-- Uploads no message took: the worker discards them a day later.
+CREATE INDEX attachments_unsent ON attachments (created_at) WHERE message_id IS NULL;
 
 -- What the workspace's files take: one row, moved in the transaction that adds a file, so the
 -- quota holds under concurrent uploads without summing the table.

@@ -13,6 +13,7 @@ pub mod janitor;
 pub mod queues;
 pub mod relay;
 pub mod spares;
+pub mod unsent_files;
 pub mod wake;
 
 use std::future::Future;
@@ -60,13 +61,14 @@ pub async fn run(
         .context("the worker's settings are loaded with Component::Worker")?;
     let db = db::pool(&settings.database, (worker.concurrency * 2 + 4) as u32);
     let redis = queues::connect(&settings)?;
+    let store = supportdesk_core::storage::open(&settings.storage)?;
     let deliverer = Arc::new(Deliverer {
         db: db.clone(),
         tokens: EmailTokenKey::derive(&settings.email.token_secret),
         renderer: Renderer::new(&settings.application.app_url, &settings.email.from)?,
         mailer: Mailer::new(&settings.email.transport)?,
         settings: worker.clone(),
-        store: supportdesk_core::storage::open(&settings.storage)?,
+        store: store.clone(),
         delete_batch: settings.storage.delete_batch,
     });
     let namespace = settings.redis.namespace.clone();
@@ -95,6 +97,7 @@ pub async fn run(
         stop.clone(),
     ));
     let event_retention = tokio::spawn(event_retention::run(db.clone(), stop.clone()));
+    let unsent_files = tokio::spawn(unsent_files::run(db.clone(), store, stop.clone()));
     // SPARE_SCHEMAS=0: no refill; creating a workspace then makes its schema on the spot.
     let spares = (worker.spare_schemas > 0)
         .then(|| tokio::spawn(spares::run(db.clone(), worker.spare_schemas, stop.clone())));
@@ -150,6 +153,7 @@ pub async fn run(
     let _ = tokio::time::timeout(Duration::from_secs(3), relay).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), janitor).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), event_retention).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), unsent_files).await;
     if let Some(spares) = spares {
         let _ = tokio::time::timeout(Duration::from_secs(1), spares).await;
     }

@@ -151,3 +151,57 @@ async fn a_deleted_workspaces_files_are_all_deleted_even_across_a_killed_worker(
     // The other workspace's files are untouched.
     assert_eq!(objects(&store, kept).await, 4);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_no_message_took_are_discarded_after_a_day_and_sent_ones_stay() {
+    let stack = stack_without_worker(&[]).await;
+    let settings = supportdesk_core::config::Settings::load_from(None, Some(stack.env.clone())).unwrap();
+    let store = storage::open(&settings.storage).unwrap();
+    let (workspace, token) = workspace_with_files(&stack, &store, "sweep", 0).await;
+    let (_, list) = stack.call(Method::GET, "/api/conversations", Some(&token), None).await;
+    let conversation = list["conversations"][0]["id"].as_str().unwrap().to_owned();
+    let upload = |name: &'static str| {
+        let form = reqwest::multipart::Form::new()
+            .part("file", reqwest::multipart::Part::bytes(name.as_bytes().to_vec()).file_name(name));
+        stack
+            .client
+            .post(format!("{}/api/conversations/{conversation}/attachments", stack.api))
+            .bearer_auth(&token)
+            .multipart(form)
+            .send()
+    };
+    let sent: Value = upload("sent.txt").await.unwrap().json().await.unwrap();
+    let (status, _) = stack
+        .call(
+            Method::POST,
+            &format!("/api/conversations/{conversation}/messages"),
+            Some(&token),
+            Some(json!({"body": "attached", "attachmentIds": [sent["id"]]})),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let schema = format!("ws_{}", workspace.simple());
+    // Every upload so far (the unsent one from the setup and the sent one) is two days old.
+    sqlx::query(sqlx::AssertSqlSafe(format!("UPDATE {schema}.attachments SET created_at = now() - interval '2 days'")))
+        .execute(&stack.db)
+        .await
+        .unwrap();
+    let fresh = upload("fresh.txt").await.unwrap();
+    assert_eq!(fresh.status(), 201);
+    assert_eq!(objects(&store, workspace).await, 3);
+
+    let discarded = supportdesk_worker::unsent_files::sweep_all(&stack.db, &store, supportdesk_worker::unsent_files::KEPT)
+        .await
+        .unwrap();
+    assert_eq!(discarded, 1, "only the old unsent upload goes");
+    assert_eq!(objects(&store, workspace).await, 2);
+    let left: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT name FROM {schema}.attachments ORDER BY name")))
+        .fetch_all(&stack.db)
+        .await
+        .unwrap();
+    assert_eq!(left, ["fresh.txt", "sent.txt"]);
+    let (status, usage) = stack.call(Method::GET, "/api/settings/storage", Some(&token), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(usage["files"], 2, "{usage}");
+    assert_eq!(usage["usedBytes"], ("sent.txt".len() + "fresh.txt".len()) as i64, "{usage}");
+}
