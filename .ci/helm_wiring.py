@@ -1,5 +1,7 @@
 """Asserts the chart's wiring from rendered YAML: default render (a trial: mail to files), full
-render (every option, existingSecret), production render (chart's Secret, SMTP, LoadBalancer)."""
+render (every option, existingSecret, an in-cluster object store), production render (chart's
+Secret, SMTP, AWS S3, LoadBalancer)."""
+import base64
 import json
 import sys
 
@@ -98,14 +100,50 @@ def check_metrics_off_ingress(rendered):
                 assert wanted.get("number") != metrics and wanted.get("name") != "metrics", path
 
 
+STORAGE_SETTINGS = {"STORAGE_URL", "S3_REGION", "S3_ALLOW_HTTP", "STORAGE_WORKSPACE_QUOTA_BYTES"}
+STORAGE_KEYS = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+# The keys helm-check passes as storage.s3.accessKeyId / secretAccessKey.
+ACCESS_KEY_ID, SECRET_ACCESS_KEY = "AKIDEXAMPLE", "wJalrXUtnFEMI-EXAMPLEKEY"
+
+
+def check_storage(rendered, secret_name, expected):
+    """Attachments: the API and the worker get the store's settings from the ConfigMap and its
+    keys from the Secret, required, one secretKeyRef each; the keys are nowhere else."""
+    config = rendered[("ConfigMap", "sd-supportdesk-config")]["data"]
+    for name, value in expected.items():
+        assert config.get(name) == value, (name, config.get(name), value)
+    assert not STORAGE_KEYS & set(config), "the store's keys never go in the ConfigMap"
+    for doc in rendered.values():
+        if doc["kind"] in ("Secret",):
+            continue
+        text = json.dumps(doc)
+        assert ACCESS_KEY_ID not in text and SECRET_ACCESS_KEY not in text, f"a key in {doc['kind']} {doc['metadata']['name']}"
+    for component in ("api", "worker"):
+        doc = rendered[("Deployment", f"sd-supportdesk-{component}")]
+        assert STORAGE_SETTINGS <= config_keys(rendered, doc), (component, STORAGE_SETTINGS - config_keys(rendered, doc))
+        refs = secret_refs(doc)
+        for key in STORAGE_KEYS:
+            assert refs[key] == {"name": secret_name, "key": key}, (component, refs.get(key))
+        plain = {e["name"] for e in container(doc)["env"] if "value" in e}
+        assert not STORAGE_KEYS & plain, (component, "keys only from the Secret")
+    # The migration Job reads the settings (they are validated at start) but stores nothing.
+    job = rendered[("Job", "sd-supportdesk-migrate")]
+    assert "STORAGE_URL" in config_keys(rendered, job)
+    assert not STORAGE_KEYS & set(secret_refs(job)), "the migration Job holds no storage keys"
+    secret = rendered.get(("Secret", secret_name))
+    if secret is not None:
+        data = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+        assert (data["AWS_ACCESS_KEY_ID"], data["AWS_SECRET_ACCESS_KEY"]) == (ACCESS_KEY_ID, SECRET_ACCESS_KEY)
+
+
 def check_worker_env(rendered, worker, smtp_optional):
     keys = config_keys(rendered, worker)
     needs = {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL",
              "MAIL_FROM", "APP_URL", "REDIS_NAMESPACE", "ASPNETCORE_ENVIRONMENT", "RUST_LOG",
-             "WORKER_HEALTH_PORT", "WORKER_CONCURRENCY", "SPARE_SCHEMAS"}
+             "WORKER_HEALTH_PORT", "WORKER_CONCURRENCY", "SPARE_SCHEMAS"} | STORAGE_SETTINGS | STORAGE_KEYS
     assert needs <= keys, needs - keys
     refs = secret_refs(worker)
-    assert set(refs) == {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL"}, refs
+    assert set(refs) == {"ConnectionStrings__DefaultConnection", "REDIS_URL", "EMAIL_TOKEN_SECRET", "SMTP_URL"} | STORAGE_KEYS, refs
     # The worker refuses to start without EMAIL_TOKEN_SECRET; SMTP_URL may be absent only when
     # files were asked for (smtp.fileTransportForTrials).
     assert not refs["EMAIL_TOKEN_SECRET"].get("optional", False)
@@ -123,7 +161,7 @@ assert port(api, "http") == 5000 and port(api, "metrics") == 9464
 for probe in ("readinessProbe", "livenessProbe"):
     assert c[probe]["httpGet"] == {"path": "/healthz", "port": "http"}, probe
 names, config_maps = env_names(api)
-assert {"ConnectionStrings__DefaultConnection", "JWT_SECRET", "EMAIL_TOKEN_SECRET", "REDIS_URL", "METRICS_BIND"} <= names, names
+assert {"ConnectionStrings__DefaultConnection", "JWT_SECRET", "EMAIL_TOKEN_SECRET", "REDIS_URL", "METRICS_BIND"} | STORAGE_KEYS <= names, names
 assert "SMTP_URL" not in names, "the API never talks to SMTP: no mail credentials in it"
 assert not secret_refs(api)["EMAIL_TOKEN_SECRET"].get("optional", False), "the worker's key must be the API's"
 assert config_maps == ["sd-supportdesk-config"]
@@ -151,6 +189,16 @@ check_security(worker)
 check_worker_env(default, worker, smtp_optional=True)
 for rendered in (full, prod):
     check_worker_env(rendered, rendered[("Deployment", "sd-supportdesk-worker")], smtp_optional=False)
+
+# Attachments: an S3 bucket (AWS S3 by default, https only), 10 GB per workspace; in the full
+# render an in-cluster store over http, its keys in the existing Secret.
+storage_defaults = {"STORAGE_URL": "s3://supportdesk-files", "S3_REGION": "us-east-1", "S3_ALLOW_HTTP": "false",
+                    "STORAGE_WORKSPACE_QUOTA_BYTES": "10000000000"}
+for rendered in (default, prod):
+    check_storage(rendered, "sd-supportdesk-secrets", storage_defaults)
+    assert "S3_ENDPOINT" not in rendered[("ConfigMap", "sd-supportdesk-config")]["data"], "empty: AWS S3"
+check_storage(full, "sd-secrets", {"STORAGE_URL": "s3://supportdesk/desk", "S3_ENDPOINT": "http://minio.storage.svc:9000",
+                                   "S3_ALLOW_HTTP": "true", "STORAGE_WORKSPACE_QUOTA_BYTES": "5000000000"})
 
 job = default[("Job", "sd-supportdesk-migrate")]
 hooks = job["metadata"]["annotations"]

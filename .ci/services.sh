@@ -201,6 +201,23 @@ ensure_cargo_tool() {
   CARGO_TARGET_DIR="$HOME/.cache/cargo-install-target" \
     cargo install --locked --quiet "$crate@$version" "$@"
 }
+# The S3 protocol server the tests store attachments in (s3s-fs: a local directory served over
+# the S3 API, SigV4 signatures checked), built once from crates.io (a few minutes) into
+# ~/.cache, outside the clone. Pinned to 0.14.1: later releases need Rust 1.96, newer than
+# rust-toolchain.toml's. Exports S3S_FS, the binary tests/support/src/s3_server.rs starts.
+S3S_FS_VERSION=0.14.1
+ensure_s3s_fs() {
+  if [ -n "${S3S_FS:-}" ] && [ -x "$S3S_FS" ]; then
+    return 0
+  fi
+  local prefix="$HOME/.cache/supportdesk-tools/s3s-fs-$S3S_FS_VERSION"
+  if [ ! -x "$prefix/bin/s3s-fs" ]; then
+    echo "installing s3s-fs $S3S_FS_VERSION (crates.io)" >&2
+    CARGO_TARGET_DIR="$HOME/.cache/cargo-install-target" \
+      cargo install --locked --quiet --root "$prefix" "s3s-fs@$S3S_FS_VERSION" --features binary
+  fi
+  export S3S_FS="$prefix/bin/s3s-fs"
+}
 # Licences, sources and advisories of the dependency graph.
 ensure_cargo_deny() { ensure_cargo_tool deny cargo-deny 0.20.2; }
 # Checks .sqlx/ (the compile-time checked statements) against migrations/.

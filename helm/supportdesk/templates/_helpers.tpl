@@ -74,6 +74,32 @@ env:
 {{- list "ConnectionStrings__DefaultConnection" "JWT_SECRET" "EMAIL_TOKEN_SECRET" "REDIS_URL" | toJson -}}
 {{- end -}}
 
+{{/* The object store's credentials: the API and the worker read and delete attachments. */}}
+{{- define "supportdesk.storageSecretKeys" -}}
+{{- list "AWS_ACCESS_KEY_ID" "AWS_SECRET_ACCESS_KEY" | toJson -}}
+{{- end -}}
+
+{{/*
+Attachments live in an S3-compatible store that every API and worker pod reaches: refuse, with
+the fix named, what would leave them nowhere or fail at start (values.schema.json checks the
+shapes; these say why, even with --skip-schema-validation).
+*/}}
+{{- define "supportdesk.storageChecks" -}}
+{{- $url := trim (.Values.storage.url | default "") }}
+{{- if not $url }}
+{{- fail "storage.url is empty: set storage.url=s3://BUCKET (or s3://BUCKET/PREFIX) on an S3-compatible store (AWS S3, MinIO, Cloudflare R2, Ceph RGW), with its keys (and storage.s3.endpoint for a store other than AWS S3); the chart has no local-disk option, since the API and worker pods share no disk" }}
+{{- end }}
+{{- if not (regexMatch "^s3://[^/\\s]+(/\\S*)?$" $url) }}
+{{- fail (printf "storage.url %q is not s3://BUCKET[/PREFIX]: attachments must be in an object store that every API and worker pod reaches (a file:// directory would be one pod's disk)" $url) }}
+{{- end }}
+{{- if and (hasPrefix "http://" (.Values.storage.s3.endpoint | default "")) (not .Values.storage.s3.allowHttp) }}
+{{- fail "storage.s3.endpoint is plain http: set storage.s3.allowHttp=true for a store inside the cluster, or use its https:// address" }}
+{{- end }}
+{{- if and .Values.existingSecret (or .Values.storage.s3.accessKeyId .Values.storage.s3.secretAccessKey) }}
+{{- fail "storage.s3.accessKeyId and storage.s3.secretAccessKey would be ignored with existingSecret: put them in that Secret as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and unset them here" }}
+{{- end }}
+{{- end -}}
+
 {{/* Prometheus' conventional scrape annotations, for pods serving /metrics on `port`. */}}
 {{- define "supportdesk.scrapeAnnotations" -}}
 prometheus.io/scrape: "true"

@@ -1,5 +1,6 @@
 //! Test harness pieces shared by the API and the worker tests. Every piece is a real
-//! component: PostgreSQL databases, Redis servers and an SMTP server that speaks the protocol.
+//! component: PostgreSQL databases, Redis servers, an SMTP server that speaks the protocol and
+//! an S3-compatible object store that checks signatures.
 
 #![allow(
     clippy::unwrap_used,
@@ -13,6 +14,7 @@ pub mod database;
 pub mod pgbouncer;
 pub mod process;
 pub mod redis_server;
+pub mod s3_server;
 pub mod smtp_sink;
 pub mod web;
 
