@@ -106,7 +106,7 @@ pub async fn download(
     {
         Ok(object) => object,
         Err(object_store::Error::NotFound { .. }) => return Err(not_found()),
-        Err(e) => return Err(Error::Internal(e.into())),
+        Err(e) => return Err(super::upload::store_failed(e)),
     };
     let length = object.meta.size;
     let body = Body::from_stream(object.into_stream().map_err(std::io::Error::other));

@@ -223,7 +223,7 @@ pub async fn receive(
                 .store
                 .put(&thumbnail, bytes.clone().into())
                 .await
-                .map_err(internal)?;
+                .map_err(store_failed)?;
         }
         Ok::<u64, Error>(size)
     }
@@ -277,6 +277,12 @@ fn internal(e: impl Into<anyhow::Error>) -> Error {
     Error::Internal(e.into())
 }
 
+/// The store refused or failed: logged with its reason, answered 503 (nothing was recorded).
+pub fn store_failed(e: impl std::fmt::Display) -> Error {
+    tracing::error!(error = %e, "the file store failed");
+    Error::Unavailable("the file store is unavailable; try again")
+}
+
 /// Copies `file` (from its start) to `path` in parts of [`PART`], one part in flight, once a
 /// transfer slot is free; the bytes copied.
 async fn copy_to_store(
@@ -292,13 +298,13 @@ async fn copy_to_store(
         BufWriter::with_capacity(store.clone(), path.clone(), PART).with_max_concurrency(1);
     match tokio::io::copy_buf(&mut reader, &mut writer).await {
         Ok(copied) => {
-            writer.shutdown().await.map_err(internal)?;
+            writer.shutdown().await.map_err(store_failed)?;
             Ok(copied)
         }
         Err(e) => {
             // Drops the parts a multipart upload had sent.
             let _ = writer.abort().await;
-            Err(internal(e))
+            Err(store_failed(e))
         }
     }
 }

@@ -67,6 +67,7 @@ mod hub_python_client;
 
 // The chat widget.
 mod attachments;
+mod attachments_s3;
 mod helpers_attachments;
 mod helpers_widget;
 mod upload_memory;

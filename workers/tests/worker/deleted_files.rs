@@ -155,17 +155,25 @@ async fn a_deleted_workspaces_files_are_all_deleted_even_across_a_killed_worker(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn uploads_no_message_took_are_discarded_after_a_day_and_sent_ones_stay() {
     let stack = stack_without_worker(&[]).await;
-    let settings = supportdesk_core::config::Settings::load_from(None, Some(stack.env.clone())).unwrap();
+    let settings =
+        supportdesk_core::config::Settings::load_from(None, Some(stack.env.clone())).unwrap();
     let store = storage::open(&settings.storage).unwrap();
     let (workspace, token) = workspace_with_files(&stack, &store, "sweep", 0).await;
-    let (_, list) = stack.call(Method::GET, "/api/conversations", Some(&token), None).await;
+    let (_, list) = stack
+        .call(Method::GET, "/api/conversations", Some(&token), None)
+        .await;
     let conversation = list["conversations"][0]["id"].as_str().unwrap().to_owned();
     let upload = |name: &'static str| {
-        let form = reqwest::multipart::Form::new()
-            .part("file", reqwest::multipart::Part::bytes(name.as_bytes().to_vec()).file_name(name));
+        let form = reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes(name.as_bytes().to_vec()).file_name(name),
+        );
         stack
             .client
-            .post(format!("{}/api/conversations/{conversation}/attachments", stack.api))
+            .post(format!(
+                "{}/api/conversations/{conversation}/attachments",
+                stack.api
+            ))
             .bearer_auth(&token)
             .multipart(form)
             .send()
@@ -182,26 +190,71 @@ async fn uploads_no_message_took_are_discarded_after_a_day_and_sent_ones_stay() 
     assert_eq!(status, 201);
     let schema = format!("ws_{}", workspace.simple());
     // Every upload so far (the unsent one from the setup and the sent one) is two days old.
-    sqlx::query(sqlx::AssertSqlSafe(format!("UPDATE {schema}.attachments SET created_at = now() - interval '2 days'")))
-        .execute(&stack.db)
-        .await
-        .unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE {schema}.attachments SET created_at = now() - interval '2 days'"
+    )))
+    .execute(&stack.db)
+    .await
+    .unwrap();
     let fresh = upload("fresh.txt").await.unwrap();
     assert_eq!(fresh.status(), 201);
     assert_eq!(objects(&store, workspace).await, 3);
 
-    let discarded = supportdesk_worker::unsent_files::sweep_all(&stack.db, &store, supportdesk_worker::unsent_files::KEPT)
-        .await
-        .unwrap();
+    let discarded = supportdesk_worker::unsent_files::sweep_all(
+        &stack.db,
+        &store,
+        supportdesk_worker::unsent_files::KEPT,
+    )
+    .await
+    .unwrap();
     assert_eq!(discarded, 1, "only the old unsent upload goes");
     assert_eq!(objects(&store, workspace).await, 2);
-    let left: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT name FROM {schema}.attachments ORDER BY name")))
-        .fetch_all(&stack.db)
-        .await
-        .unwrap();
+    let left: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT name FROM {schema}.attachments ORDER BY name"
+    )))
+    .fetch_all(&stack.db)
+    .await
+    .unwrap();
     assert_eq!(left, ["fresh.txt", "sent.txt"]);
-    let (status, usage) = stack.call(Method::GET, "/api/settings/storage", Some(&token), None).await;
+    let (status, usage) = stack
+        .call(Method::GET, "/api/settings/storage", Some(&token), None)
+        .await;
     assert_eq!(status, 200);
     assert_eq!(usage["files"], 2, "{usage}");
-    assert_eq!(usage["usedBytes"], ("sent.txt".len() + "fresh.txt".len()) as i64, "{usage}");
+    assert_eq!(
+        usage["usedBytes"],
+        ("sent.txt".len() + "fresh.txt".len()) as i64,
+        "{usage}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_workspaces_files_go_from_an_s3_store_too() {
+    let s3 = supportdesk_test_support::s3_server::S3Server::start();
+    let env = s3.env();
+    let mut overrides: Vec<(&str, &str)> =
+        env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    overrides.push(("STORAGE_DELETE_BATCH", "7"));
+    let mut stack = stack_without_worker(&overrides).await;
+    let settings =
+        supportdesk_core::config::Settings::load_from(None, Some(stack.env.clone())).unwrap();
+    let store = storage::open(&settings.storage).unwrap();
+    let (doomed, token) = workspace_with_files(&stack, &store, "doomed-s3", 30).await;
+    let (kept, _) = workspace_with_files(&stack, &store, "kept-s3", 2).await;
+    assert_eq!(objects(&store, doomed).await, 31);
+    let (deleted, _) = stack
+        .call(Method::DELETE, "/api/workspace", Some(&token), None)
+        .await;
+    assert_eq!(deleted, 202);
+    stack.start_worker().await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !(objects(&store, doomed).await == 0 && workspace_gone(&stack, doomed).await) {
+        assert!(
+            Instant::now() < deadline,
+            "{} objects left",
+            objects(&store, doomed).await
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(objects(&store, kept).await, 3);
 }
