@@ -69,7 +69,7 @@ pub async fn sweep_all(db: &PgPool, store: &Store, kept: Duration) -> sqlx::Resu
             match sweep(db, store, *workspace_id, &schema, kept).await {
                 Ok(count) => discarded += count,
                 Err(err) => {
-                    tracing::warn!(error = %err, %workspace_id, "could not sweep its unsent uploads")
+                    tracing::warn!(error = %err, %workspace_id, "could not sweep its unsent uploads");
                 }
             }
         }
