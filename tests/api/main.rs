@@ -11,6 +11,7 @@ mod helpers;
 
 mod agents;
 mod api_keys;
+mod attachments_browser;
 mod auth_login;
 mod auth_me;
 mod auth_register;

@@ -21,10 +21,13 @@ export const keys = {
   conversation: (ws: string, id: string) => ["ws", ws, "conversation", id] as const,
   conversationRecords: (ws: string) => ["ws", ws, "conversation"] as const,
   messages: (ws: string, id: string) => ["ws", ws, "messages", id] as const,
+  /** One file with its signed links (they expire: see components/attachments). */
+  attachment: (ws: string, id: string) => ["ws", ws, "attachment", id] as const,
   typing: (ws: string) => ["ws", ws, "live", "typing"] as const,
   settings: (ws: string) => ["ws", ws, "settings"] as const,
   widget: (ws: string) => ["ws", ws, "settings", "widget"] as const,
   apiKeys: (ws: string) => ["ws", ws, "settings", "api-keys"] as const,
+  storage: (ws: string) => ["ws", ws, "settings", "storage"] as const,
   canned: (ws: string, q = "") => ["ws", ws, "canned", q] as const,
   allCanned: (ws: string) => ["ws", ws, "canned"] as const,
   tickets: (ws: string, filter?: TicketFilter) =>

@@ -2,17 +2,18 @@
 // names the API and the hub, which are runtime settings (config.ts), and a fresh nonce, which
 // Next puts on every script it renders. Scripts run only by that nonce (and what they load), so
 // injected markup cannot run code; the page can talk to this server, the API and the hub only,
-// and no other site may frame it (clickjacking).
+// and no other site may frame it (clickjacking). Images come from this server and from the API,
+// whose signed file links show attachments' thumbnails.
 
 import type { ApiConfig } from "@supportdesk/shared/config";
-import { connectSrc, devEval } from "@supportdesk/shared/csp";
+import { connectSrc, devEval, filesOrigin } from "@supportdesk/shared/csp";
 
 export function dashboardCsp(config: ApiConfig, nonce: string, dev = false): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${devEval(dev)}`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
+    `img-src 'self' data: ${filesOrigin(config)}`,
     connectSrc(config),
     "object-src 'none'",
     "base-uri 'self'",

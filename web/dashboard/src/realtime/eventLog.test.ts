@@ -94,6 +94,24 @@ describe("the event log's entries as hub events", () => {
     }
   });
 
+  it("carry a message's files, without links, into the hub event", () => {
+    const file = { id: "f1", name: "invoice.pdf", contentType: "application/pdf", size: 1234, width: null, height: null, hasThumbnail: false };
+    const logged = entry(10, "message.created", {
+      conversationId: "c1",
+      contactId: "k1",
+      id: "m10",
+      kind: "incoming",
+      body: "",
+      authorAgentId: null,
+      author: null,
+      createdAt: "2026-11-23T10:04:00Z",
+      attachments: [file],
+    });
+    const event = toHubEvent(logged);
+    expect(event?.name).toBe("MessageCreated");
+    expect(event?.name === "MessageCreated" ? event.payload.message.attachments : null).toEqual([file]);
+  });
+
   it("name each hub event of a logged change once", () => {
     expect([...LOGGED_HUB_EVENTS].sort()).toEqual(
       [

@@ -27,7 +27,16 @@ export const LOG_TO_HUB: Mapping = {
     payload: (m, seq) => ({
       seq,
       conversationId: m.conversationId,
-      message: { id: m.id, kind: m.kind, body: m.body, authorAgentId: m.authorAgentId ?? null, author: m.author ?? null, createdAt: m.createdAt },
+      message: {
+        id: m.id,
+        kind: m.kind,
+        body: m.body,
+        authorAgentId: m.authorAgentId ?? null,
+        author: m.author ?? null,
+        createdAt: m.createdAt,
+        // The log keeps a file's facts, not its links (they would be dead by now).
+        ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+      },
     }),
   },
   "contact.created": { event: "ContactCreated", payload: (contact, seq) => ({ ...contact, seq }) },

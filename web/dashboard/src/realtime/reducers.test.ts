@@ -119,6 +119,33 @@ describe("messages", () => {
     expect(appendMessage(next, messageEvent("m2", "outgoing"))).toBe(next);
   });
 
+  it("append a message's files with it, links and all, and leave a message without files as it was", () => {
+    const shot = {
+      id: "f1",
+      name: "screenshot.png",
+      contentType: "image/png",
+      size: 2048,
+      width: 640,
+      height: 400,
+      hasThumbnail: true,
+      url: "/files/w1/f1/original?expires=1&signature=a",
+      thumbnailUrl: "/files/w1/f1/thumbnail?expires=1&signature=b",
+      expiresAt: "2026-11-23T10:10:00Z",
+    };
+    const event = messageEvent("m3", "outgoing");
+    const withFile = appendMessage(data, { ...event, message: { ...event.message, body: "", attachments: [shot] } });
+    const appended = withFile?.pages[0]?.messages[1];
+    expect(appended).toMatchObject({ id: "m3", body: "", attachments: [shot] });
+    expect(appended).not.toHaveProperty("author");
+    // From the event log: the file's facts without links, folded the same way.
+    const facts = { id: shot.id, name: shot.name, contentType: shot.contentType, size: shot.size, width: 640, height: 400, hasThumbnail: true };
+    const logged = appendMessage(data, { ...event, message: { ...event.message, attachments: [facts] } });
+    expect(logged?.pages[0]?.messages[1]?.attachments).toEqual([facts]);
+    expect(appendMessage(data, { ...event, message: { ...event.message, attachments: [] } })?.pages[0]?.messages[1]).not.toHaveProperty(
+      "attachments",
+    );
+  });
+
   it("leave a message to later pages still to load", () => {
     const partial = { ...data, pages: [{ ...data.pages[0]!, nextCursor: "more" }] };
     expect(appendMessage(partial, messageEvent("m2", "incoming"))).toBe(partial);

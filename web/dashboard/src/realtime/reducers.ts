@@ -14,6 +14,7 @@ import type {
   Conversation,
   ConversationList,
   ConversationStatus,
+  Message,
   MessageList,
   Profile,
   Ticket,
@@ -180,8 +181,9 @@ export function replaceConversation(current: Conversation | undefined, next: Con
 }
 
 /**
- * A new message, appended to the conversation's cached messages (oldest first) once. While
- * later pages are still to load, it is left to them.
+ * A new message, appended to the conversation's cached messages (oldest first) once, with its
+ * files (whose links, when the event log brought it, are fetched by the thread). While later
+ * pages are still to load, it is left to them.
  */
 export function appendMessage(data: MessagePages | undefined, event: MessageCreated): MessagePages | undefined {
   if (!data) return data;
@@ -189,9 +191,10 @@ export function appendMessage(data: MessagePages | undefined, event: MessageCrea
   const lastIndex = data.pages.length - 1;
   const last = data.pages[lastIndex];
   if (!last || last.nextCursor) return data;
-  const { id, kind, body, authorAgentId, createdAt } = event.message;
+  const { id, kind, body, authorAgentId, createdAt, attachments } = event.message;
+  const message: Message = { id, kind, body, authorAgentId, createdAt, ...(attachments?.length ? { attachments } : {}) };
   const pages = [...data.pages];
-  pages[lastIndex] = { ...last, messages: [...last.messages, { id, kind, body, authorAgentId, createdAt }] };
+  pages[lastIndex] = { ...last, messages: [...last.messages, message] };
   return { ...data, pages };
 }
 

@@ -11,6 +11,11 @@ export function connectSrc({ apiUrl, hubUrl }: ApiConfig): string {
   return `connect-src ${[...sources].join(" ")}`;
 }
 
+/** The API's origin, where its signed file links point: `img-src` shows thumbnails from it. */
+export function filesOrigin({ apiUrl }: ApiConfig): string {
+  return new URL(apiUrl).origin;
+}
+
 /** React's development build needs eval; production never does. Appended to `script-src`. */
 export function devEval(dev: boolean): string {
   return dev ? " 'unsafe-eval'" : "";

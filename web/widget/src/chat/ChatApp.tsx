@@ -2,17 +2,30 @@
 
 // The chat window inside the loader's iframe: branding and greeting, presence ("Agents online"
 // or "We reply by email" with an email form), the conversation as a live log, agent typing,
-// connection status, and the message box with its length counter. Behaviour lives in useChat;
-// this file only renders.
+// connection status, and the message box with its length counter and files (an attach button,
+// or an image pasted into the box). Behaviour lives in useChat and useFileDrafts; this file only
+// renders.
 
-import { useEffect, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
+import { transferFiles } from "@supportdesk/shared/attachments";
+import {
+  useEffect,
+  useRef,
+  useState,
+  type ClipboardEvent,
+  type CSSProperties,
+  type FormEvent,
+  type KeyboardEvent,
+} from "react";
+import { VISITOR_MAX_BYTES } from "./api";
 import { agentLook } from "./author";
 import { lookOf } from "./branding";
+import { DraftFiles, MessageFiles } from "./Files";
 import { checkLength } from "./limit";
 import { typingText, type ConnectionStatus } from "./state";
 import { secondsLeft } from "./timing";
 import type { Message } from "./types";
 import { useChat, type Chat } from "./useChat";
+import { useFileDrafts } from "./useFileDrafts";
 
 const CONNECTION_TEXT: Record<ConnectionStatus, string> = {
   connecting: "Connecting…",
@@ -92,7 +105,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
           {look.greeting}
         </p>
         {!online && <ContactForm chat={chat} />}
-        <MessageLog messages={state.messages} />
+        <MessageLog messages={state.messages} apiUrl={apiUrl} refresh={chat.freshAttachment} />
         {resolved && (
           <p className="note" role="status">
             This conversation is resolved. Write again any time to start a new one.
@@ -108,19 +121,20 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
           {state.error}
         </p>
       )}
-      <Composer chat={chat} />
+      <Composer chat={chat} apiUrl={apiUrl} />
     </main>
   );
 }
 
-function MessageLog({ messages }: { messages: Message[] }) {
+function MessageLog({ messages, apiUrl, refresh }: { messages: Message[]; apiUrl: string; refresh: Chat["freshAttachment"] }) {
   return (
     <div role="log" aria-live="polite" aria-label="Messages" className="log">
       <ol>
         {messages.map((m) => (
           <li key={m.id} className={`message ${m.kind}`} data-message-id={m.id}>
             {m.kind === "incoming" ? <span className="author">You</span> : <AgentAuthor message={m} />}
-            <p className="text">{m.body}</p>
+            {m.body ? <p className="text">{m.body}</p> : null}
+            <MessageFiles apiUrl={apiUrl} attachments={m.attachments ?? []} refresh={refresh} />
             <time dateTime={m.createdAt}>
               {new Date(m.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
             </time>
@@ -168,13 +182,16 @@ function useSecondsLeft(until: number | null): number {
   return secondsLeft(until, now);
 }
 
-function Composer({ chat }: { chat: Chat }) {
+function Composer({ chat, apiUrl }: { chat: Chat; apiUrl: string }) {
   const [draft, setDraft] = useState("");
   const [sending, setSending] = useState(false);
   const box = useRef<HTMLTextAreaElement>(null);
   const wait = useSecondsLeft(chat.state.blockedUntil);
   // Never cut: a text over the limit stays in the box, and the send waits until it is shorter.
   const length = checkLength(draft);
+  const files = useFileDrafts(chat.upload, VISITOR_MAX_BYTES);
+  // Text, files, or both; never while a file is still uploading.
+  const sendable = (draft.trim() !== "" || files.ids.length > 0) && !files.uploading && !length.over && wait === 0;
 
   // The loader opened the chat: straight to the message box.
   useEffect(() => {
@@ -183,12 +200,22 @@ function Composer({ chat }: { chat: Chat }) {
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
-    const body = draft.trim();
-    if (!body || sending || wait > 0 || length.over) return;
+    if (!sendable || sending) return;
     setSending(true);
-    const sent = await chat.send(body);
+    const sent = await chat.send(draft.trim(), files.ids);
     setSending(false);
-    if (sent) setDraft("");
+    if (sent) {
+      setDraft("");
+      files.clear();
+    }
+  }
+
+  // A pasted image (a screenshot) or file is attached; pasted text goes in as usual.
+  function onPaste(event: ClipboardEvent<HTMLTextAreaElement>) {
+    const { files: pasted, hasText } = transferFiles(event.clipboardData);
+    if (!pasted.length) return;
+    if (!hasText) event.preventDefault();
+    files.add(pasted);
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
@@ -214,7 +241,27 @@ function Composer({ chat }: { chat: Chat }) {
       <p className="visually-hidden" aria-live="polite">
         {length.over ? "Your message is too long to send." : ""}
       </p>
+      <DraftFiles apiUrl={apiUrl} drafts={files.drafts} onRemove={files.remove} />
       <form className="composer" onSubmit={submit}>
+        <input
+          id="attach"
+          type="file"
+          multiple
+          className="visually-hidden"
+          onChange={(e) => {
+            files.add(Array.from(e.target.files ?? []));
+            e.target.value = ""; // the same file may be chosen again
+          }}
+        />
+        <label htmlFor="attach" className="attach" title="Attach a file">
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+            <path
+              fill="currentColor"
+              d="M16.5 6.5v10a4.5 4.5 0 0 1-9 0V5a3 3 0 0 1 6 0v10.5a1.5 1.5 0 0 1-3 0V6.5H9v9a3 3 0 0 0 6 0V5a4.5 4.5 0 0 0-9 0v11.5a6 6 0 0 0 12 0v-10h-1.5z"
+            />
+          </svg>
+          <span className="visually-hidden">Attach a file</span>
+        </label>
         <label htmlFor="message" className="visually-hidden">
           Message
         </label>
@@ -232,8 +279,9 @@ function Composer({ chat }: { chat: Chat }) {
             if (e.target.value) chat.typing();
           }}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
-        <button type="submit" disabled={sending || wait > 0 || length.over || !draft.trim()}>
+        <button type="submit" disabled={sending || !sendable} aria-busy={sending || undefined}>
           Send
         </button>
       </form>

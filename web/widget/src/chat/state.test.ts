@@ -48,6 +48,28 @@ describe("messages", () => {
     expect(s.conversation).toMatchObject({ id: "c1", status: "open" });
   });
 
+  it("keeps a message's files, the newer copy's links winning", () => {
+    const file = {
+      id: "f1",
+      name: "screenshot.png",
+      contentType: "image/png",
+      size: 2048,
+      width: 640,
+      height: 400,
+      hasThumbnail: true,
+      url: "/files/w/f1/original?expires=1&signature=a",
+      thumbnailUrl: "/files/w/f1/thumbnail?expires=1&signature=b",
+      expiresAt: "2030-01-01T00:05:00Z",
+    };
+    const reply = { ...msg("m1", "2030-01-01T00:00:01Z", "outgoing", "ag"), body: "", attachments: [file] };
+    let s = reducer(started(), { type: "messageCreated", event: { conversationId: "c1", message: reply } });
+    expect(s.messages[0]?.attachments).toEqual([file]);
+    const later = { ...file, url: "/files/w/f1/original?expires=2&signature=c", expiresAt: "2030-01-01T00:09:00Z" };
+    s = reducer(s, { type: "conversationLoaded", requestedAt: 0, conversation: conversation("c1", "2030-01-01T00:00:00Z", [{ ...reply, attachments: [later] }]) });
+    expect(s.messages).toHaveLength(1);
+    expect(s.messages[0]?.attachments).toEqual([later]);
+  });
+
   it("folds a snapshot and events in any order", () => {
     const m1 = msg("m1", "2030-01-01T00:00:01Z");
     const m2 = msg("m2", "2030-01-01T00:00:02Z", "outgoing", "ag");

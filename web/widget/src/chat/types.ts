@@ -1,5 +1,9 @@
 // Shapes of the visitor API and hub events (REALTIME.md, "Widget API" and "Events").
 
+import type { Attachment } from "@supportdesk/shared/attachments";
+
+export type { Attachment };
+
 export type ConversationStatus = "open" | "pending" | "resolved";
 
 export interface Message {
@@ -10,6 +14,8 @@ export interface Message {
   authorAgentId: string | null;
   author: { displayName: string; avatarUrl: string | null } | null;
   createdAt: string;
+  /** Its files, with links good for five minutes (absent on older servers). */
+  attachments?: Attachment[];
 }
 
 export interface Conversation {

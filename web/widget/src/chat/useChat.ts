@@ -3,8 +3,8 @@
 // Everything the chat page does outside rendering: the postMessage handshake with the loader
 // (which creates sessions on the customer's page), keeping the visitor id in this origin's
 // storage, token renewal, the hub connection with its reconnects, and the REST calls; the
-// visitor's context (host page, time zone) and read reports, both best effort. State changes go
-// through the pure reducer in state.ts.
+// visitor's context (host page, time zone) and read reports, both best effort; files (uploads,
+// and fresh links for those shown). State changes go through the pure reducer in state.ts.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -22,7 +22,7 @@ import { connectHub, type Hub } from "./hub";
 import { READ_DEBOUNCE_MS, replyToReport } from "./read";
 import { initialState, reducer, sentMessage, type ChatState } from "./state";
 import { renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
-import type { Message, MessageCreated } from "./types";
+import type { Attachment, Message, MessageCreated } from "./types";
 
 const TYPING_SWEEP_MS = 1000;
 
@@ -32,7 +32,12 @@ export interface Chat {
   state: ChatState;
   /** Counts the loader's `open` messages: the message box takes the focus on each. */
   opened: number;
-  send(body: string): Promise<boolean>;
+  /** Sends a message; with files (their ids, uploaded by `upload`) it goes by REST. */
+  send(body: string, attachmentIds?: string[]): Promise<boolean>;
+  /** Uploads a file to send; throws ApiError with the API's detail when refused. */
+  upload(file: File, signal: AbortSignal): Promise<Attachment>;
+  /** A file shown in the conversation, with fresh links. */
+  freshAttachment(id: string): Promise<Attachment>;
   saveContact(contact: { email?: string; name?: string }): Promise<boolean>;
   typing(): void;
   close(): void;
@@ -328,15 +333,16 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
   );
 
   const send = useCallback(
-    async (body: string) => {
+    async (body: string, attachmentIds: string[] = []) => {
       notifier.current?.stop();
-      // Through the hub when it is up; the REST route otherwise (same result).
-      const viaHub = hub.current?.isConnected() ? hub.current : null;
+      // Through the hub when it is up; the REST route otherwise (same result). The hub's
+      // SendMessage takes text only: a message with files always goes by REST.
+      const viaHub = hub.current?.isConnected() && attachmentIds.length === 0 ? hub.current : null;
       const known = new Set(messages.current.map((m) => m.id));
       try {
         const result = viaHub
           ? await viaHub.connection.invoke<MessageCreated>("SendMessage", body)
-          : await api.send(session.current?.token ?? "", body);
+          : await api.send(session.current?.token ?? "", body, attachmentIds);
         dispatch({ type: "messageCreated", event: result });
       } catch (error) {
         const until = sendBlockedUntil(error, Date.now());
@@ -363,8 +369,23 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     [api, attempt],
   );
 
+  /** A visitor-route call whose 401 asks the loader for a fresh token (the caller shows the error). */
+  const withToken = useCallback(
+    async <T>(call: (token: string) => Promise<T>): Promise<T> => {
+      try {
+        return await call(session.current?.token ?? "");
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) requestRenewal();
+        throw error;
+      }
+    },
+    [requestRenewal],
+  );
+  const upload = useCallback((file: File, signal: AbortSignal) => withToken((token) => api.upload(token, file, signal)), [api, withToken]);
+  const freshAttachment = useCallback((id: string) => withToken((token) => api.attachment(token, id)), [api, withToken]);
+
   const typing = useCallback(() => notifier.current?.input(), []);
   const close = useCallback(() => postToParent({ type: "close" }), [postToParent]);
 
-  return { state, opened, send, saveContact, typing, close };
+  return { state, opened, send, upload, freshAttachment, saveContact, typing, close };
 }

@@ -3,10 +3,10 @@ import { apiConfigFrom as configFrom } from "@supportdesk/shared/config";
 import { chatCsp } from "./csp";
 
 describe("the chat page's CSP", () => {
-  it("allows the API and the hub (HTTP and WebSocket), https images, and no framing rule", () => {
+  it("allows the API and the hub (HTTP and WebSocket), https images and the API's files, and no framing rule", () => {
     const csp = chatCsp(configFrom({ NEXT_PUBLIC_API_URL: "https://api.example.com/base" }));
     expect(csp).toBe(
-      "default-src 'self'; img-src 'self' https: data:; " +
+      "default-src 'self'; img-src 'self' https: data: https://api.example.com; " +
         "connect-src 'self' https://api.example.com wss://api.example.com; " +
         "style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
     );

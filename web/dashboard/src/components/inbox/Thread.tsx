@@ -4,11 +4,12 @@
 // with role="log" (new entries are announced politely) holds an ordinary list: each entry a
 // group of one author's consecutive messages, or one activity line. The view follows new
 // entries while the agent is at the bottom; scrolled up, a "New messages" button appears
-// instead and brings them back down.
+// instead and brings them back down. A message's files show under its text (MessageFiles).
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { Agent, Conversation, Message } from "@/api/types";
 import { formatTime } from "@/components/ui";
+import { MessageFiles } from "@/components/attachments/MessageFiles";
 import { fullTime } from "@/lib/time";
 import { type ActivityEvent, activitySentence, buildThread, type MessageGroup } from "@/lib/thread";
 import { Avatar } from "./Avatar";
@@ -17,12 +18,14 @@ import { Avatar } from "./Avatar";
 const BOTTOM_SLACK_PX = 48;
 
 export function Thread({
+  workspaceId,
   conversation,
   messages,
   events,
   agents,
   meId,
 }: {
+  workspaceId: string;
   conversation: Conversation;
   messages: Message[];
   events: ActivityEvent[];
@@ -70,7 +73,7 @@ export function Thread({
             item.kind === "activity" ? (
               <ActivityLineItem key={item.key} event={item.event} text={activitySentence(item.event, nameOf, meId)} />
             ) : (
-              <GroupItem key={item.key} group={item} conversation={conversation} agents={agents} />
+              <GroupItem key={item.key} workspaceId={workspaceId} group={item} conversation={conversation} agents={agents} />
             ),
           )}
         </ol>
@@ -96,7 +99,17 @@ function ActivityLineItem({ event, text }: { event: ActivityEvent; text: string 
   );
 }
 
-function GroupItem({ group, conversation, agents }: { group: MessageGroup; conversation: Conversation; agents: Map<string, Agent> }) {
+function GroupItem({
+  workspaceId,
+  group,
+  conversation,
+  agents,
+}: {
+  workspaceId: string;
+  group: MessageGroup;
+  conversation: Conversation;
+  agents: Map<string, Agent>;
+}) {
   const first = group.messages[0]!;
   const incoming = group.messageKind === "incoming";
   const agent = first.authorAgentId ? agents.get(first.authorAgentId) : undefined;
@@ -112,7 +125,8 @@ function GroupItem({ group, conversation, agents }: { group: MessageGroup; conve
         </p>
         {group.messages.map((m) => (
           <div key={m.id} className={`bubble bubble-${m.kind}`}>
-            <p className="message-body">{m.body}</p>
+            {m.body ? <p className="message-body">{m.body}</p> : null}
+            <MessageFiles workspaceId={workspaceId} conversationId={conversation.id} attachments={m.attachments ?? []} />
             <time dateTime={m.createdAt} title={fullTime(m.createdAt)} className="bubble-time">
               {formatTime(m.createdAt)}
             </time>

@@ -1,7 +1,7 @@
 "use client";
 
 // Owners only (the API answers 403 to agents, and its `detail` is shown): branding, the inbox,
-// the chat widget, API keys, canned responses, and deleting the workspace.
+// the chat widget, API keys, canned responses, the files' storage use, and deleting the workspace.
 
 import { useWorkspace } from "../WorkspaceContext";
 import { ApiKeys } from "./ApiKeys";
@@ -9,6 +9,7 @@ import { Branding } from "./Branding";
 import { CannedResponses } from "./CannedResponses";
 import { DeleteWorkspace } from "./DeleteWorkspace";
 import { InboxSettings } from "./Inbox";
+import { Storage } from "./Storage";
 import { Widget } from "./Widget";
 
 export function Settings() {
@@ -26,13 +27,14 @@ function OwnerSettings() {
     <>
       <nav aria-label="Settings sections" className="toc">
         <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
-        <a href="#canned-heading">Canned responses</a> <a href="#danger-heading">Delete workspace</a>
+        <a href="#canned-heading">Canned responses</a> <a href="#storage-heading">Files</a> <a href="#danger-heading">Delete workspace</a>
       </nav>
       <Branding />
       <InboxSettings />
       <Widget />
       <ApiKeys />
       <CannedResponses />
+      <Storage />
       <DeleteWorkspace />
     </>
   );

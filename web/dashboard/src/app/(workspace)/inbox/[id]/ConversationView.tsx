@@ -170,7 +170,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
       <div className="conversation-body">
         <div className="conversation-main">
           {messages.data ? (
-            <Thread conversation={c} messages={all} events={activity.data?.events ?? NO_EVENTS} agents={agents} meId={me?.id ?? null} />
+            <Thread workspaceId={workspace.id} conversation={c} messages={all} events={activity.data?.events ?? NO_EVENTS} agents={agents} meId={me?.id ?? null} />
           ) : (
             <p role="status">Loading messages…</p>
           )}

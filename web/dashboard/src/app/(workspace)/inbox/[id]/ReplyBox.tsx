@@ -5,14 +5,22 @@
 // name); arrows move, Enter or Tab inserts, Escape closes. Enter or Ctrl/Cmd+Enter sends, as
 // the agent's `sendWithEnter` preference says (lib/replyKeys). A counter appears near the
 // 10,000-character limit; over it, sending is disabled and the text is kept as typed.
+// Files: the attach button (a labelled file input), a drop onto the box, or a pasted image (a
+// screenshot) upload at once and show as chips; the reply or note carries them by id, and may
+// then have no text.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
+import { transferFiles } from "@supportdesk/shared/attachments";
+import { type ClipboardEvent, type DragEvent, type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from "react";
+import { AGENT_MAX_BYTES, uploadAttachment } from "@/api/attachments";
 import { unwrap } from "@/api/client";
+import { errorDetail } from "@/api/errors";
 import { keys } from "@/api/keys";
 import type { CannedResponse, Contact } from "@/api/types";
 import { useAgents } from "@/api/useAgents";
+import { DraftFiles } from "@/components/attachments/DraftFiles";
+import { useFileDrafts } from "@/components/attachments/useFileDrafts";
 import { ErrorMessage } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { insertCanned, shortcodeAt } from "@/lib/canned";
@@ -49,6 +57,10 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
   const counterId = useId();
   const sendWithEnter = me?.sendWithEnter ?? true;
   const counter = counterState(text);
+  const [dragging, setDragging] = useState(false);
+  const fileInputId = useId();
+  const upload = useCallback((file: File, signal: AbortSignal) => uploadAttachment(api, conversationId, file, signal), [api, conversationId]);
+  const files = useFileDrafts(upload, AGENT_MAX_BYTES, errorDetail);
 
   // Typing: at most one "typing" per 3 s while keys are pressed, "stopped" after 4 s idle or on send.
   const typingRef = useRef<TypingNotifier | null>(null);
@@ -117,26 +129,54 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
   const open = suggestions.length > 0;
 
   const post = useMutation({
-    mutationFn: ({ mode, body }: { mode: Mode; body: string }) =>
-      unwrap(
+    mutationFn: ({ mode, body, attachmentIds }: { mode: Mode; body: string; attachmentIds: string[] }) => {
+      const request = { params: { path: { id: conversationId } }, body: { body, ...(attachmentIds.length ? { attachmentIds } : {}) } };
+      return unwrap(
         mode === "reply"
-          ? api.workspace.POST("/api/conversations/{id}/messages", { params: { path: { id: conversationId } }, body: { body } })
-          : api.workspace.POST("/api/conversations/{id}/notes", { params: { path: { id: conversationId } }, body: { body } }),
-      ),
+          ? api.workspace.POST("/api/conversations/{id}/messages", request)
+          : api.workspace.POST("/api/conversations/{id}/notes", request),
+      );
+    },
     onSuccess: (message) => {
       queryClient.setQueryData<MessagePages>(keys.messages(workspace.id, conversationId), (data) =>
         appendMessage(data, { conversationId, message }),
       );
       setText("");
       setCannedWarning(false);
+      files.clear();
       boxRef.current?.focus();
     },
   });
+  // Text, files, or both; never while a file is still uploading.
+  const sendable = (text.trim() !== "" || files.ids.length > 0) && !files.uploading && !counter.over;
   const submit = () => {
-    const body = text.trim();
-    if (!body || post.isPending || counter.over) return;
+    if (!sendable || post.isPending) return;
     stopTyping();
-    post.mutate({ mode, body });
+    post.mutate({ mode, body: text.trim(), attachmentIds: files.ids });
+  };
+
+  // A pasted image (a screenshot) or any pasted file is attached; pasted text goes in as usual.
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const { files: pasted, hasText } = transferFiles(event.clipboardData);
+    if (!pasted.length) return;
+    if (!hasText) event.preventDefault();
+    files.add(pasted);
+  };
+  const dragsFiles = (event: DragEvent) => Array.from(event.dataTransfer.types).includes("Files");
+  const onDragOver = (event: DragEvent<HTMLFormElement>) => {
+    if (!dragsFiles(event)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+    setDragging(true);
+  };
+  const onDragLeave = (event: DragEvent<HTMLFormElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
+  };
+  const onDrop = (event: DragEvent<HTMLFormElement>) => {
+    if (!dragsFiles(event)) return;
+    event.preventDefault();
+    setDragging(false);
+    files.add(transferFiles(event.dataTransfer).files);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -178,11 +218,14 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
   const describedBy = [hintId, counter.shown ? counterId : null].filter(Boolean).join(" ");
   return (
     <form
-      className={`reply-box reply-${mode}`}
+      className={`reply-box reply-${mode}${dragging ? " dragging" : ""}`}
       onSubmit={(event) => {
         event.preventDefault();
         submit();
       }}
+      onDragOver={onDragOver}
+      onDragLeave={onDragLeave}
+      onDrop={onDrop}
     >
       <fieldset className="mode">
         <legend>Mode</legend>
@@ -214,6 +257,7 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
             typed();
           }}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
           onBlur={() => setTimeout(() => setTrigger(null), 150)}
         />
         <ul id={listId} role="listbox" aria-label={trigger?.type === "mention" ? "Agents to mention" : "Canned responses"} className="suggestions" hidden={!open}>
@@ -235,7 +279,8 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
         <div className="reply-hints">
           <p className="hint" id={hintId}>
             <span className="send-hint">{sendHint(sendWithEnter)} </span>
-            {mode === "note" ? "Type @ to mention a teammate. Notes are visible to your team only." : "Type / and a short code for a canned response."}
+            {mode === "note" ? "Type @ to mention a teammate. Notes are visible to your team only." : "Type / and a short code for a canned response."}{" "}
+            Paste or drop files to attach them.
           </p>
           {counter.shown ? (
             <p id={counterId} className={counter.over ? "char-counter over" : "char-counter"} aria-live="polite">
@@ -251,10 +296,33 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
           This response uses the contact&apos;s name without a fallback, and this contact has no name: check the greeting before sending.
         </p>
       ) : null}
+      <DraftFiles drafts={files.drafts} onRemove={files.remove} />
+      {dragging ? (
+        <p className="drop-hint" aria-hidden="true">
+          Drop files to attach them
+        </p>
+      ) : null}
       <ErrorMessage error={post.error ?? render.error} />
-      <button type="submit" disabled={post.isPending || !text.trim() || counter.over}>
-        {mode === "reply" ? "Send reply" : "Add note"}
-      </button>
+      <div className="reply-actions">
+        <span className="attach">
+          <input
+            id={fileInputId}
+            type="file"
+            multiple
+            className="visually-hidden"
+            onChange={(event) => {
+              files.add(Array.from(event.target.files ?? []));
+              event.target.value = ""; // the same file may be chosen again
+            }}
+          />
+          <label htmlFor={fileInputId} className="button ghost">
+            Attach files
+          </label>
+        </span>
+        <button type="submit" disabled={post.isPending || !sendable} aria-busy={post.isPending || undefined}>
+          {mode === "reply" ? "Send reply" : "Add note"}
+        </button>
+      </div>
     </form>
   );
 }
