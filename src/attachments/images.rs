@@ -146,27 +146,7 @@ pub fn read_all(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// A JPEG of `w`x`h` with an EXIF block naming a GPS position inserted after SOI.
-    pub fn jpeg_with_gps(w: u32, h: u32) -> Vec<u8> {
-        let mut plain = Vec::new();
-        DynamicImage::new_rgb8(w, h)
-            .write_with_encoder(JpegEncoder::new_with_quality(&mut plain, 90))
-            .unwrap();
-        // TIFF, big-endian: IFD0 with one entry, GPSInfo (0x8825) -> GPS IFD with
-        // GPSLatitudeRef = "N".
-        let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();
-        tiff.extend_from_slice(&[0, 1, 0x88, 0x25, 0, 4, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0]);
-        tiff.extend_from_slice(&[0, 1, 0, 1, 0, 2, 0, 0, 0, 2, b'N', 0, 0, 0, 0, 0, 0, 0]);
-        let mut app1 = b"Exif\0\0".to_vec();
-        app1.extend_from_slice(&tiff);
-        let len = u16::try_from(app1.len() + 2).unwrap();
-        let mut out = plain[..2].to_vec();
-        out.extend_from_slice(&[0xff, 0xe1]);
-        out.extend_from_slice(&len.to_be_bytes());
-        out.extend_from_slice(&app1);
-        out.extend_from_slice(&plain[2..]);
-        out
-    }
+    use supportdesk_test_support::files::jpeg_with_gps;
 
     fn file_of(bytes: &[u8]) -> std::fs::File {
         let mut file = tempfile::tempfile().unwrap();

@@ -49,11 +49,7 @@ pub async fn upload(
     PathId { id, .. }: PathId<Conversation>,
     multipart: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<(StatusCode, AppJson<Attachment>)> {
-    let multipart = multipart.map_err(|e| Error::Body {
-        status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        code: "invalid_upload",
-        detail: format!("expected multipart/form-data with a part named \"file\": {e}"),
-    })?;
+    let multipart = upload::multipart(multipart)?;
     {
         let mut tenant = Tenant::acquire(&state, actor.clone()).await?;
         let (conn, schema) = tenant.parts();

@@ -70,6 +70,18 @@ fn quota_exceeded(quota: i64) -> Error {
     )
 }
 
+/// The request's multipart body, or a 415 in our error format (axum's rejection is plain
+/// text).
+pub fn multipart(
+    body: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Multipart> {
+    body.map_err(|e| Error::Body {
+        status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        code: "invalid_upload",
+        detail: format!("expected multipart/form-data with a part named \"file\": {e}"),
+    })
+}
+
 /// The next part named `file`, or a 400.
 async fn file_part(multipart: &mut Multipart) -> Result<Field<'_>> {
     let refused = |detail: String| status(StatusCode::BAD_REQUEST, "invalid_upload", detail);

@@ -49,11 +49,7 @@ pub async fn upload(
     visitor: Visitor,
     multipart: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<(StatusCode, AppJson<Attachment>)> {
-    let multipart = multipart.map_err(|e| Error::Body {
-        status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        code: "invalid_upload",
-        detail: format!("expected multipart/form-data with a part named \"file\": {e}"),
-    })?;
+    let multipart = upload::multipart(multipart)?;
     limit(&state, "attachments", &visitor, FILES).await?;
     let upload = Upload {
         workspace_id: visitor.workspace_id,

@@ -21,22 +21,7 @@ async fn app_on(s3: &S3Server, extra: &[(&str, &str)]) -> TestApp {
 
 /// Every stored object's key under the bucket.
 fn keys(s3: &S3Server) -> Vec<String> {
-    let root = s3.bucket_dir();
-    let mut found = Vec::new();
-    let mut dirs = vec![root.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if !name.starts_with('.') {
-                found.push(path.strip_prefix(&root).unwrap().display().to_string());
-            }
-        }
-    }
-    found.sort();
-    found
+    supportdesk_test_support::files::files_under(&s3.bucket_dir())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

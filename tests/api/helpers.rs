@@ -42,6 +42,18 @@ pub async fn spawn_replica_with(app: &TestApp, overrides: &[(&str, &str)]) -> Ru
     spawn_api(settings).await
 }
 
+/// The app's files go with it, when they were kept in a directory of the test's own.
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let supportdesk_core::config::StorageLocation::Directory(dir) =
+            &self.settings.storage.location
+            && dir.starts_with(std::env::temp_dir().join("supportdesk-test-storage"))
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 impl TestApp {
     /// The `postgres://` URL of the app's database.
     pub fn database_url(&self) -> &str {

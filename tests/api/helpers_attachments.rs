@@ -1,9 +1,6 @@
 //! Fixtures for the attachment tests: files of each kind, uploads as agents and visitors, and
 //! downloads through the links the API signs.
 
-use image::DynamicImage;
-use image::codecs::jpeg::JpegEncoder;
-use image::codecs::png::PngEncoder;
 use reqwest::multipart::{Form, Part};
 use reqwest::{Response, StatusCode};
 use serde_json::Value;
@@ -12,49 +9,7 @@ use uuid::Uuid;
 use crate::helpers::TestApp;
 use crate::helpers_widget::Visitor;
 
-/// A PNG of `w`x`h` pixels (a screenshot).
-pub fn png(w: u32, h: u32) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    DynamicImage::new_rgb8(w, h)
-        .write_with_encoder(PngEncoder::new(&mut bytes))
-        .unwrap();
-    bytes
-}
-
-/// A JPEG photo of `w`x`h` with an EXIF block giving where it was taken (GPS).
-pub fn jpeg_with_gps(w: u32, h: u32) -> Vec<u8> {
-    let mut plain = Vec::new();
-    DynamicImage::new_rgb8(w, h)
-        .write_with_encoder(JpegEncoder::new_with_quality(&mut plain, 90))
-        .unwrap();
-    // TIFF, big-endian: IFD0 with GPSInfo (0x8825) -> a GPS IFD with GPSLatitudeRef = "N".
-    let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();
-    tiff.extend_from_slice(&[0, 1, 0x88, 0x25, 0, 4, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0]);
-    tiff.extend_from_slice(&[0, 1, 0, 1, 0, 2, 0, 0, 0, 2, b'N', 0, 0, 0, 0, 0, 0, 0]);
-    let mut app1 = b"Exif\0\0".to_vec();
-    app1.extend_from_slice(&tiff);
-    let len = u16::try_from(app1.len() + 2).unwrap();
-    let mut out = plain[..2].to_vec();
-    out.extend_from_slice(&[0xff, 0xe1]);
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(&app1);
-    out.extend_from_slice(&plain[2..]);
-    out
-}
-
-pub fn has_exif(bytes: &[u8]) -> bool {
-    bytes.windows(6).any(|w| w == b"Exif\0\0")
-}
-
-/// A minimal PDF.
-pub const PDF: &[u8] = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";
-
-/// The start of an x86-64 ELF executable.
-pub fn elf() -> Vec<u8> {
-    let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x02\0\x3e\0\x01\0\0\0".to_vec();
-    bytes.resize(4096, 0);
-    bytes
-}
+pub use supportdesk_test_support::files::{PDF, elf, has_exif, jpeg_with_gps, png};
 
 pub fn form(name: &str, bytes: Vec<u8>) -> Form {
     Form::new().part("file", Part::bytes(bytes).file_name(name.to_owned()))
@@ -128,23 +83,7 @@ impl TestApp {
         else {
             panic!("a local store was expected");
         };
-        let mut found = Vec::new();
-        let mut dirs = vec![root.clone()];
-        while let Some(dir) = dirs.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else {
-                    found.push(path.strip_prefix(root).unwrap().display().to_string());
-                }
-            }
-        }
-        found.sort();
-        found
+        supportdesk_test_support::files::files_under(root)
     }
 }
 

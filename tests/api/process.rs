@@ -48,16 +48,7 @@ pub fn supportdesk(database_url: &str) -> Command {
         .env("APP_URL", "http://desk.test")
         .env("METRICS_BIND", "127.0.0.1:0")
         .env("REDIS_URL", redis_url())
-        .env(
-            "STORAGE_URL",
-            format!(
-                "file://{}",
-                std::env::temp_dir()
-                    .join("supportdesk-test-storage")
-                    .join(Uuid::new_v4().simple().to_string())
-                    .display()
-            ),
-        )
+        .env("STORAGE_URL", supportdesk_test_support::temp_storage_url())
         .env(
             "REDIS_NAMESPACE",
             format!("sdtest:{}", Uuid::new_v4().simple()),

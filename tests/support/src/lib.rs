@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod database;
+pub mod files;
 pub mod pgbouncer;
 pub mod process;
 pub mod redis_server;
@@ -26,6 +27,14 @@ pub const EMAIL_TOKEN_SECRET: &str = "integration-test-email-token-secret-012345
 
 pub fn redis_url() -> String {
     std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// A local store of its own under the temporary directory (`file://...`).
+pub fn temp_storage_url() -> String {
+    let dir = std::env::temp_dir()
+        .join("supportdesk-test-storage")
+        .join(uuid::Uuid::new_v4().simple().to_string());
+    format!("file://{}", dir.display())
 }
 
 /// An HTTP client for talking to servers on loopback (never through a proxy).
@@ -65,16 +74,7 @@ pub fn test_env(database_url: &str, overrides: &[(&str, &str)]) -> HashMap<Strin
             format!("sdtest:{}", uuid::Uuid::new_v4().simple()),
         ),
         // Each stack's files in a directory of its own (an S3 server when a test asks).
-        (
-            "STORAGE_URL",
-            format!(
-                "file://{}",
-                std::env::temp_dir()
-                    .join("supportdesk-test-storage")
-                    .join(uuid::Uuid::new_v4().simple().to_string())
-                    .display()
-            ),
-        ),
+        ("STORAGE_URL", temp_storage_url()),
         (
             "MAIL_DIR",
             std::env::temp_dir()

@@ -31,16 +31,7 @@ fn command(database_url: &str, port: u16, extra: &[(&str, &str)]) -> Command {
             "MAIL_DIR",
             std::env::temp_dir().join("supportdesk-test-mail"),
         )
-        .env(
-            "STORAGE_URL",
-            format!(
-                "file://{}",
-                std::env::temp_dir()
-                    .join("supportdesk-test-storage")
-                    .join(uuid::Uuid::new_v4().simple().to_string())
-                    .display()
-            ),
-        )
+        .env("STORAGE_URL", supportdesk_test_support::temp_storage_url())
         .env("WORKER_HEALTH_PORT", port.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
