@@ -7,9 +7,10 @@
 //! refusal at any step leaves nothing behind: the spool file goes with its handle, stored
 //! objects are deleted again.
 //!
-//! Memory stays flat however many uploads run: a receiving upload holds one chunk; copying
-//! to the store holds one part (5 MiB, S3's smallest) and at most [`TRANSFERS`] copies run at
-//! once; at most [`DECODES`] images are decoded at once.
+//! Memory is bounded per upload, not by the file's size: a receiving upload holds what the
+//! socket has ready and the spool file's write buffer (about 3 MiB each, measured by
+//! `benches/attachments.rs`); copying to the store holds one part (5 MiB, S3's smallest) and
+//! at most [`TRANSFERS`] copies run at once; at most [`DECODES`] images are decoded at once.
 
 use std::io::{Seek, SeekFrom};
 
