@@ -35,6 +35,8 @@ use crate::state::AppState;
 pub const TRANSFERS: usize = 4;
 /// Images decoded at once, per process.
 pub const DECODES: usize = 2;
+/// What a receiving upload gathers before writing to its spool file.
+const SPOOL_BUFFER: usize = 256 * 1024;
 /// The part size of a copy to the store.
 const PART: usize = 5 * 1024 * 1024;
 
@@ -129,7 +131,10 @@ pub async fn receive(
     let mut field = file_part(&mut multipart).await?;
     let name = clean_name(field.file_name());
     let spool = tempfile::tempfile().map_err(|e| Error::Internal(e.into()))?;
-    let mut spool = tokio::fs::File::from_std(spool);
+    // Chunks arrive a few KiB at a time; each write of a `tokio::fs::File` is a hand-off to a
+    // blocking thread, so they are gathered first.
+    let mut spool =
+        tokio::io::BufWriter::with_capacity(SPOOL_BUFFER, tokio::fs::File::from_std(spool));
     let mut head = Vec::with_capacity(HEAD);
     let mut size: u64 = 0;
     loop {
@@ -184,7 +189,7 @@ pub async fn receive(
         )
     })?;
     spool.flush().await.map_err(|e| Error::Internal(e.into()))?;
-    let mut spool = spool.into_std().await;
+    let mut spool = spool.into_inner().into_std().await;
 
     let processed = match sniffed.kind {
         Kind::Image(format) => {
