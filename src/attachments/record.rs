@@ -59,6 +59,12 @@ impl crate::extract::Resource for Attachment {
 impl Attachment {
     /// With links good for [`LINK_LIFETIME`] from now.
     pub fn linked(mut self, key: &LinkKey, workspace_id: Uuid) -> Self {
+        self.link(key, workspace_id);
+        self
+    }
+
+    /// Sets links good for [`LINK_LIFETIME`] from now.
+    pub fn link(&mut self, key: &LinkKey, workspace_id: Uuid) {
         let expires = OffsetDateTime::now_utc() + LINK_LIFETIME;
         let expires = expires.replace_nanosecond(0).unwrap_or(expires);
         self.url = Some(key.link(workspace_id, self.id, Variant::Original, expires));
@@ -66,7 +72,6 @@ impl Attachment {
             .has_thumbnail
             .then(|| key.link(workspace_id, self.id, Variant::Thumbnail, expires));
         self.expires_at = Some(expires);
-        self
     }
 }
 
@@ -77,7 +82,7 @@ pub fn link_all<'a>(
     workspace_id: Uuid,
 ) {
     for attachment in attachments {
-        *attachment = attachment.clone().linked(key, workspace_id);
+        attachment.link(key, workspace_id);
     }
 }
 

@@ -156,12 +156,8 @@ pub fn project(links: &LinkKey, workspace_id: Uuid, recorded: &Recorded) -> Vec<
     let seq = recorded.seq;
     match &recorded.event {
         DomainEvent::MessageCreated(m) => {
-            let mut message = m.message.clone();
-            link_all(&mut message.attachments, links, workspace_id);
-            let linked = MessageCreated {
-                message,
-                ..(**m).clone()
-            };
+            let mut linked = (**m).clone();
+            link_all(&mut linked.message.attachments, links, workspace_id);
             let payload = HubMessageCreated {
                 seq,
                 conversation_id: m.conversation_id,

@@ -218,16 +218,17 @@ pub async fn list(
     .fetch_all(&mut *conn)
     .await?;
     let (mut messages, next) = page.finish(rows, |m: &Message| TimeKey(m.created_at, m.id));
-    with_attachments(conn, schema, &mut messages).await?;
+    with_attachments(conn, schema, messages.iter_mut()).await?;
     Ok((messages, next))
 }
 
 /// Fills in the messages' files (without links), in one statement.
-pub async fn with_attachments(
+pub async fn with_attachments<'m>(
     conn: &mut PgConnection,
     schema: &TenantSchema,
-    messages: &mut [Message],
+    messages: impl IntoIterator<Item = &'m mut Message>,
 ) -> sqlx::Result<()> {
+    let messages: Vec<&mut Message> = messages.into_iter().collect();
     let ids: Vec<Uuid> = messages.iter().map(|m| m.id).collect();
     let mut by_message = attachments::of_messages(conn, schema, &ids).await?;
     for message in messages {

@@ -124,18 +124,7 @@ pub async fn conversation(
     })
     .fetch_all(&mut *conn)
     .await?;
-    let mut messages: Vec<_> = rows.into_iter().collect();
-    let mut plain: Vec<Message> = messages.iter().map(|(m, _, _)| m.clone()).collect();
-    messages::with_attachments(&mut conn, schema, &mut plain).await?;
-    link_all(
-        plain.iter_mut().flat_map(|m| m.attachments.iter_mut()),
-        &state.files.links,
-        visitor.workspace_id,
-    );
-    for ((message, _, _), with_files) in messages.iter_mut().zip(plain) {
-        *message = with_files;
-    }
-    conversation.messages = messages
+    conversation.messages = rows
         .into_iter()
         .map(|(message, display_name, avatar_url)| VisitorMessage {
             author: display_name.map(|display_name| Author {
@@ -145,6 +134,16 @@ pub async fn conversation(
             message,
         })
         .collect();
+    let shown = conversation.messages.iter_mut().map(|m| &mut m.message);
+    messages::with_attachments(&mut conn, schema, shown).await?;
+    link_all(
+        conversation
+            .messages
+            .iter_mut()
+            .flat_map(|m| m.message.attachments.iter_mut()),
+        &state.files.links,
+        visitor.workspace_id,
+    );
     Ok(Some(conversation))
 }
 
