@@ -19,7 +19,7 @@ pub mod sniff;
 pub mod upload;
 
 use axum::extract::DefaultBodyLimit;
-use supportdesk_core::config::{SigningSecret, StorageSettings};
+use supportdesk_core::config::{SigningSecret, StorageLocation, StorageSettings};
 use supportdesk_core::storage::{self, Store};
 use tokio::sync::Semaphore;
 use utoipa_axum::router::OpenApiRouter;
@@ -45,6 +45,12 @@ pub struct Files {
     pub quota: i64,
     decodes: Semaphore,
     transfers: Semaphore,
+    /// Whether a small file that needs no decoding goes to the store without a spool file
+    /// (S3, where the spool's extra disk write and read are the cost to save). A local
+    /// directory always spools: its writes happen on blocking threads, which free each buffer
+    /// far from where it was made, and the allocator took that memory back so late that one
+    /// 25 MB upload streamed to it held 29 MiB; the spool's buffers are reused.
+    stream: bool,
 }
 
 impl Files {
@@ -55,6 +61,7 @@ impl Files {
             quota: settings.workspace_quota_bytes,
             decodes: Semaphore::new(upload::DECODES),
             transfers: Semaphore::new(upload::TRANSFERS),
+            stream: matches!(settings.location, StorageLocation::S3(_)),
         })
     }
 }

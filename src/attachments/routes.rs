@@ -2,12 +2,12 @@
 //! workspace's files take.
 
 use axum::extract::{Multipart, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::record::{self, Attachment, Uploader};
-use super::upload::{self, Upload};
+use super::upload::{self, Upload, declared_bytes};
 use crate::authz::{Actor, Principal};
 use crate::conversations::record::{self as conversations, Conversation};
 use crate::error::responses::MemberErrors;
@@ -47,6 +47,7 @@ pub async fn upload(
     State(state): State<AppState>,
     actor: Actor,
     PathId { id, .. }: PathId<Conversation>,
+    headers: HeaderMap,
     multipart: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<(StatusCode, AppJson<Attachment>)> {
     let multipart = upload::multipart(multipart)?;
@@ -68,6 +69,7 @@ pub async fn upload(
         conversation_id: Some(id),
         max_bytes: AGENT_MAX_BYTES,
         strip_metadata: false,
+        declared_bytes: declared_bytes(&headers),
     };
     let attachment = upload::receive(&state, upload, multipart).await?;
     Ok((StatusCode::CREATED, AppJson(attachment)))

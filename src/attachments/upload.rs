@@ -1,23 +1,34 @@
-//! Receiving a file: `multipart/form-data` with one part named `file`, streamed to a spool
-//! file (an unnamed temporary file: gone with the process, whatever happens) while its size
-//! is counted, never held whole in memory. Then, in order: its type sniffed from its first
-//! bytes and refused when it is a program or script; an image's size checked, its thumbnail
-//! made and a visitor's photo cleaned of metadata; the file copied to the store in parts; and
-//! the record written, counted against the workspace's quota in the same transaction. A
-//! refusal at any step leaves nothing behind: the spool file goes with its handle, stored
-//! objects are deleted again.
+//! Receiving a file: `multipart/form-data` with one part named `file`, its size counted as it
+//! arrives, never held whole in memory. Its type is sniffed from its first bytes and a program
+//! or script refused before the rest is taken. Then:
 //!
-//! Memory is bounded per upload, not by the file's size: a receiving upload holds what the
+//! - on S3, a file that is not an image, in a request of at most one part (5 MiB, S3's
+//!   smallest, by its `Content-Length`), is gathered in memory and stored with one request
+//!   while one of [`TRANSFERS`] slots is free: no spool file written and read back, which is
+//!   most of what an upload costs beside the store's own `put`;
+//! - everything else goes to a spool file first (an unnamed temporary file: gone with the
+//!   process, whatever happens): an image's size is checked there, its thumbnail made and a
+//!   visitor's photo cleaned of metadata, and the file is copied to the store in parts once a
+//!   slot is free, so a slow client never holds a slot, nor more than a few MiB of memory,
+//!   while it sends. A local directory always spools (see `Files::stream`).
+//!
+//! The record is written last, counted against the workspace's quota in the same transaction.
+//! A refusal at any step leaves nothing behind: the spool file goes with its handle, stored
+//! objects and the parts of a multipart upload are deleted again.
+//!
+//! Memory is bounded per upload, not by the file's size: a spooling upload holds what the
 //! socket has ready and the spool file's write buffer (about 3 MiB each, measured by
-//! `benches/attachments.rs`); copying to the store holds one part (5 MiB, S3's smallest) and
-//! at most [`TRANSFERS`] copies run at once; at most [`DECODES`] images are decoded at once.
+//! `benches/attachments.rs`); a gathered one holds its file (at most 5 MiB) and at most
+//! [`TRANSFERS`] gather or copy at once; at most [`DECODES`] images are decoded at once.
 
 use std::io::{Seek, SeekFrom};
 
+use axum::body::Bytes;
 use axum::extract::Multipart;
 use axum::extract::multipart::Field;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use object_store::ObjectStoreExt;
+use object_store::PutPayload;
 use object_store::buffered::BufWriter;
 use object_store::path::Path;
 use supportdesk_core::storage::{Store, Variant, attachment_path};
@@ -51,6 +62,8 @@ pub struct Upload<'a> {
     pub max_bytes: u64,
     /// Drop the metadata of images (a visitor's).
     pub strip_metadata: bool,
+    /// The request's `Content-Length`, when it declared one.
+    pub declared_bytes: Option<u64>,
 }
 
 fn status(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Error {
@@ -71,6 +84,16 @@ fn quota_exceeded(quota: i64) -> Error {
             quota / 1_000_000
         ),
     )
+}
+
+/// The request's `Content-Length`, when it declared one.
+pub fn declared_bytes(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
 }
 
 /// The request's multipart body, or a 415 in our error format (axum's rejection is plain
@@ -112,13 +135,171 @@ pub fn clean_name(name: Option<&str>) -> String {
     }
 }
 
+/// The file part as it arrives, counted against the uploader's size cap and the room left
+/// in the workspace.
+struct Incoming<'a> {
+    field: Field<'a>,
+    max_bytes: u64,
+    room: u64,
+    quota: i64,
+    size: u64,
+}
+
+impl Incoming<'_> {
+    /// The next chunk; a 413 once the file passes the uploader's cap.
+    async fn next(&mut self) -> Result<Option<Bytes>> {
+        let chunk = match self.field.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return Ok(None),
+            Err(e) => {
+                return Err(status(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_upload",
+                    e.body_text(),
+                ));
+            }
+        };
+        self.size += chunk.len() as u64;
+        if self.size > self.max_bytes {
+            return Err(status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "file_too_large",
+                format!(
+                    "files may be at most {} MiB",
+                    self.max_bytes / (1024 * 1024)
+                ),
+            ));
+        }
+        Ok(Some(chunk))
+    }
+
+    fn over_room(&self) -> bool {
+        self.size > self.room
+    }
+
+    /// Takes the rest of a file that will not be kept, so the client reads our answer rather
+    /// than a reset connection (the cap still bounds it), and answers that the workspace is
+    /// full.
+    async fn refuse_over_quota(&mut self) -> Error {
+        loop {
+            match self.next().await {
+                Ok(Some(_)) => {}
+                Ok(None) => return quota_exceeded(self.quota),
+                Err(e) => return e,
+            }
+        }
+    }
+
+    /// Writes the chunks read so far and then the rest of the file to `sink`, flushed. `None`
+    /// when the file passed the workspace's room (what was written is the caller's to drop).
+    async fn pour(
+        &mut self,
+        first: Vec<Bytes>,
+        sink: &mut impl Sink,
+    ) -> Result<Option<()>, Poured> {
+        for chunk in first {
+            sink.take(chunk).await.map_err(Poured::Sink)?;
+        }
+        while let Some(chunk) = self.next().await.map_err(Poured::Refused)? {
+            if self.over_room() {
+                return Ok(None);
+            }
+            sink.take(chunk).await.map_err(Poured::Sink)?;
+        }
+        if self.over_room() {
+            return Ok(None);
+        }
+        sink.flush().await.map_err(Poured::Sink)?;
+        Ok(Some(()))
+    }
+}
+
+/// Where a receiving file goes: a spool file or the store.
+trait Sink {
+    async fn take(&mut self, chunk: Bytes) -> std::io::Result<()>;
+    async fn flush(&mut self) -> std::io::Result<()>;
+}
+
+impl Sink for tokio::io::BufWriter<tokio::fs::File> {
+    async fn take(&mut self, chunk: Bytes) -> std::io::Result<()> {
+        self.write_all(&chunk).await
+    }
+
+    async fn flush(&mut self) -> std::io::Result<()> {
+        AsyncWriteExt::flush(self).await
+    }
+}
+
+/// A file small enough to go to the store in one request, gathered in memory as it arrives
+/// (copied: a received chunk can share its allocation with the connection's read buffer) and
+/// stored with one `put` at its end.
+struct Gathered {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl Gathered {
+    fn new(limit: usize) -> Self {
+        Self {
+            // Once, not grown by doubling.
+            bytes: Vec::with_capacity(limit),
+            limit,
+        }
+    }
+
+    async fn store(self, store: &Store, path: &Path) -> object_store::Result<()> {
+        store
+            .put(path, PutPayload::from(self.bytes))
+            .await
+            .map(drop)
+    }
+}
+
+impl Sink for Gathered {
+    async fn take(&mut self, chunk: Bytes) -> std::io::Result<()> {
+        if self.bytes.len() + chunk.len() > self.limit {
+            // The request said it was smaller: the server ends its body at that length, so
+            // only a framing overhead beyond the file could get here.
+            return Err(std::io::Error::other(
+                "the file is larger than its request declared",
+            ));
+        }
+        self.bytes.extend_from_slice(&chunk);
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Why pouring a file stopped.
+enum Poured {
+    /// The upload is refused (too large, a broken body).
+    Refused(Error),
+    /// Writing failed.
+    Sink(std::io::Error),
+}
+
+/// What was stored of a file.
+struct Stored {
+    size: u64,
+    dimensions: Option<(u32, u32)>,
+    thumbnail_type: Option<&'static str>,
+}
+
 /// Receives, checks, stores and records one file.
+///
+/// On S3, a small file that is not an image goes to the store in one request while a transfer
+/// slot is free; anything else is spooled first (an image is decoded from there, and a large
+/// file's parts are copied from there).
 pub async fn receive(
     state: &AppState,
     upload: Upload<'_>,
     mut multipart: Multipart,
 ) -> Result<Attachment> {
-    let quota = state.files.quota;
+    let files = &state.files;
+    let quota = files.quota;
     // Refused before the bytes come when the workspace is full already.
     let (used, _) = {
         let mut conn = state.reads.get(upload.schema).await?;
@@ -128,58 +309,32 @@ pub async fn receive(
         return Err(quota_exceeded(quota));
     }
 
-    let mut field = file_part(&mut multipart).await?;
+    let field = file_part(&mut multipart).await?;
     let name = clean_name(field.file_name());
-    let spool = tempfile::tempfile().map_err(|e| Error::Internal(e.into()))?;
-    // Chunks arrive a few KiB at a time; each write of a `tokio::fs::File` is a hand-off to a
-    // blocking thread, so they are gathered first.
-    let mut spool =
-        tokio::io::BufWriter::with_capacity(SPOOL_BUFFER, tokio::fs::File::from_std(spool));
+    let mut incoming = Incoming {
+        field,
+        max_bytes: upload.max_bytes,
+        room: u64::try_from(quota - used).unwrap_or(0),
+        quota,
+        size: 0,
+    };
+    // The first bytes decide the type, before the rest is taken.
+    let mut first = Vec::new();
     let mut head = Vec::with_capacity(HEAD);
-    let mut size: u64 = 0;
-    loop {
-        let chunk = match field.chunk().await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) => break,
-            Err(e) => {
-                return Err(status(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_upload",
-                    e.body_text(),
-                ));
-            }
+    while head.len() < HEAD {
+        let Some(chunk) = incoming.next().await? else {
+            break;
         };
-        size += chunk.len() as u64;
-        if size > upload.max_bytes {
-            return Err(status(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "file_too_large",
-                format!(
-                    "files may be at most {} MiB",
-                    upload.max_bytes / (1024 * 1024)
-                ),
-            ));
-        }
-        if head.len() < HEAD {
-            let take = (HEAD - head.len()).min(chunk.len());
-            head.extend_from_slice(&chunk[..take]);
-        }
-        spool
-            .write_all(&chunk)
-            .await
-            .map_err(|e| Error::Internal(e.into()))?;
+        let take = (HEAD - head.len()).min(chunk.len());
+        head.extend_from_slice(&chunk[..take]);
+        first.push(chunk);
     }
-    drop(field);
-    drop(multipart);
-    if size == 0 {
+    if incoming.size == 0 {
         return Err(status(
             StatusCode::BAD_REQUEST,
             "file_empty",
             "the file is empty",
         ));
-    }
-    if used.saturating_add(i64::try_from(size).unwrap_or(i64::MAX)) > quota {
-        return Err(quota_exceeded(quota));
     }
     let sniffed = sniff::sniff(&head, &name).map_err(|refusal| {
         status(
@@ -188,13 +343,134 @@ pub async fn receive(
             refusal.to_string(),
         )
     })?;
-    spool.flush().await.map_err(|e| Error::Internal(e.into()))?;
-    let mut spool = spool.into_inner().into_std().await;
 
-    let processed = match sniffed.kind {
+    let id = Uuid::now_v7();
+    let original = attachment_path(upload.workspace_id, id, Variant::Original);
+    let thumbnail = attachment_path(upload.workspace_id, id, Variant::Thumbnail);
+    // Small enough for one request to the store, by what the request declared.
+    let small = upload
+        .declared_bytes
+        .is_some_and(|declared| declared <= PART as u64);
+    let direct = match sniffed.kind {
+        Kind::Pdf | Kind::Download if files.stream && small => files.transfers.try_acquire().ok(),
+        Kind::Image(_) | Kind::Pdf | Kind::Download => None,
+    };
+    let stored = match direct {
+        Some(_slot) => {
+            let size = gather_to_store(&files.store, &original, &mut incoming, first).await?;
+            Stored {
+                size,
+                dimensions: None,
+                thumbnail_type: None,
+            }
+        }
+        None => {
+            let spool = spool(&mut incoming, first).await?;
+            // The request's buffers go before the wait for a transfer slot, which many
+            // spooled uploads may share.
+            drop(incoming);
+            drop(multipart);
+            store_spooled(
+                state,
+                upload.strip_metadata,
+                sniffed.kind,
+                spool,
+                &original,
+                &thumbnail,
+            )
+            .await?
+        }
+    };
+
+    let new = NewAttachment {
+        id,
+        conversation_id: upload.conversation_id,
+        uploader: upload.uploader,
+        name,
+        content_type: sniffed.content_type,
+        size: i64::try_from(stored.size).unwrap_or(i64::MAX),
+        dimensions: stored.dimensions,
+        inline: sniffed.kind.inline(),
+        thumbnail_type: stored.thumbnail_type,
+    };
+    let recorded = async {
+        let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+        let attachment = record::insert(&mut tx, upload.schema, &new, quota).await?;
+        if attachment.is_some() {
+            tx.commit().await?;
+        }
+        Ok::<_, Error>(attachment)
+    }
+    .await;
+    match recorded {
+        Ok(Some(attachment)) => {
+            metrics::counter!("attachments_stored_total").increment(1);
+            metrics::counter!("attachments_stored_bytes_total").increment(stored.size);
+            Ok(attachment.linked(&files.links, upload.workspace_id))
+        }
+        Ok(None) => {
+            forget(&files.store, &[&original, &thumbnail]).await;
+            Err(quota_exceeded(quota))
+        }
+        Err(e) => {
+            forget(&files.store, &[&original, &thumbnail]).await;
+            Err(e)
+        }
+    }
+}
+
+/// Gathers a small file (at most [`PART`]) and stores it with one request; its size.
+/// Nothing stays in the store when it is refused or the store fails.
+async fn gather_to_store(
+    store: &Store,
+    path: &Path,
+    incoming: &mut Incoming<'_>,
+    first: Vec<Bytes>,
+) -> Result<u64> {
+    let mut gathered = Gathered::new(PART);
+    let failed = match incoming.pour(first, &mut gathered).await {
+        Ok(Some(())) => match gathered.store(store, path).await {
+            Ok(()) => return Ok(incoming.size),
+            Err(e) => store_failed(e),
+        },
+        Ok(None) => return Err(incoming.refuse_over_quota().await),
+        Err(Poured::Refused(e)) => return Err(e),
+        Err(Poured::Sink(e)) => store_failed(e),
+    };
+    // Whatever the store kept of a failed request.
+    forget(store, &[path]).await;
+    Err(failed)
+}
+
+/// Receives the rest of the file into a spool file (unnamed: gone with its handle).
+async fn spool(incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<std::fs::File> {
+    let spool = tempfile::tempfile().map_err(internal)?;
+    // Chunks arrive a few KiB at a time; each write of a `tokio::fs::File` is a hand-off to a
+    // blocking thread, so they are gathered first.
+    let mut spool =
+        tokio::io::BufWriter::with_capacity(SPOOL_BUFFER, tokio::fs::File::from_std(spool));
+    match incoming.pour(first, &mut spool).await {
+        Ok(Some(())) => Ok(spool.into_inner().into_std().await),
+        Ok(None) => Err(incoming.refuse_over_quota().await),
+        Err(Poured::Refused(e)) => Err(e),
+        Err(Poured::Sink(e)) => Err(internal(e)),
+    }
+}
+
+/// Checks and stores a spooled file: an image's size checked, its thumbnail made and a
+/// visitor's photo cleaned, then the file copied to the store once a transfer slot is free.
+async fn store_spooled(
+    state: &AppState,
+    strip: bool,
+    kind: Kind,
+    mut spool: std::fs::File,
+    original: &Path,
+    thumbnail: &Path,
+) -> Result<Stored> {
+    let files = &state.files;
+    let processed = match kind {
         Kind::Image(format) => {
-            let _decoding = state.files.decodes.acquire().await.map_err(internal)?;
-            let strip = upload.strip_metadata;
+            let _decoding = files.decodes.acquire().await.map_err(internal)?;
             let (file, processed) = tokio::task::spawn_blocking(move || {
                 let processed = images::process(&mut spool, format, strip);
                 (spool, processed)
@@ -218,77 +494,128 @@ pub async fn receive(
         }
         Kind::Pdf | Kind::Download => None,
     };
-
-    let id = Uuid::now_v7();
-    let original = attachment_path(upload.workspace_id, id, Variant::Original);
-    let thumbnail = attachment_path(upload.workspace_id, id, Variant::Thumbnail);
-    let (stored_file, dimensions, thumbnail_type) = match processed {
-        Some(p) => {
-            let file = p.cleaned.unwrap_or(spool);
-            (
-                file,
-                Some(p.dimensions),
-                Some((p.thumbnail, p.thumbnail_type)),
-            )
-        }
+    let (file, dimensions, thumb) = match processed {
+        Some(p) => (
+            p.cleaned.unwrap_or(spool),
+            Some(p.dimensions),
+            Some((p.thumbnail, p.thumbnail_type)),
+        ),
         None => (spool, None, None),
     };
-    let files = &state.files;
     let stored = async {
-        let size = copy_to_store(&files.store, &original, stored_file, &files.transfers).await?;
-        if let Some((bytes, _)) = &thumbnail_type {
+        let size = copy_to_store(&files.store, original, file, &files.transfers).await?;
+        if let Some((bytes, _)) = &thumb {
             files
                 .store
-                .put(&thumbnail, bytes.clone().into())
+                .put(thumbnail, bytes.clone().into())
                 .await
                 .map_err(store_failed)?;
         }
         Ok::<u64, Error>(size)
     }
     .await;
-    let stored_size = match stored {
-        Ok(size) => size,
+    match stored {
+        Ok(size) => Ok(Stored {
+            size,
+            dimensions,
+            thumbnail_type: thumb.map(|(_, t)| t),
+        }),
         Err(e) => {
-            forget(&files.store, [&original, &thumbnail]).await;
-            return Err(e);
-        }
-    };
-
-    let new = NewAttachment {
-        id,
-        conversation_id: upload.conversation_id,
-        uploader: upload.uploader,
-        name,
-        content_type: sniffed.content_type,
-        size: i64::try_from(stored_size).unwrap_or(i64::MAX),
-        dimensions,
-        inline: sniffed.kind.inline(),
-        thumbnail_type: thumbnail_type.map(|(_, t)| t),
-    };
-    let recorded = async {
-        let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-        let attachment = record::insert(&mut tx, upload.schema, &new, quota).await?;
-        if attachment.is_some() {
-            tx.commit().await?;
-        }
-        Ok::<_, Error>(attachment)
-    }
-    .await;
-    match recorded {
-        Ok(Some(attachment)) => {
-            metrics::counter!("attachments_stored_total").increment(1);
-            metrics::counter!("attachments_stored_bytes_total").increment(stored_size);
-            Ok(attachment.linked(&files.links, upload.workspace_id))
-        }
-        Ok(None) => {
-            forget(&files.store, [&original, &thumbnail]).await;
-            Err(quota_exceeded(quota))
-        }
-        Err(e) => {
-            forget(&files.store, [&original, &thumbnail]).await;
+            forget(&files.store, &[original, thumbnail]).await;
             Err(e)
         }
     }
+}
+
+/// A file that came inside another message (an email's attachment), stored and waiting to be
+/// recorded for its uploader ([`Carried::recorded_as`], then [`record::insert`] in the
+/// caller's transaction; [`forget_stored`] when that fails).
+#[derive(Debug)]
+pub struct Carried {
+    pub id: Uuid,
+    pub name: String,
+    content_type: String,
+    size: u64,
+    dimensions: Option<(u32, u32)>,
+    inline: bool,
+    thumbnail_type: Option<&'static str>,
+}
+
+impl Carried {
+    pub fn recorded_as(&self, uploader: Uploader) -> NewAttachment {
+        NewAttachment {
+            id: self.id,
+            conversation_id: None,
+            uploader,
+            name: self.name.clone(),
+            content_type: self.content_type.clone(),
+            size: i64::try_from(self.size).unwrap_or(i64::MAX),
+            dimensions: self.dimensions,
+            inline: self.inline,
+            thumbnail_type: self.thumbnail_type,
+        }
+    }
+}
+
+/// Checks and stores a file that came inside another message, already in memory, as a
+/// visitor's upload is (type sniffed, programs refused, images capped, thumbnailed and
+/// cleaned of metadata). `Ok(Err(reason))` when it is refused.
+pub async fn store_carried(
+    state: &AppState,
+    workspace_id: Uuid,
+    name: &str,
+    bytes: Vec<u8>,
+    max_bytes: u64,
+) -> Result<std::result::Result<Carried, String>> {
+    let name = clean_name(Some(name));
+    if bytes.is_empty() {
+        return Ok(Err(format!("{name}: the file is empty")));
+    }
+    if bytes.len() as u64 > max_bytes {
+        return Ok(Err(format!(
+            "{name}: files may be at most {} MiB",
+            max_bytes / (1024 * 1024)
+        )));
+    }
+    let head = &bytes[..bytes.len().min(HEAD)];
+    let sniffed = match sniff::sniff(head, &name) {
+        Ok(sniffed) => sniffed,
+        Err(refusal) => return Ok(Err(format!("{name}: {refusal}"))),
+    };
+    let spool = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut file = tempfile::tempfile()?;
+        file.write_all(&bytes)?;
+        Ok::<_, std::io::Error>(file)
+    })
+    .await
+    .map_err(internal)?
+    .map_err(internal)?;
+    let id = Uuid::now_v7();
+    let original = attachment_path(workspace_id, id, Variant::Original);
+    let thumbnail = attachment_path(workspace_id, id, Variant::Thumbnail);
+    let stored = match store_spooled(state, true, sniffed.kind, spool, &original, &thumbnail).await
+    {
+        Ok(stored) => stored,
+        Err(Error::Body { detail, .. }) => return Ok(Err(format!("{name}: {detail}"))),
+        Err(e) => return Err(e),
+    };
+    Ok(Ok(Carried {
+        id,
+        name,
+        content_type: sniffed.content_type,
+        size: stored.size,
+        dimensions: stored.dimensions,
+        inline: sniffed.kind.inline(),
+        thumbnail_type: stored.thumbnail_type,
+    }))
+}
+
+/// Deletes the objects of a stored file that was not recorded after all.
+pub async fn forget_stored(state: &AppState, workspace_id: Uuid, id: Uuid) {
+    let original = attachment_path(workspace_id, id, Variant::Original);
+    let thumbnail = attachment_path(workspace_id, id, Variant::Thumbnail);
+    forget(&state.files.store, &[&original, &thumbnail]).await;
 }
 
 fn internal(e: impl Into<anyhow::Error>) -> Error {
@@ -329,7 +656,7 @@ async fn copy_to_store(
 
 /// Deletes objects of a refused upload; a failure is logged, the object is an orphan the
 /// workspace's deletion still removes.
-async fn forget(store: &Store, paths: [&Path; 2]) {
+async fn forget(store: &Store, paths: &[&Path]) {
     for path in paths {
         match store.delete(path).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => {}

@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use axum::extract::{Multipart, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 
 use crate::attachments::record::{self, Attachment, Uploader};
-use crate::attachments::upload::{self, Upload};
+use crate::attachments::upload::{self, Upload, declared_bytes};
 use crate::attachments::{FileUpload, VISITOR_MAX_BYTES};
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, PathId};
@@ -47,6 +47,7 @@ const FILES: Quota = Quota {
 pub async fn upload(
     State(state): State<AppState>,
     visitor: Visitor,
+    headers: HeaderMap,
     multipart: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<(StatusCode, AppJson<Attachment>)> {
     let multipart = upload::multipart(multipart)?;
@@ -58,6 +59,7 @@ pub async fn upload(
         conversation_id: None,
         max_bytes: VISITOR_MAX_BYTES,
         strip_metadata: true,
+        declared_bytes: declared_bytes(&headers),
     };
     let attachment = upload::receive(&state, upload, multipart).await?;
     Ok((StatusCode::CREATED, AppJson(attachment)))
