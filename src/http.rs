@@ -52,6 +52,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
         .merge(crate::attachments::router(state))
+        .merge(crate::email_channel::settings_router(state))
         .merge(crate::contacts::router(state))
         .merge(crate::tickets::router(state))
         .merge(crate::events::router(state))
@@ -62,6 +63,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::chat::router())
         .merge(crate::widget::visitor_router())
         .merge(crate::attachments::files_router())
+        .merge(crate::email_channel::inbound_router())
 }
 
 pub fn router(state: AppState) -> Router {

@@ -17,6 +17,7 @@ pub mod conversations;
 pub mod cors;
 pub mod credentials;
 pub mod email_address;
+pub mod email_channel;
 pub mod error;
 pub mod events;
 pub mod extract;

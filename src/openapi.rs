@@ -50,6 +50,7 @@ use utoipa::{Modify, OpenApi};
         (name = "tickets", description = "Tickets, their status, assignment and comments"),
         (name = "canned-responses", description = "Saved replies: everyone uses them, Owners write them"),
         (name = "widget", description = "The chat widget's visitor API: sessions from a site key, the visitor's conversation"),
+        (name = "email", description = "The email channel: the support address (Owners) and mail handed over by the MTA"),
     )
 )]
 pub struct ApiDoc;
@@ -75,6 +76,15 @@ impl Modify for BearerAuth {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .bearer_format("visitor JWT from POST /widget/v1/sessions")
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "inbound_secret",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("the deployment's INBOUND_EMAIL_SECRET")
                     .build(),
             ),
         );

@@ -280,6 +280,7 @@ mod tests {
                         thumbnail_url: None,
                         expires_at: None,
                     }],
+                    email: None,
                 },
                 author: Some(Author {
                     display_name: "Ada".into(),

@@ -1,6 +1,7 @@
 //! The `supportdesk` command line: one binary for the API and the operator's commands.
 
 mod jobs;
+mod mail;
 mod tenants;
 
 use std::path::PathBuf;
@@ -53,6 +54,9 @@ pub enum Command {
     /// Inspect and revive background work (emails, workspace deletion).
     #[command(subcommand)]
     Jobs(jobs::JobsCommand),
+    /// The email channel: mail handed over by the MTA.
+    #[command(subcommand)]
+    Mail(mail::MailCommand),
 }
 
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -97,6 +101,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Jobs(command) => {
             let pool = db::pool(&settings.database, 2);
             jobs::run(&pool, command).await?;
+        }
+        Command::Mail(command) => {
+            // Boxed: receiving holds a whole message's futures, far larger than the others.
+            let code = Box::pin(mail::run(settings, command)).await?;
+            if code != 0 {
+                std::process::exit(code);
+            }
         }
     }
     Ok(())

@@ -1,6 +1,6 @@
 //! Customer intake, once for every channel: a contact writes in, and their message lands in
 //! their open conversation, or opens one (unassigned, in the inbox) when none is open. The
-//! widget calls it; the email channel will.
+//! widget and the email channel call it.
 //!
 //! Two first messages of one contact racing each other must open one conversation, and an
 //! agent resolving the conversation meanwhile must either wait for the message or have it
@@ -14,10 +14,12 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::messages::{self, MessageKind};
-use super::record::{self, Channel, Conversation, ConversationStatus, Reader};
+use super::record::{self, Change, Channel, Conversation, ConversationStatus, Reader};
 use crate::attachments::record as attachments;
 use crate::error::{Error, Result};
-use crate::events::catalogue::{DomainEvent, MessageCreated};
+use crate::events::catalogue::{
+    ConversationChange, ConversationChanged, DomainEvent, MessageCreated,
+};
 use crate::notifications;
 
 /// A contact whose row this transaction has locked.
@@ -96,6 +98,8 @@ pub struct Intake {
     pub conversation_id: Uuid,
     /// The conversation it opened, if it opened one.
     pub opened: Option<Conversation>,
+    /// The resolved conversation it reopened, if it reopened one.
+    pub reopened: Option<Conversation>,
     pub message: MessageCreated,
 }
 
@@ -106,38 +110,106 @@ impl Intake {
             .opened
             .clone()
             .map(|c| DomainEvent::ConversationCreated(Box::new(c)));
+        let reopened = self.reopened.clone().map(|conversation| {
+            DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
+                change: ConversationChange::Status,
+                conversation,
+            }))
+        });
         opened
             .into_iter()
+            .chain(reopened)
             .chain([DomainEvent::MessageCreated(Box::new(self.message.clone()))])
             .collect()
     }
 }
 
-/// Adds `body` from the contact to their open conversation, opening one (of `channel`) when
-/// none is open. `admit` sees where it will go first and may refuse (a rate limit): then nothing is
-/// written.
+/// Where a contact's message goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// Their open conversation, or a new one when none is open (the widget: one
+    /// conversation at a time).
+    OpenOrNew,
+    /// Always a new conversation (a new email thread), with this subject.
+    New { subject: Option<&'a str> },
+    /// This conversation (an email reply found its thread): reopened when it was resolved
+    /// less than [`REOPEN_WITHIN`] ago, else the message starts a new conversation with
+    /// `subject`.
+    Thread { id: Uuid, subject: Option<&'a str> },
+}
+
+impl Target<'_> {
+    fn subject(&self) -> Option<&str> {
+        match self {
+            Self::OpenOrNew => None,
+            Self::New { subject } | Self::Thread { subject, .. } => *subject,
+        }
+    }
+}
+
+/// How long after its resolution a customer's message reopens a conversation.
+pub const REOPEN_WITHIN: time::Duration = time::Duration::days(7);
+
+/// Adds `body` from the contact to the conversation `target` names, opening one (of
+/// `channel`) when it names none. `admit` sees where it will go first and may refuse (a rate
+/// limit): then nothing is written.
+#[allow(clippy::too_many_arguments)]
 pub async fn intake(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     contact: LockedContact,
     channel: Channel,
+    target: Target<'_>,
     body: &str,
     attachment_ids: &[Uuid],
     admit: impl AsyncFnOnce(Destination) -> Result<()>,
 ) -> Result<Intake> {
-    let open: Option<Uuid> = sqlx::query_scalar(schema.sql(&format!(
-        "SELECT c.id FROM {{schema}}.conversations c WHERE {OPEN_OF_CONTACT} FOR UPDATE"
-    )))
-    .bind(contact.id())
-    .fetch_optional(&mut *conn)
-    .await?;
-    let destination = open.map_or(Destination::New, Destination::Open);
+    let (destination, reopen) = match target {
+        Target::OpenOrNew => {
+            let open: Option<Uuid> = sqlx::query_scalar(schema.sql(&format!(
+                "SELECT c.id FROM {{schema}}.conversations c WHERE {OPEN_OF_CONTACT} FOR UPDATE"
+            )))
+            .bind(contact.id())
+            .fetch_optional(&mut *conn)
+            .await?;
+            (open.map_or(Destination::New, Destination::Open), false)
+        }
+        Target::New { .. } => (Destination::New, false),
+        Target::Thread { id, .. } => {
+            // (resolved, resolved recently enough to reopen)
+            let found: Option<(bool, bool)> = sqlx::query_as(schema.sql(
+                "SELECT status = 'resolved', updated_at > now() - $2::interval
+                   FROM {schema}.conversations WHERE id = $1 FOR UPDATE",
+            ))
+            .bind(id)
+            .bind(REOPEN_WITHIN)
+            .fetch_optional(&mut *conn)
+            .await?;
+            match found {
+                Some((false, _)) => (Destination::Open(id), false),
+                Some((true, true)) => (Destination::Open(id), true),
+                Some((true, false)) | None => (Destination::New, false),
+            }
+        }
+    };
     admit(destination).await?;
     let conversation_id = match destination {
         Destination::Open(id) => id,
         Destination::New => {
-            record::insert(&mut *conn, schema, contact.id(), None, None, channel).await?
+            let subject = target.subject();
+            record::insert(&mut *conn, schema, contact.id(), subject, None, channel).await?
         }
+    };
+    let reopened = if reopen {
+        record::update(
+            &mut *conn,
+            schema,
+            conversation_id,
+            Change::Status(ConversationStatus::Open),
+        )
+        .await?
+    } else {
+        None
     };
     let added = messages::add(
         &mut *conn,
@@ -174,6 +246,7 @@ pub async fn intake(
     Ok(Intake {
         conversation_id,
         opened,
+        reopened,
         message: MessageCreated {
             conversation_id,
             contact_id: added.contact_id,

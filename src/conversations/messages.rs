@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::attachments::record::{self as attachments, Attachment};
+use crate::email_channel::details::{self as email_details, EmailDetails};
 use crate::pagination::{Page, TimeKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -37,6 +38,10 @@ pub struct Message {
     #[serde(default)]
     #[sqlx(skip)]
     pub attachments: Vec<Attachment>,
+    /// The email side of a message of an email conversation; null for every other message.
+    #[serde(default)]
+    #[sqlx(skip)]
+    pub email: Option<Box<EmailDetails>>,
 }
 
 /// A message just added, with the conversation's contact (whose widget hears replies).
@@ -222,7 +227,7 @@ pub async fn list(
     Ok((messages, next))
 }
 
-/// Fills in the messages' files (without links), in one statement.
+/// Fills in the messages' files (without links) and email details, a statement each.
 pub async fn with_attachments<'m>(
     conn: &mut PgConnection,
     schema: &TenantSchema,
@@ -231,10 +236,12 @@ pub async fn with_attachments<'m>(
     let messages: Vec<&mut Message> = messages.into_iter().collect();
     let ids: Vec<Uuid> = messages.iter().map(|m| m.id).collect();
     let mut by_message = attachments::of_messages(conn, schema, &ids).await?;
+    let mut emails = email_details::of_messages(conn, schema, &ids).await?;
     for message in messages {
         if let Some(files) = by_message.remove(&message.id) {
             message.attachments = files;
         }
+        message.email = emails.remove(&message.id).map(Box::new);
     }
     Ok(())
 }

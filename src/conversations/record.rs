@@ -33,6 +33,8 @@ pub enum Channel {
     Chat,
     /// An agent or an API client started it (its first message is outgoing).
     Manual,
+    /// A customer's email began it (the email channel); replies are sent by email.
+    Email,
 }
 
 /// The newest message of a conversation, as the inbox list previews it.

@@ -39,18 +39,39 @@ pub async fn publish(
                 None => return,
             },
         };
-        let mut command = redis::cmd("PUBLISH");
-        command.arg(&channel).arg(&message);
-        match tokio::time::timeout(timeout, command.query_async::<i64>(&mut redis)).await {
-            Ok(Ok(_)) => metrics::counter!("hub_backplane_published_total").increment(1),
-            Ok(Err(err)) => {
-                metrics::counter!("hub_backplane_dropped_total").increment(1);
-                tracing::warn!(error = %err, "event not sent to other replicas");
-            }
-            Err(_) => {
-                metrics::counter!("hub_backplane_dropped_total").increment(1);
-                tracing::warn!("event not sent to other replicas: Redis timed out");
-            }
+        publish_one(&mut redis, &channel, &message, timeout).await;
+    }
+}
+
+/// Publishes what `outbox` holds now, and returns: for a command that writes and exits.
+pub async fn flush(
+    outbox: &mut mpsc::Receiver<String>,
+    mut redis: ConnectionManager,
+    channel: &str,
+    timeout: Duration,
+) {
+    while let Ok(message) = outbox.try_recv() {
+        publish_one(&mut redis, channel, &message, timeout).await;
+    }
+}
+
+async fn publish_one(
+    redis: &mut ConnectionManager,
+    channel: &str,
+    message: &str,
+    timeout: Duration,
+) {
+    let mut command = redis::cmd("PUBLISH");
+    command.arg(channel).arg(message);
+    match tokio::time::timeout(timeout, command.query_async::<i64>(redis)).await {
+        Ok(Ok(_)) => metrics::counter!("hub_backplane_published_total").increment(1),
+        Ok(Err(err)) => {
+            metrics::counter!("hub_backplane_dropped_total").increment(1);
+            tracing::warn!(error = %err, "event not sent to other replicas");
+        }
+        Err(_) => {
+            metrics::counter!("hub_backplane_dropped_total").increment(1);
+            tracing::warn!("event not sent to other replicas: Redis timed out");
         }
     }
 }

@@ -270,6 +270,26 @@ impl Hub {
         self.presence.online(workspace_id, &self.registry).await
     }
 
+    /// Publishes to the other replicas what this process raised and has not published yet,
+    /// for a command that writes and exits (`supportdesk mail receive`) without running the
+    /// backplane.
+    pub async fn flush(&self) {
+        let unsent = self
+            .unsent
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(mut unsent) = unsent {
+            backplane::flush(
+                &mut unsent,
+                self.redis.clone(),
+                &self.channel,
+                self.redis_timeout,
+            )
+            .await;
+        }
+    }
+
     /// Runs the backplane and the presence heartbeat until `stop`.
     pub async fn run(self, client: redis::Client, stop: CancellationToken) {
         let unsent = self

@@ -119,6 +119,17 @@ pub struct NewContact {
     name: Option<String>,
 }
 
+impl NewContact {
+    /// A sender as a channel knows them (an email's `From`): the name cut to the longest
+    /// allowed, dropped when blank.
+    pub fn from_sender(email: EmailAddress, name: Option<&str>) -> Self {
+        let name = name
+            .map(|n| n.trim().chars().take(NAME_MAX_CHARS).collect::<String>())
+            .filter(|n| !n.is_empty());
+        Self { email, name }
+    }
+}
+
 impl ContactInput {
     /// Checks the input; problems go to `checks` under `field.email` and `field.name`.
     pub fn check(self, field: Field, checks: &mut FieldChecks) -> Option<NewContact> {
@@ -173,6 +184,35 @@ pub async fn upsert(
         "WITH known AS (SELECT name FROM {schema}.contacts WHERE email = $1)
          INSERT INTO {schema}.contacts AS contacts (email, name) VALUES ($1, $2)
          ON CONFLICT (email) DO UPDATE
+            SET name = coalesce(contacts.name, EXCLUDED.name),
+                updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
+                                  THEN now() ELSE contacts.updated_at END
+         RETURNING id, name, email, claimed_email, external_id, (xmax = 0) AS created,
+                   (xmax <> 0 AND $2::text IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named",
+    ))
+    .bind(contact.email.as_str())
+    .bind(&contact.name)
+    .fetch_one(conn)
+    .await
+}
+
+/// The contact of a sender whose `From` could not be trusted (their mail failed DMARC): known
+/// only by the address it claimed, apart from the contact established for that address,
+/// created if new.
+pub async fn upsert_unverified_sender(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact: &NewContact,
+) -> sqlx::Result<Upserted> {
+    sqlx::query_as(schema.sql(
+        "WITH known AS (SELECT name FROM {schema}.contacts
+                         WHERE claimed_email = $1 AND email IS NULL AND visitor_id IS NULL
+                           AND external_id IS NULL)
+         INSERT INTO {schema}.contacts AS contacts (claimed_email, name) VALUES ($1, $2)
+         ON CONFLICT (claimed_email)
+            WHERE email IS NULL AND visitor_id IS NULL AND external_id IS NULL
+         DO UPDATE
             SET name = coalesce(contacts.name, EXCLUDED.name),
                 updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
                                   THEN now() ELSE contacts.updated_at END

@@ -22,6 +22,7 @@ use uuid::Uuid;
 use crate::attachments::record as attachments;
 use crate::conversations::messages::{self, MemberMessage, MessageKind, Posted};
 use crate::conversations::record::Change;
+use crate::email_channel::outgoing;
 use crate::error::Result;
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
@@ -153,9 +154,17 @@ pub async fn add_by_member(
     // for this commit (and sees the reply) or has started already, which this next
     // statement, with a snapshot taken after that lock, sees and schedules the next email.
     // Scheduled first, a reply could miss both.
+    let mut posted = posted;
     match kind {
         MessageKind::Outgoing => {
             visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
+            // An email conversation's reply goes out by email, queued with its details here.
+            let message_id = posted.added.message.id;
+            let domain = &state.settings.inbound.domain;
+            posted.added.message.email =
+                outgoing::schedule(&mut tx, schema, conversation_id, message_id, domain)
+                    .await?
+                    .map(Box::new);
         }
         MessageKind::Note if sets_off => {
             let message_id = posted.added.message.id;

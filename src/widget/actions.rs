@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::attachments::record::link_all;
-use crate::conversations::intake::{self, Destination};
+use crate::conversations::intake::{self, Destination, Target};
 use crate::conversations::messages::{self, Message};
 use crate::conversations::record::Channel;
 use crate::conversations::record::ConversationStatus;
@@ -169,6 +169,7 @@ pub async fn post(
         schema,
         contact,
         Channel::Chat,
+        Target::OpenOrNew,
         &body,
         &attachment_ids,
         async |destination| {

@@ -78,3 +78,7 @@ mod widget_sessions;
 mod widget_settings;
 mod widget_trust;
 mod widget_visitors;
+
+// The email channel.
+mod email_channel;
+mod helpers_email;

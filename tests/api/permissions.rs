@@ -385,6 +385,23 @@ fn routes() -> Vec<Route> {
         ),
         route(
             Method::GET,
+            "/api/settings/email",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PUT,
+            "/api/settings/email",
+            empty,
+            // Past the authorization, `{}` sets no support address.
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
             "/api/conversations/{id}/activity",
             none,
             Allowed(404),

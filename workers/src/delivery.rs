@@ -17,15 +17,19 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use apalis::prelude::{BoxDynError, Data};
+use object_store::ObjectStoreExt;
 use sqlx::PgPool;
 use supportdesk_core::config::WorkerSettings;
 use supportdesk_core::email_tokens::EmailTokenKey;
+use supportdesk_core::outbox::messages::conversation_email::{self, Delivered};
 use supportdesk_core::outbox::messages::{
     agent_digest, invitation, password_reset, verification, visitor_reply,
 };
 use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
+use supportdesk_core::storage::{Variant, attachment_path};
 use supportdesk_core::tenancy::deletion::delete_workspace;
 
+use crate::email::conversation;
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
 use crate::queues::OutboxTask;
@@ -117,8 +121,43 @@ impl Deliverer {
                 self.send_visitor_reply(attempt, workspace_id, conversation_id)
                     .await
             }
+            OutboxMessage::ConversationEmail {
+                workspace_id,
+                message_id,
+            } => self.send_conversation_email(workspace_id, message_id).await,
             _ => self.send_email(attempt).await,
         };
+        let outcome = self.outcome(attempt, result);
+        if let OutboxMessage::ConversationEmail {
+            workspace_id,
+            message_id,
+        } = attempt.message
+        {
+            // The reply shows how its delivery stands; a failure to record it is logged and
+            // leaves it pending.
+            let delivered = match &outcome {
+                Outcome::Done => Some(Delivered::Sent),
+                Outcome::RetryScheduled { error, .. } => Some(Delivered::Retrying(error)),
+                Outcome::Dead { error } => Some(Delivered::Failed(error)),
+                Outcome::Skipped => None,
+            };
+            if let Some(delivered) = delivered
+                && let Err(e) = conversation_email::record_delivery(
+                    &self.db,
+                    workspace_id,
+                    message_id,
+                    delivered,
+                )
+                .await
+            {
+                tracing::warn!(error = %e, %message_id, "recording a reply's delivery failed");
+            }
+        }
+        outcome
+    }
+
+    /// What an attempt's result means for the message: done, retried later, or dead.
+    fn outcome(&self, attempt: &Attempt, result: Result<Outcome, Failure>) -> Outcome {
         match result {
             Ok(outcome) => outcome,
             Err(Failure::Permanent(error)) => Outcome::Dead { error },
@@ -201,6 +240,42 @@ impl Deliverer {
         Ok(outcome)
     }
 
+    /// An agent's reply on an email conversation, with its files read from the store. Already
+    /// sent (or its workspace gone) is `Skipped`.
+    async fn send_conversation_email(
+        &self,
+        workspace_id: uuid::Uuid,
+        message_id: uuid::Uuid,
+    ) -> Result<Outcome, Failure> {
+        let email = conversation_email::pending(&self.db, workspace_id, message_id)
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the reply: {e}")))?;
+        let Some(email) = email else {
+            return Ok(Outcome::Skipped);
+        };
+        let mut files = Vec::with_capacity(email.files.len());
+        for file in &email.files {
+            let path = attachment_path(workspace_id, file.id, Variant::Original);
+            let bytes = async { self.store.get(&path).await?.bytes().await }
+                .await
+                .map_err(|e| Failure::Transient(format!("reading {}: {e}", file.name)))?;
+            files.push(bytes.to_vec());
+        }
+        let message = conversation::build(&email, self.renderer.from(), files)
+            .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
+        let started = Instant::now();
+        let sent = self.mailer.send(message).await;
+        metrics::histogram!("email_send_duration_seconds", "kind" => "conversation_email")
+            .record(started.elapsed().as_secs_f64());
+        sent.map(|()| Outcome::Done).map_err(|e| {
+            if e.permanent {
+                Failure::Permanent(e.message)
+            } else {
+                Failure::Transient(e.message)
+            }
+        })
+    }
+
     /// Builds and sends a rendered email.
     async fn send(&self, attempt: &Attempt, email: Email) -> Result<Outcome, Failure> {
         let message = self
@@ -265,7 +340,8 @@ impl Deliverer {
             }
             OutboxMessage::DropWorkspace { .. }
             | OutboxMessage::AgentDigestEmail { .. }
-            | OutboxMessage::VisitorReplyEmail { .. } => None,
+            | OutboxMessage::VisitorReplyEmail { .. }
+            | OutboxMessage::ConversationEmail { .. } => None,
         })
     }
 }

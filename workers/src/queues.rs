@@ -34,7 +34,8 @@ pub const MISSED_HEARTBEATS: usize = 6;
 
 /// `{namespace}:email:verification`, `{namespace}:email:invitation`,
 /// `{namespace}:email:password-reset`, `{namespace}:email:agent-digest`,
-/// `{namespace}:email:visitor-reply`, `{namespace}:workspace:drop`. A queue per kind, so a
+/// `{namespace}:email:visitor-reply`, `{namespace}:email:conversation`,
+/// `{namespace}:workspace:drop`. A queue per kind, so a
 /// backlog of one (a bulk invitation, say) never delays another (a reset someone waits for).
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
     let suffix = match kind {
@@ -44,6 +45,7 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::DropWorkspace => "workspace:drop",
         MessageKind::AgentDigestEmail => "email:agent-digest",
         MessageKind::VisitorReplyEmail => "email:visitor-reply",
+        MessageKind::ConversationEmail => "email:conversation",
     };
     format!("{namespace}:{suffix}")
 }

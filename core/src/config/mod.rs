@@ -14,6 +14,7 @@ mod application;
 mod connection_string;
 mod database;
 mod email;
+mod inbound;
 mod redis;
 mod secret;
 mod storage;
@@ -28,6 +29,7 @@ use serde::Deserialize;
 pub use self::application::{ApplicationSettings, TrustedProxies, origin_of};
 pub use self::database::{DatabaseSettings, PoolTuning, Pooler};
 pub use self::email::{EmailSettings, MailTransport};
+pub use self::inbound::InboundEmailSettings;
 pub use self::redis::RedisSettings;
 pub use self::secret::SigningSecret;
 pub use self::storage::{S3Location, StorageLocation, StorageSettings};
@@ -87,6 +89,7 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub redis: RedisSettings,
     pub email: EmailSettings,
+    pub inbound: InboundEmailSettings,
     pub storage: StorageSettings,
     /// The worker's own settings: `Some` when loaded for [`Component::Worker`], `None` in the
     /// API, which runs no worker and so does not read (or refuse) them.
@@ -153,6 +156,11 @@ impl Settings {
             development,
             application.jwt_secret.as_ref(),
         )?;
+        let inbound = InboundEmailSettings::from_raw(
+            section(&source)?,
+            component,
+            Some(&application.app_url),
+        )?;
         let redis = RedisSettings::try_from(section::<self::redis::Raw>(&source)?)?;
         let storage = StorageSettings::from_raw(section(&source)?, development)?;
         let worker = match component {
@@ -165,6 +173,7 @@ impl Settings {
             database,
             redis,
             email,
+            inbound,
             storage,
             worker,
         })

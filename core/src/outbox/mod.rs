@@ -31,16 +31,18 @@ pub enum MessageKind {
     DropWorkspace,
     AgentDigestEmail,
     VisitorReplyEmail,
+    ConversationEmail,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
         Self::DropWorkspace,
         Self::AgentDigestEmail,
         Self::VisitorReplyEmail,
+        Self::ConversationEmail,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +53,7 @@ impl MessageKind {
             Self::DropWorkspace => "drop_workspace",
             Self::AgentDigestEmail => "agent_digest_email",
             Self::VisitorReplyEmail => "visitor_reply_email",
+            Self::ConversationEmail => "conversation_email",
         }
     }
 
@@ -79,6 +82,11 @@ pub enum OutboxMessage {
         workspace_id: Uuid,
         conversation_id: Uuid,
     },
+    /// An agent's reply on an email conversation (`messages::conversation_email`).
+    ConversationEmail {
+        workspace_id: Uuid,
+        message_id: Uuid,
+    },
 }
 
 impl OutboxMessage {
@@ -90,6 +98,7 @@ impl OutboxMessage {
             Self::DropWorkspace { .. } => MessageKind::DropWorkspace,
             Self::AgentDigestEmail { .. } => MessageKind::AgentDigestEmail,
             Self::VisitorReplyEmail { .. } => MessageKind::VisitorReplyEmail,
+            Self::ConversationEmail { .. } => MessageKind::ConversationEmail,
         }
     }
 
@@ -118,6 +127,10 @@ impl OutboxMessage {
                 "workspaceId": workspace_id,
                 "conversationId": conversation_id,
             }),
+            Self::ConversationEmail {
+                workspace_id,
+                message_id,
+            } => serde_json::json!({ "workspaceId": workspace_id, "messageId": message_id }),
         }
     }
 
@@ -143,6 +156,10 @@ impl OutboxMessage {
             MessageKind::VisitorReplyEmail => Some(Self::VisitorReplyEmail {
                 workspace_id: id("workspaceId")?,
                 conversation_id: id("conversationId")?,
+            }),
+            MessageKind::ConversationEmail => Some(Self::ConversationEmail {
+                workspace_id: id("workspaceId")?,
+                message_id: id("messageId")?,
             }),
         }
     }

@@ -97,6 +97,12 @@ pub fn attachment_path(workspace_id: Uuid, attachment_id: Uuid, variant: Variant
     ))
 }
 
+/// Where a received email is kept as it came (`id` is ours, not its Message-ID). Under the
+/// workspace's prefix, so deleting the workspace deletes it.
+pub fn mail_path(workspace_id: Uuid, id: Uuid) -> Path {
+    Path::from(format!("workspaces/{workspace_id}/mail/{id}.eml"))
+}
+
 /// Deletes every object of a workspace, `batch` keys at a time (one listing and one delete
 /// request each), until none is left. Repeating it after a crash carries on where it
 /// stopped: it asks the store what is left, not a record of what was done. Returns how many

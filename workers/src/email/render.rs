@@ -230,6 +230,11 @@ impl Renderer {
         })
     }
 
+    /// `MAIL_FROM`: the platform's sender.
+    pub(crate) fn from(&self) -> &Mailbox {
+        &self.from
+    }
+
     /// `APP_URL`, without a trailing slash.
     pub(crate) fn app_url(&self) -> &str {
         &self.app_url

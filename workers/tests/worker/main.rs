@@ -11,6 +11,7 @@ mod harness;
 
 mod dashboard_browser;
 mod deleted_files;
+mod email_replies;
 mod emails;
 mod event_retention;
 mod faults;

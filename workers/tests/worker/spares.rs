@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 16] = [
+const TENANT_TABLES: [&str; 19] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -25,6 +25,9 @@ const TENANT_TABLES: [&str; 16] = [
     "contacts",
     "conversation_reads",
     "conversations",
+    "email_messages",
+    "email_settings",
+    "email_thread_ids",
     "event_log_head",
     "events",
     "messages",

@@ -9,6 +9,7 @@
 //! crate, because the worker needs it and none of the API's web stack.
 
 pub mod agent_digest;
+pub mod conversation_email;
 pub mod invitation;
 pub mod password_reset;
 pub mod verification;

@@ -545,6 +545,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's email channel settings. */
+        get: operations["getApiSettingsEmail"];
+        /** Set the support address. */
+        put: operations["putApiSettingsEmail"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/storage": {
         parameters: {
             query?: never;
@@ -897,6 +915,23 @@ export interface paths {
         put?: never;
         /** Start a chat hub connection: a single-use token for the WebSocket request. */
         post: operations["postHubsChatNegotiate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Receive one email. */
+        post: operations["postInboundEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1356,7 +1391,7 @@ export interface components {
          * @description How a conversation began.
          * @enum {string}
          */
-        Channel: "chat" | "manual";
+        Channel: "chat" | "manual" | "email";
         Comment: {
             /** Format: uuid */
             authorAgentId: string;
@@ -1550,6 +1585,55 @@ export interface components {
             /** @description The caller's role here. */
             role: components["schemas"]["Role"];
             slug: string;
+        };
+        /** @description Whether our reply reached the customer's server. */
+        Delivery: {
+            /** @description Why it failed (the server's answer, or the bounce it sent back). */
+            error?: string | null;
+            status: components["schemas"]["DeliveryStatus"];
+        };
+        /** @enum {string} */
+        DeliveryStatus: "pending" | "sent" | "failed";
+        /** @description A message's email details. */
+        EmailDetails: {
+            cc: components["schemas"]["EmailParty"][];
+            delivery?: components["schemas"]["Delivery"] | null;
+            /** @description The sender failed DMARC: their `From` may be forged. */
+            dmarcFailed: boolean;
+            from: components["schemas"]["EmailParty"];
+            /**
+             * @description The HTML the sender wrote, sanitised (no script, no forms, no styles); null for plain
+             *     text mail and for our replies.
+             */
+            html?: string | null;
+            /** @description The quoted history and signature the body leaves out, kept as written. */
+            quoted?: string | null;
+            senderChecks?: components["schemas"]["SenderChecks"] | null;
+            subject: string;
+            to: components["schemas"]["EmailParty"][];
+        };
+        /** @description An address and the name shown beside it. */
+        EmailParty: {
+            /** @example carla@example.org */
+            address: string;
+            /** @example Carla Diaz */
+            name?: string | null;
+        };
+        EmailSettings: {
+            /**
+             * @description The support address customers write to and replies come from; null until set.
+             * @example support@acme.example
+             */
+            address?: string | null;
+            /**
+             * @description Where the support address must forward mail to (read only).
+             * @example acme.3f9a0c1b2d@inbound.desk.example
+             */
+            inboundAddress: string;
+        };
+        EmailSettingsInput: {
+            /** @description The support address; null clears it (replies then come from the forwarding address). */
+            address?: string | null;
         };
         /** @description Who made a change, as the log shows it. */
         EventActor: {
@@ -1790,6 +1874,7 @@ export interface components {
             body: string;
             /** Format: date-time */
             createdAt: string;
+            email?: components["schemas"]["EmailDetails"] | null;
             /** Format: uuid */
             id: string;
             kind: components["schemas"]["MessageKind"];
@@ -1969,6 +2054,28 @@ export interface components {
             notificationPreferences?: components["schemas"]["NotificationPreferencesPatch"] | null;
             sendWithEnter?: boolean | null;
         };
+        /** @description What became of a received email. */
+        Receipt: {
+            /** Format: uuid */
+            conversationId: string;
+            /** Format: uuid */
+            messageId: string;
+            opened: boolean;
+            /** @enum {string} */
+            outcome: "added";
+        } | {
+            /** @enum {string} */
+            outcome: "duplicate";
+        } | {
+            /** @enum {string} */
+            outcome: "ignored";
+            reason: string;
+        } | {
+            /** @enum {string} */
+            outcome: "bounce";
+            /** Format: int64 */
+            undelivered: number;
+        };
         RegeneratedSecret: {
             /**
              * @description Shown this once: sign each visitor's `externalId` with it on your server,
@@ -2038,6 +2145,12 @@ export interface components {
             /** @description Workspace token (JWT, one hour) carrying the tenant id and role. */
             token: string;
             workspace: components["schemas"]["MembershipSummary"];
+        };
+        /** @description SPF, DKIM and DMARC as the receiving server found them (`pass`, `fail`, `none`, ...). */
+        SenderChecks: {
+            dkim?: string | null;
+            dmarc?: string | null;
+            spf?: string | null;
         };
         Session: {
             /** @description Whether an agent is connected now ("we reply by email" otherwise). */
@@ -4348,6 +4461,97 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getApiSettingsEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The support and forwarding addresses */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailSettings"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putApiSettingsEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The updated settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailSettings"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiSettingsStorage: {
         parameters: {
             query?: never;
@@ -5576,6 +5780,90 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The envelope recipient: the workspace's forwarding address */
+                "X-Original-To"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The message as received */
+        requestBody: {
+            content: {
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description Taken, or knowingly dropped (see `outcome`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Receipt"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing or wrong secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No workspace has this forwarding address, or inbound mail over HTTP is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The message is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not message/rfc822 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The message has no usable From address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description Storage or the database is unavailable: retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
                 };
             };
         };
