@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use apalis::prelude::{BoxDynError, Data};
+use lettre::Message;
 use object_store::ObjectStoreExt;
 use sqlx::PgPool;
 use supportdesk_core::config::WorkerSettings;
@@ -44,6 +45,8 @@ pub struct Deliverer {
     pub store: supportdesk_core::storage::Store,
     /// Objects per delete request.
     pub delete_batch: usize,
+    /// `INBOUND_EMAIL_DOMAIN`: of the Message-IDs an answer threads back by.
+    pub inbound_domain: String,
 }
 
 /// The apalis handler. The attempt runs in a task of its own: if the queue worker's future
@@ -124,7 +127,10 @@ impl Deliverer {
             OutboxMessage::ConversationEmail {
                 workspace_id,
                 message_id,
-            } => self.send_conversation_email(workspace_id, message_id).await,
+            } => {
+                self.send_conversation_email(attempt, workspace_id, message_id)
+                    .await
+            }
             _ => self.send_email(attempt).await,
         };
         let outcome = self.outcome(attempt, result);
@@ -216,7 +222,9 @@ impl Deliverer {
     }
 
     /// A visitor's unseen replies: claimed for this message, mailed, and recorded as sent
-    /// (the next email waits ten minutes after it). Nothing unseen is `Skipped`.
+    /// (the next email waits ten minutes after it). Nothing unseen is `Skipped`. The email's
+    /// Message-ID joins the conversation's thread and answers go to the support address with
+    /// the email's token, so the visitor's answer by email continues the conversation.
     async fn send_visitor_reply(
         &self,
         attempt: &Attempt,
@@ -229,11 +237,25 @@ impl Deliverer {
         let Some(reply) = reply else {
             return Ok(Outcome::Skipped);
         };
+        let thread = conversation_email::join_thread(
+            &self.db,
+            workspace_id,
+            &reply.schema,
+            conversation_id,
+            attempt.id,
+            &self.inbound_domain,
+        )
+        .await
+        .map_err(|e| Failure::Transient(format!("joining the conversation's thread: {e}")))?;
         let email = self
             .renderer
             .visitor_reply(&reply)
             .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
-        let outcome = self.send(attempt, email).await?;
+        let message = self
+            .renderer
+            .threaded_message(email, &thread, &reply.workspace_name)
+            .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
+        let outcome = self.transmit(attempt, message).await?;
         visitor_reply::mark_sent(&self.db, &reply.schema, attempt.id)
             .await
             .map_err(|e| Failure::Transient(format!("recording the email as sent: {e}")))?;
@@ -244,6 +266,7 @@ impl Deliverer {
     /// sent (or its workspace gone) is `Skipped`.
     async fn send_conversation_email(
         &self,
+        attempt: &Attempt,
         workspace_id: uuid::Uuid,
         message_id: uuid::Uuid,
     ) -> Result<Outcome, Failure> {
@@ -263,17 +286,7 @@ impl Deliverer {
         }
         let message = conversation::build(&email, self.renderer.from(), files)
             .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
-        let started = Instant::now();
-        let sent = self.mailer.send(message).await;
-        metrics::histogram!("email_send_duration_seconds", "kind" => "conversation_email")
-            .record(started.elapsed().as_secs_f64());
-        sent.map(|()| Outcome::Done).map_err(|e| {
-            if e.permanent {
-                Failure::Permanent(e.message)
-            } else {
-                Failure::Transient(e.message)
-            }
-        })
+        self.transmit(attempt, message).await
     }
 
     /// Builds and sends a rendered email.
@@ -282,6 +295,11 @@ impl Deliverer {
             .renderer
             .message(attempt.id, email)
             .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
+        self.transmit(attempt, message).await
+    }
+
+    /// Sends a built message.
+    async fn transmit(&self, attempt: &Attempt, message: Message) -> Result<Outcome, Failure> {
         let kind = attempt.message.kind().as_str();
         let started = Instant::now();
         let sent = self.mailer.send(message).await;

@@ -70,6 +70,7 @@ pub async fn run(
         settings: worker.clone(),
         store: store.clone(),
         delete_batch: settings.storage.delete_batch,
+        inbound_domain: settings.inbound.domain.clone(),
     });
     let namespace = settings.redis.namespace.clone();
 

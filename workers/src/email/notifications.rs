@@ -357,18 +357,19 @@ mod tests {
             assert!(part.contains("Acme Help"), "{part}");
             assert!(part.contains("It ships today"), "{part}");
             assert!(part.contains("My order?"), "{part}");
-            assert!(part.contains("cannot be answered"), "{part}");
+            assert!(part.contains("reply to this email"), "{part}");
         }
         assert!(!email.html.contains("<script>"), "{}", email.html);
         assert!(email.html.contains(DEFAULT_COLOR), "{}", email.html);
     }
 
     #[test]
-    fn without_a_known_page_the_visitor_is_told_to_answer_in_the_chat_on_the_site() {
+    fn without_a_known_page_the_visitor_is_told_to_answer_by_email() {
         let email = renderer().visitor_reply(&reply(None)).unwrap();
         for part in [&email.text, &email.html] {
             assert!(!part.contains(CHAT_FRAGMENT), "{part}");
-            assert!(part.contains("open the chat on their website"), "{part}");
+            assert!(part.contains("reply to this email"), "{part}");
+            assert!(!part.contains("Continue the chat"), "{part}");
         }
     }
 

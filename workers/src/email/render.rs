@@ -14,6 +14,7 @@
 use askama::Template;
 use lettre::Message;
 use lettre::message::{Mailbox, MultiPart};
+use supportdesk_core::outbox::messages::conversation_email::Thread;
 use supportdesk_core::role::Role;
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -228,6 +229,26 @@ impl Renderer {
             from,
             message_id_domain,
         })
+    }
+
+    /// A rendered email about a conversation, in its thread: this Message-ID, answers asked
+    /// to `thread.reply_to` (shown as the team's name).
+    pub fn threaded_message(
+        &self,
+        email: Email,
+        thread: &Thread,
+        team: &str,
+    ) -> anyhow::Result<Message> {
+        let to: Mailbox = email.to.parse()?;
+        let reply_to = Mailbox::new(Some(team.to_owned()), thread.reply_to.parse()?);
+        Message::builder()
+            .from(self.from.clone())
+            .reply_to(reply_to)
+            .to(to)
+            .subject(email.subject)
+            .message_id(Some(format!("<{}>", thread.message_id)))
+            .multipart(MultiPart::alternative_plain_html(email.text, email.html))
+            .map_err(|e| anyhow::anyhow!("building the message: {e}"))
     }
 
     /// `MAIL_FROM`: the platform's sender.

@@ -62,8 +62,11 @@ async fn select(stack: &Stack, user_token: &str, workspace_id: Uuid) -> String {
     selected["token"].as_str().unwrap().to_owned()
 }
 
+/// The bearer token the MTA presents to `POST /inbound/email`.
+const INBOUND_SECRET: &str = "inbound-secret-0123456789abcdef0123";
+
 async fn team() -> Team {
-    let stack = stack(&[]).await;
+    let stack = stack(&[("INBOUND_EMAIL_SECRET", INBOUND_SECRET)]).await;
     let (owner_user, owner_id, owner_email) = register(&stack, "Olivia Owner").await;
     let (status, workspace) = stack
         .call(
@@ -140,6 +143,15 @@ async fn team() -> Team {
 }
 
 impl Team {
+    /// The random tag of the workspace's forwarding address.
+    async fn inbound_tag(&self) -> String {
+        sqlx::query_scalar("SELECT inbound_tag FROM public.workspaces WHERE id = $1")
+            .bind(self.workspace_id)
+            .fetch_one(&self.stack.db)
+            .await
+            .unwrap()
+    }
+
     /// Starts a conversation as `agent`; its id and number.
     async fn conversation(&self, agent: &Agent, subject: &str) -> (Uuid, i64) {
         let body = json!({
@@ -535,13 +547,46 @@ async fn unseen_replies_are_emailed_to_the_visitor_once_per_ten_minutes_without_
             "a note in a visitor's email: {part}"
         );
         assert!(part.contains("Acme Support"), "{part}");
-        assert!(part.contains("cannot be answered"), "{part}");
+        assert!(part.contains("reply to this email"), "{part}");
     }
     assert!(text.contains("2 new replies"), "{text}");
     assert!(
         text.contains("https://shop.example/orders?id=3#supportdesk-chat"),
         "{text}"
     );
+
+    // The email is in the conversation's thread: Carla's answer to it continues the chat.
+    let parsed = mail.parsed();
+    let reply_to = parsed
+        .reply_to()
+        .and_then(|r| r.first())
+        .and_then(|m| m.address())
+        .expect("Reply-To")
+        .to_owned();
+    let message_id = mail.message_id();
+    let token = message_id.split('@').next().unwrap();
+    assert_eq!(
+        reply_to,
+        format!("acme.{}+{token}@desk.test", team.inbound_tag().await)
+    );
+    let answer = format!(
+        "From: carla@example.org\r\nTo: {reply_to}\r\nSubject: Re: {VISITOR_SUBJECT}\r\n\
+         Message-ID: <answer-1@example.org>\r\nIn-Reply-To: <{message_id}>\r\n\r\n\
+         Thanks, got it.\r\n"
+    );
+    let response = team
+        .stack
+        .client
+        .post(format!("{}/inbound/email", team.stack.api))
+        .bearer_auth(INBOUND_SECRET)
+        .header("Content-Type", "message/rfc822")
+        .body(answer)
+        .send()
+        .await
+        .unwrap();
+    let receipt: Value = response.json().await.unwrap();
+    assert_eq!(receipt["outcome"], "added", "{receipt}");
+    assert_eq!(receipt["conversationId"], conversation.to_string());
 
     // The next reply waits until ten minutes after that email.
     team.post(&team.owner, conversation, "messages", "Any news?")

@@ -141,3 +141,54 @@ pub async fn record_delivery(
     .await?;
     Ok(())
 }
+
+/// How an email about a conversation that is not an email one (a chat's unseen replies)
+/// joins the conversation's thread: its Message-ID, and where answers go.
+#[derive(Debug, Clone)]
+pub struct Thread {
+    /// Without brackets.
+    pub message_id: String,
+    /// The support address (else the forwarding address) with the email's token.
+    pub reply_to: String,
+}
+
+/// Makes email `email_id` (an outbox message) part of conversation `conversation_id`'s
+/// thread: its Message-ID is recorded as ours, so an answer to it lands in the conversation.
+pub async fn join_thread(
+    db: &PgPool,
+    workspace_id: Uuid,
+    schema: &TenantSchema,
+    conversation_id: Uuid,
+    email_id: Uuid,
+    domain: &str,
+) -> sqlx::Result<Thread> {
+    let token = email_id.simple().to_string();
+    let message_id = format!("{token}@{domain}");
+    let mut tx = db.begin().await?;
+    let (address,): (String,) = sqlx::query_as(schema.sql(
+        "SELECT coalesce(s.address, w.slug || '.' || w.inbound_tag || '@' || $2)
+           FROM public.workspaces w LEFT JOIN {schema}.email_settings s ON true
+          WHERE w.id = $1",
+    ))
+    .bind(workspace_id)
+    .bind(domain)
+    .fetch_one(&mut *tx)
+    .await?;
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.email_thread_ids (rfc_message_id, conversation_id, ours)
+         VALUES ($1, $2, true) ON CONFLICT (rfc_message_id) DO NOTHING",
+    ))
+    .bind(&message_id)
+    .bind(conversation_id)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    let reply_to = match address.rsplit_once('@') {
+        Some((local, at)) => format!("{local}+{token}@{at}"),
+        None => address,
+    };
+    Ok(Thread {
+        message_id,
+        reply_to,
+    })
+}

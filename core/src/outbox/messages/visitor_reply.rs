@@ -22,7 +22,7 @@ use super::workspace::{self, Workspace};
 use crate::tenancy::TenantSchema;
 
 /// How long a reply waits for the visitor to see it in the chat before it is emailed.
-pub const SHOW_IN_CHAT_FIRST: Duration = Duration::from_secs(60);
+pub const SHOW_IN_CHAT_FIRST: Duration = Duration::from_secs(120);
 /// The least time between two emails of one conversation.
 pub const AT_MOST_EVERY: Duration = Duration::from_secs(600);
 /// How many of the conversation's latest messages (replies and the visitor's, never notes)
