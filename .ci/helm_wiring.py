@@ -213,6 +213,13 @@ for kind, name in (("Secret", "sd-supportdesk-secrets"), ("ConfigMap", "sd-suppo
 secret = default[("Secret", "sd-supportdesk-secrets")]["data"]
 assert len(secret["JWT_SECRET"]) >= 40, "a generated JWT secret, never a default"
 assert len(secret["EMAIL_TOKEN_SECRET"]) >= 40, "a generated email-token secret, never a default"
+# The email channel: the MTA's token, generated, reaches the API only (optional, so an existing
+# Secret without it leaves POST /inbound/email off); its domain only when set.
+assert len(secret["INBOUND_EMAIL_SECRET"]) >= 40, "a generated inbound-email secret, never a default"
+assert secret_refs(api)["INBOUND_EMAIL_SECRET"].get("optional") is True
+assert "INBOUND_EMAIL_SECRET" not in json.dumps(worker) and "INBOUND_EMAIL_SECRET" not in json.dumps(job)
+assert "INBOUND_EMAIL_DOMAIN" not in config, "empty: APP_URL's host"
+assert full[("ConfigMap", "sd-supportdesk-config")]["data"]["INBOUND_EMAIL_DOMAIN"] == "in.desk.example.com"
 assert "SMTP_URL" in prod[("Secret", "sd-supportdesk-secrets")]["data"]
 
 service = default[("Service", "sd-supportdesk-api")]

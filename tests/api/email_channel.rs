@@ -679,3 +679,68 @@ async fn owners_set_the_support_address_and_agents_may_not() {
         "help@acme.test"
     );
 }
+
+#[tokio::test]
+async fn the_pipe_command_takes_a_message_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let app = spawn_mail_app().await;
+    let owner = app.owner_with_workspace("mail-pipe").await;
+    let to = app.inbound_address(&owner).await;
+    let storage = match &app.settings.storage.location {
+        supportdesk_core::config::StorageLocation::Directory(dir) => {
+            format!("file://{}", dir.display())
+        }
+        supportdesk_core::config::StorageLocation::S3(_) => unreachable!("a local test store"),
+    };
+    let run = |recipient: &str, raw: &str| {
+        let mut child = crate::process::supportdesk(app.database_url())
+            .env("REDIS_NAMESPACE", &app.settings.redis.namespace)
+            .env("STORAGE_URL", &storage)
+            .args(["mail", "receive", "--recipient", recipient])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("supportdesk");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(raw.replace('\n', "\r\n").as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let done = run(
+        &to,
+        &plain(
+            "piped@example.com",
+            "p-1@example.com",
+            "Piped",
+            "",
+            "Through the pipe.",
+        ),
+    );
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let receipt: Value = serde_json::from_slice(&done.stdout).expect("a receipt on stdout");
+    assert_eq!(receipt["outcome"], "added", "{receipt}");
+    let messages = app
+        .messages_of(&owner.workspace_token, &id_of(&receipt["conversationId"]))
+        .await;
+    assert_eq!(messages[0]["body"], "Through the pipe.");
+
+    // No such address: EX_NOUSER, the MTA bounces. No sender: EX_DATAERR.
+    let unknown = run(
+        "nobody.0000000000@desk.test",
+        &plain("a@example.com", "p-2@example.com", "x", "", "x"),
+    );
+    assert_eq!(unknown.status.code(), Some(67));
+    let no_sender = run(&to, "Subject: x\nMessage-ID: <p-3@example.com>\n\nx\n");
+    assert_eq!(no_sender.status.code(), Some(65));
+}
