@@ -180,21 +180,7 @@ pub async fn upsert(
     schema: &TenantSchema,
     contact: &NewContact,
 ) -> sqlx::Result<Upserted> {
-    sqlx::query_as(schema.sql(
-        "WITH known AS (SELECT name FROM {schema}.contacts WHERE email = $1)
-         INSERT INTO {schema}.contacts AS contacts (email, name) VALUES ($1, $2)
-         ON CONFLICT (email) DO UPDATE
-            SET name = coalesce(contacts.name, EXCLUDED.name),
-                updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
-                                  THEN now() ELSE contacts.updated_at END
-         RETURNING id, name, email, claimed_email, external_id, (xmax = 0) AS created,
-                   (xmax <> 0 AND $2::text IS NOT NULL
-                    AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named",
-    ))
-    .bind(contact.email.as_str())
-    .bind(&contact.name)
-    .fetch_one(conn)
-    .await
+    upsert_by(conn, schema, contact, "email", "").await
 }
 
 /// The contact of a sender whose `From` could not be trusted (their mail failed DMARC): known
@@ -205,21 +191,40 @@ pub async fn upsert_unverified_sender(
     schema: &TenantSchema,
     contact: &NewContact,
 ) -> sqlx::Result<Upserted> {
-    sqlx::query_as(schema.sql(
-        "WITH known AS (SELECT name FROM {schema}.contacts
-                         WHERE claimed_email = $1 AND email IS NULL AND visitor_id IS NULL
-                           AND external_id IS NULL)
-         INSERT INTO {schema}.contacts AS contacts (claimed_email, name) VALUES ($1, $2)
-         ON CONFLICT (claimed_email)
-            WHERE email IS NULL AND visitor_id IS NULL AND external_id IS NULL
-         DO UPDATE
+    upsert_by(
+        conn,
+        schema,
+        contact,
+        "claimed_email",
+        " AND email IS NULL AND visitor_id IS NULL AND external_id IS NULL",
+    )
+    .await
+}
+
+/// The contact whose `column` is the address (among the rows `only` narrows to, which must be
+/// the predicate of the unique index the conflict names), created if new, named if unnamed.
+async fn upsert_by(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact: &NewContact,
+    column: &str,
+    only: &str,
+) -> sqlx::Result<Upserted> {
+    let conflict_where = only
+        .strip_prefix(" AND ")
+        .map(|p| format!(" WHERE {p}"))
+        .unwrap_or_default();
+    sqlx::query_as(schema.sql(&format!(
+        "WITH known AS (SELECT name FROM {{schema}}.contacts WHERE {column} = $1{only})
+         INSERT INTO {{schema}}.contacts AS contacts ({column}, name) VALUES ($1, $2)
+         ON CONFLICT ({column}){conflict_where} DO UPDATE
             SET name = coalesce(contacts.name, EXCLUDED.name),
                 updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
                                   THEN now() ELSE contacts.updated_at END
          RETURNING id, name, email, claimed_email, external_id, (xmax = 0) AS created,
                    (xmax <> 0 AND $2::text IS NOT NULL
-                    AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named",
-    ))
+                    AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named"
+    )))
     .bind(contact.email.as_str())
     .bind(&contact.name)
     .fetch_one(conn)

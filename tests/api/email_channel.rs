@@ -163,14 +163,7 @@ async fn replies_thread_both_ways_and_never_by_subject_alone() {
     let owner = app.owner_with_workspace("mail-thread").await;
     let token = &owner.workspace_token;
     let to = app.inbound_address(&owner).await;
-    app.json_ok(
-        Method::PUT,
-        "/api/settings/email",
-        &json!({ "address": "Support@Acme.test" }),
-        token,
-        StatusCode::OK,
-    )
-    .await;
+    app.set_support_address(token, "Support@Acme.test").await;
     let first = app
         .deliver(
             &plain(
@@ -313,14 +306,7 @@ async fn duplicates_loops_and_automatic_mail_are_dropped() {
     let owner = app.owner_with_workspace("mail-noise").await;
     let token = &owner.workspace_token;
     let to = app.inbound_address(&owner).await;
-    app.json_ok(
-        Method::PUT,
-        "/api/settings/email",
-        &json!({ "address": "support@acme.test" }),
-        token,
-        StatusCode::OK,
-    )
-    .await;
+    app.set_support_address(token, "support@acme.test").await;
     let raw = plain("dan@example.com", "d-1@example.com", "Hi", "", "Hello");
     assert_eq!(app.deliver(&raw, &to).await["outcome"], "added");
     assert_eq!(app.deliver(&raw, &to).await["outcome"], "duplicate");

@@ -26,6 +26,18 @@ impl TestApp {
             .to_owned()
     }
 
+    /// Sets the workspace's support address (`PUT /api/settings/email`), asserting 200.
+    pub async fn set_support_address(&self, token: &str, address: &str) -> Value {
+        self.json_ok(
+            reqwest::Method::PUT,
+            "/api/settings/email",
+            &serde_json::json!({ "address": address }),
+            token,
+            StatusCode::OK,
+        )
+        .await
+    }
+
     /// `POST /inbound/email` as the MTA makes it.
     pub async fn post_mail(&self, raw: &[u8], recipient: Option<&str>) -> Response {
         let mut request = self
