@@ -26,6 +26,7 @@ export const keys = {
   typing: (ws: string) => ["ws", ws, "live", "typing"] as const,
   settings: (ws: string) => ["ws", ws, "settings"] as const,
   widget: (ws: string) => ["ws", ws, "settings", "widget"] as const,
+  email: (ws: string) => ["ws", ws, "settings", "email"] as const,
   apiKeys: (ws: string) => ["ws", ws, "settings", "api-keys"] as const,
   storage: (ws: string) => ["ws", ws, "settings", "storage"] as const,
   canned: (ws: string, q = "") => ["ws", ws, "canned", q] as const,

@@ -14,6 +14,7 @@ export type Contact = Schemas["Contact"];
 export type Conversation = Schemas["Conversation"];
 export type ConversationList = Schemas["ConversationList"];
 export type ConversationStatus = Schemas["ConversationStatus"];
+export type EmailSettings = Schemas["EmailSettings"];
 export type Invitation = Schemas["Invitation"];
 export type Membership = Schemas["MembershipSummary"];
 export type Message = Schemas["Message"];

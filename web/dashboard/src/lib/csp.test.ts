@@ -7,7 +7,7 @@ describe("the dashboard's CSP", () => {
     const csp = dashboardCsp(configFrom({ NEXT_PUBLIC_API_URL: "https://api.example.com/base" }), "abc");
     expect(csp).toBe(
       "default-src 'self'; script-src 'self' 'nonce-abc' 'strict-dynamic'; " +
-        "style-src 'self' 'unsafe-inline'; img-src 'self' data: https://api.example.com; " +
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data: https://api.example.com https: http:; " +
         "connect-src 'self' https://api.example.com wss://api.example.com; " +
         "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
     );

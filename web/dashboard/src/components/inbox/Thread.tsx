@@ -4,7 +4,8 @@
 // with role="log" (new entries are announced politely) holds an ordinary list: each entry a
 // group of one author's consecutive messages, or one activity line. The view follows new
 // entries while the agent is at the bottom; scrolled up, a "New messages" button appears
-// instead and brings them back down. A message's files show under its text (MessageFiles).
+// instead and brings them back down. A message's files show under its text (MessageFiles); a
+// message that came or went by email shows its headers, content and delivery (EmailMessage).
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { Agent, Conversation, Message } from "@/api/types";
@@ -13,6 +14,7 @@ import { MessageFiles } from "@/components/attachments/MessageFiles";
 import { fullTime } from "@/lib/time";
 import { type ActivityEvent, activitySentence, buildThread, type MessageGroup } from "@/lib/thread";
 import { Avatar } from "./Avatar";
+import { EmailMessage } from "./EmailMessage";
 
 /** How close to the bottom (px) still counts as "at the bottom". */
 const BOTTOM_SLACK_PX = 48;
@@ -124,9 +126,15 @@ function GroupItem({
           {group.messageKind === "note" ? <span className="badge badge-note">Note</span> : null}
         </p>
         {group.messages.map((m) => (
-          <div key={m.id} className={`bubble bubble-${m.kind}`}>
-            {m.body ? <p className="message-body">{m.body}</p> : null}
-            <MessageFiles workspaceId={workspaceId} conversationId={conversation.id} attachments={m.attachments ?? []} />
+          <div key={m.id} className={`bubble bubble-${m.kind}${m.email ? " bubble-email" : ""}`}>
+            {m.email ? (
+              <EmailMessage workspaceId={workspaceId} conversationId={conversation.id} message={m} email={m.email} />
+            ) : (
+              <>
+                {m.body ? <p className="message-body">{m.body}</p> : null}
+                <MessageFiles workspaceId={workspaceId} conversationId={conversation.id} attachments={m.attachments ?? []} />
+              </>
+            )}
             <time dateTime={m.createdAt} title={fullTime(m.createdAt)} className="bubble-time">
               {formatTime(m.createdAt)}
             </time>

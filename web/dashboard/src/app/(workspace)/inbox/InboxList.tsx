@@ -14,6 +14,7 @@ import { CONVERSATION_STATUSES, type Conversation, type ConversationStatus } fro
 import { useAgentNames, useAgents } from "@/api/useAgents";
 import { ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
 import { Avatar } from "@/components/inbox/Avatar";
+import { ChannelMarker } from "@/components/inbox/ChannelMarker";
 import { RelativeTime } from "@/components/inbox/RelativeTime";
 import { useInboxCounts } from "@/components/inbox/useInboxCounts";
 import { useApi } from "@/app/providers";
@@ -174,7 +175,7 @@ function ConversationRow({ conversation: c, href, current, workspaceId }: { conv
           </span>
           <span className="row-meta">
             <span className="number">#{c.number}</span>
-            <span>{c.channel === "chat" ? "Chat" : "Manual"}</span>
+            <ChannelMarker channel={c.channel} />
             <span className={`badge status-${c.status}`}>{statusLabel(c.status)}</span>
             {c.priority ? <span className="badge">{priorityLabel(c.priority)}</span> : null}
             <span className="muted">{assigneeName ?? "Unassigned"}</span>

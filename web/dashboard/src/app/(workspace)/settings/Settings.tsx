@@ -1,13 +1,14 @@
 "use client";
 
 // Owners only (the API answers 403 to agents, and its `detail` is shown): branding, the inbox,
-// the chat widget, API keys, canned responses, the files' storage use, and deleting the workspace.
+// the email channel, the chat widget, API keys, canned responses, the files' storage use, and deleting the workspace.
 
 import { useWorkspace } from "../WorkspaceContext";
 import { ApiKeys } from "./ApiKeys";
 import { Branding } from "./Branding";
 import { CannedResponses } from "./CannedResponses";
 import { DeleteWorkspace } from "./DeleteWorkspace";
+import { EmailChannel } from "./Email";
 import { InboxSettings } from "./Inbox";
 import { Storage } from "./Storage";
 import { Widget } from "./Widget";
@@ -26,11 +27,12 @@ function OwnerSettings() {
   return (
     <>
       <nav aria-label="Settings sections" className="toc">
-        <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
+        <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#email-heading">Email</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
         <a href="#canned-heading">Canned responses</a> <a href="#storage-heading">Files</a> <a href="#danger-heading">Delete workspace</a>
       </nav>
       <Branding />
       <InboxSettings />
+      <EmailChannel />
       <Widget />
       <ApiKeys />
       <CannedResponses />

@@ -1,6 +1,6 @@
 "use client";
 
-// One conversation: its header (assignee, status, priority, ticket), the thread with activity
+// One conversation: its header (channel, assignee, status, priority, ticket), the thread with activity
 // lines, the reply box pinned below, and the contact panel beside it (behind a "Contact"
 // toggle on phone-sized screens, where a back button returns to the list).
 
@@ -13,10 +13,12 @@ import { type Agent, CONVERSATION_STATUSES, type Conversation, type Conversation
 import { useAgentNames, useAgents } from "@/api/useAgents";
 import { ErrorMessage, SelectField } from "@/components/ui";
 import { ContactPanel } from "@/components/contact/ContactPanel";
+import { ChannelMarker } from "@/components/inbox/ChannelMarker";
 import { Thread } from "@/components/inbox/Thread";
 import { useReadMarks } from "@/components/inbox/useReadMarks";
 import { useApi } from "@/app/providers";
 import { useHub } from "@/realtime/HubProvider";
+import { hasPendingDelivery, replyRecipient } from "@/lib/email";
 import { priorityLabel, statusLabel } from "@/lib/labels";
 import { inboxHref, parseInboxView } from "@/lib/inboxUrl";
 import { inboxKeys } from "@/lib/inboxKeys";
@@ -29,6 +31,8 @@ import { ReplyBox } from "./ReplyBox";
 
 const EMPTY_TYPING: TypingState = {};
 const NO_EVENTS: ActivityEvent[] = [];
+/** How often the thread is read again while an email reply is being sent. */
+const DELIVERY_POLL_MS = 5_000;
 
 export function ConversationView({ conversationId }: { conversationId: string }) {
   const api = useApi();
@@ -55,6 +59,8 @@ export function ConversationView({ conversationId }: { conversationId: string })
       ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? null,
+    // An email reply waits for the worker to send it: asked again until none is pending.
+    refetchInterval: (q) => (hasPendingDelivery(q.state.data?.pages.flatMap((p) => p.messages) ?? []) ? DELIVERY_POLL_MS : false),
   });
   const activity = useQuery({
     queryKey: inboxKeys.activity(workspace.id, conversationId),
@@ -135,6 +141,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
             {c.contact.displayName} <span className="number">#{c.number}</span>
             {c.subject ? <span className="muted"> · {c.subject}</span> : null}
           </h2>
+          <ChannelMarker channel={c.channel} />
           <button type="button" className="ghost contact-toggle" aria-expanded={contactOpen} aria-controls="contact-panel" onClick={() => setContactOpen((o) => !o)}>
             Contact
           </button>
@@ -176,7 +183,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
           )}
           <ErrorMessage error={messages.error ?? activity.error} />
           <TypingIndicator workspaceId={workspace.id} conversationId={c.id} meId={me?.id ?? null} />
-          <ReplyBox conversationId={c.id} contact={c.contact} />
+          <ReplyBox conversationId={c.id} contact={c.contact} email={c.channel === "email" ? { to: replyRecipient(all, c.contact) } : null} />
         </div>
         <ContactPanel id="contact-panel" workspaceId={workspace.id} contact={c.contact} conversationId={c.id} />
       </div>

@@ -7,7 +7,8 @@
 // 10,000-character limit; over it, sending is disabled and the text is kept as typed.
 // Files: the attach button (a labelled file input), a drop onto the box, or a pasted image (a
 // screenshot) upload at once and show as chips; the reply or note carries them by id, and may
-// then have no text.
+// then have no text. On an email conversation the reply is sent by email (the API picks To and
+// Cc), and the box says so.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -24,6 +25,7 @@ import { useFileDrafts } from "@/components/attachments/useFileDrafts";
 import { ErrorMessage } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { insertCanned, shortcodeAt } from "@/lib/canned";
+import { emailReplyLabel } from "@/lib/email";
 import { counterState, MESSAGE_LIMIT } from "@/lib/counter";
 import { insertMention, matchAgents, mentionAt } from "@/lib/mention";
 import { needsNameFallback } from "@/lib/placeholders";
@@ -41,7 +43,12 @@ interface Suggestion {
   choose: () => void;
 }
 
-export function ReplyBox({ conversationId, contact }: { conversationId: string; contact: Contact }) {
+/** On an email conversation: the reply goes out by email, to this address (the API chooses; null when unknown). */
+export interface EmailReply {
+  to: string | null;
+}
+
+export function ReplyBox({ conversationId, contact, email = null }: { conversationId: string; contact: Contact; email?: EmailReply | null }) {
   const api = useApi();
   const { workspace, me } = useWorkspace();
   const { send: hubSend } = useHub();
@@ -214,7 +221,7 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
     return code ? { type: "canned", ...code } : null;
   };
 
-  const label = mode === "reply" ? "Reply to the visitor" : "Private note";
+  const label = mode === "note" ? "Private note" : email ? emailReplyLabel(email.to) : "Reply to the visitor";
   const describedBy = [hintId, counter.shown ? counterId : null].filter(Boolean).join(" ");
   return (
     <form
@@ -243,6 +250,7 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
           ref={boxRef}
           rows={3}
           value={text}
+          placeholder={mode === "reply" && email ? emailReplyLabel(email.to) : undefined}
           role="combobox"
           aria-autocomplete="list"
           aria-expanded={open}
@@ -280,6 +288,7 @@ export function ReplyBox({ conversationId, contact }: { conversationId: string; 
           <p className="hint" id={hintId}>
             <span className="send-hint">{sendHint(sendWithEnter)} </span>
             {mode === "note" ? "Type @ to mention a teammate. Notes are visible to your team only." : "Type / and a short code for a canned response."}{" "}
+            {mode === "reply" && email ? "Sent by email from your support address, with the files attached. " : null}
             Paste or drop files to attach them.
           </p>
           {counter.shown ? (

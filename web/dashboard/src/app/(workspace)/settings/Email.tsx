@@ -1,0 +1,89 @@
+"use client";
+
+// The email channel: the forwarding address mail must be forwarded to (read only), and the
+// support address customers write to, which replies come from. Clearing it sends replies from
+// the forwarding address.
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId } from "react";
+import { unwrap } from "@/api/client";
+import { keys } from "@/api/keys";
+import type { EmailSettings } from "@/api/types";
+import { CopyButton, ErrorMessage, fieldErrors, formText, StatusMessage, SubmitButton, TextField } from "@/components/ui";
+import { useApi } from "@/app/providers";
+import { useWorkspace } from "../WorkspaceContext";
+
+export function EmailChannel() {
+  const api = useApi();
+  const { workspace } = useWorkspace();
+  const queryClient = useQueryClient();
+  const forwardingId = useId();
+  const settings = useQuery({ queryKey: keys.email(workspace.id), queryFn: () => unwrap(api.workspace.GET("/api/settings/email")) });
+  const save = useMutation({
+    mutationFn: (address: string | null) => unwrap(api.workspace.PUT("/api/settings/email", { body: { address } })),
+    onSuccess: (data: EmailSettings) => queryClient.setQueryData(keys.email(workspace.id), data),
+  });
+  const data = settings.data;
+  return (
+    <section aria-labelledby="email-heading" className="panel">
+      <h2 id="email-heading">Email</h2>
+      <p className="hint">Forward mail sent to your support address to the forwarding address; replies go out from your support address&apos;s name.</p>
+      <ErrorMessage error={settings.error} />
+      {data ? (
+        <>
+          <div className="field">
+            <label htmlFor={forwardingId}>Forwarding address</label>
+            <div className="row">
+              <input
+                id={forwardingId}
+                aria-label="Forwarding address"
+                readOnly
+                value={data.inboundAddress}
+                className="mono"
+                onFocus={(e) => e.currentTarget.select()}
+              />
+              <CopyButton text={data.inboundAddress} label="Copy forwarding address" />
+            </div>
+          </div>
+
+          <form
+            key={data.address ?? ""}
+            onSubmit={(event) => {
+              event.preventDefault();
+              save.mutate(formText(new FormData(event.currentTarget), "address"));
+            }}
+          >
+            <TextField
+              label="Support address"
+              name="address"
+              type="email"
+              autoComplete="off"
+              defaultValue={data.address ?? ""}
+              placeholder="support@example.com"
+              hint={
+                data.address
+                  ? "Customers write to this address, and replies come from it. Clear it to send replies from the forwarding address."
+                  : "Not set: replies come from the forwarding address until you set the address customers write to."
+              }
+              errors={fieldErrors(save.error, "address")}
+            />
+            <ErrorMessage error={save.error} />
+            {save.isSuccess ? <StatusMessage>{save.data.address ? "Support address saved." : "Support address cleared."}</StatusMessage> : null}
+            <div className="row">
+              <SubmitButton pending={save.isPending} pendingText="Saving…">
+                Save support address
+              </SubmitButton>
+              {data.address ? (
+                <button type="button" onClick={() => save.mutate(null)} disabled={save.isPending}>
+                  Clear support address
+                </button>
+              ) : null}
+            </div>
+          </form>
+        </>
+      ) : settings.isPending ? (
+        <p role="status">Loading email settings…</p>
+      ) : null}
+    </section>
+  );
+}

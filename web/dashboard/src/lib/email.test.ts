@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import type { Message } from "@/api/types";
+import {
+  attachmentLinks,
+  channelLabel,
+  deliveryLabel,
+  emailCsp,
+  emailReplyLabel,
+  emailSrcdoc,
+  estimateFrameHeight,
+  FRAME_MAX_PX,
+  FRAME_MIN_PX,
+  hasPendingDelivery,
+  hasRemoteImages,
+  inlineAttachmentIds,
+  partiesLabel,
+  partyLabel,
+  replyRecipient,
+  resolveInlineImages,
+} from "./email";
+
+const email = (from: string, extra: Partial<NonNullable<Message["email"]>> = {}): NonNullable<Message["email"]> => ({
+  from: { address: from, name: null },
+  to: [{ address: "support@acme.example", name: "Acme" }],
+  cc: [],
+  subject: "Hello",
+  dmarcFailed: false,
+  ...extra,
+});
+
+const msg = (id: string, kind: Message["kind"], mail: Message["email"] = null): Message => ({
+  id,
+  kind,
+  body: id,
+  createdAt: "2026-11-26T10:00:00Z",
+  email: mail,
+});
+
+describe("parties and channels", () => {
+  it("names a party by name and address, or address alone", () => {
+    expect(partyLabel({ address: "carla@example.org", name: "Carla Diaz" })).toBe("Carla Diaz <carla@example.org>");
+    expect(partyLabel({ address: "carla@example.org", name: null })).toBe("carla@example.org");
+    expect(partyLabel({ address: "carla@example.org", name: " carla@example.org " })).toBe("carla@example.org");
+    expect(partiesLabel([{ address: "a@x.org" }, { address: "b@x.org", name: "Bea" }])).toBe("a@x.org, Bea <b@x.org>");
+    expect(partiesLabel([])).toBe("");
+  });
+  it("labels channels", () => {
+    expect(channelLabel("email")).toBe("Email");
+    expect(channelLabel("chat")).toBe("Chat");
+    expect(channelLabel("manual")).toBe("Manual");
+  });
+});
+
+describe("delivery", () => {
+  it("reads pending, sent and failed", () => {
+    expect(deliveryLabel({ status: "pending" })).toBe("Sending…");
+    expect(deliveryLabel({ status: "sent", error: null })).toBe("Sent by email");
+    expect(deliveryLabel({ status: "failed", error: "550 5.1.1 No such user" })).toBe("Not delivered: 550 5.1.1 No such user");
+    expect(deliveryLabel({ status: "failed", error: null })).toBe("Not delivered: the mail server refused it");
+  });
+  it("finds replies still waiting to be sent", () => {
+    expect(hasPendingDelivery([msg("a", "incoming", email("c@x.org")), msg("b", "outgoing", email("s@x.org", { delivery: { status: "sent" } }))])).toBe(false);
+    expect(hasPendingDelivery([msg("b", "outgoing", email("s@x.org", { delivery: { status: "pending" } }))])).toBe(true);
+  });
+});
+
+describe("replyRecipient", () => {
+  it("is the newest incoming email's sender, else the contact's address", () => {
+    const messages = [msg("a", "incoming", email("old@x.org")), msg("b", "incoming", email("new@x.org")), msg("c", "outgoing", email("support@acme.example"))];
+    expect(replyRecipient(messages, { email: "contact@x.org" })).toBe("new@x.org");
+    expect(replyRecipient([msg("a", "incoming")], { email: "contact@x.org" })).toBe("contact@x.org");
+    expect(replyRecipient([], { email: null })).toBeNull();
+    expect(emailReplyLabel("new@x.org")).toBe("Reply by email to new@x.org");
+    expect(emailReplyLabel(null)).toBe("Reply by email");
+  });
+});
+
+describe("inline images", () => {
+  const html = `<p>Hi</p><img src="attachment:a1" alt="logo"><img alt=x src='attachment:b2'><img src=attachment:c3><img src="https://t.example/p.gif">`;
+  it("finds the files shown inline", () => {
+    expect([...inlineAttachmentIds(html)]).toEqual(["a1", "b2", "c3"]);
+  });
+  it("points each at its file's link, escaped, and empties the unknown ones", () => {
+    const out = resolveInlineImages(html, { a1: "https://api.example.com/files/a1?sig=x&exp=1", b2: "https://api.example.com/files/b2" });
+    expect(out).toContain(`<img src="https://api.example.com/files/a1?sig=x&amp;exp=1" alt="logo">`);
+    expect(out).toContain(`<img alt=x src="https://api.example.com/files/b2">`);
+    expect(out).toContain(`<img src="data:,">`);
+    expect(out).toContain(`<img src="https://t.example/p.gif">`);
+    expect(out).not.toContain("attachment:");
+  });
+  it("makes the files' links absolute, skipping those without one", () => {
+    const resolve = (link: string | null | undefined) => (link ? `https://api.example.com${link}` : null);
+    expect(attachmentLinks([{ id: "a", url: "/files/a" }, { id: "b", url: null }], resolve)).toEqual({ a: "https://api.example.com/files/a" });
+  });
+  it("tells remote images apart from the message's own", () => {
+    expect(hasRemoteImages(`<img src="attachment:a1">`)).toBe(false);
+    expect(hasRemoteImages(`<img alt="" src="http://t.example/p.gif">`)).toBe(true);
+    expect(hasRemoteImages(`<img src="//t.example/p.gif">`)).toBe(true);
+    expect(hasRemoteImages(`<td background="https://t.example/bg.png">`)).toBe(true);
+    expect(hasRemoteImages(`<a href="https://example.org">link</a>`)).toBe(false);
+  });
+});
+
+describe("the email's document", () => {
+  it("blocks everything but inline styles and the API's images, unless remote images are allowed", () => {
+    expect(emailCsp("https://api.example.com")).toBe("default-src 'none'; img-src data: https://api.example.com; style-src 'unsafe-inline'");
+    expect(emailCsp("https://api.example.com", true)).toBe("default-src 'none'; img-src data: https://api.example.com https: http:; style-src 'unsafe-inline'");
+  });
+  it("puts the policy before the email's HTML", () => {
+    const doc = emailSrcdoc(`<p>Hi</p><img src="attachment:a1">`, { apiOrigin: "https://api.example.com", links: { a1: "https://api.example.com/files/a1" } });
+    const policy = doc.indexOf(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data: https://api.example.com; style-src 'unsafe-inline'">`);
+    expect(policy).toBeGreaterThan(0);
+    expect(policy).toBeLessThan(doc.indexOf("<p>Hi</p>"));
+    expect(doc).toContain(`<img src="https://api.example.com/files/a1">`);
+    expect(emailSrcdoc("<p>Hi</p>", { apiOrigin: "https://api.example.com", links: {}, remoteImages: true })).toContain("img-src data: https://api.example.com https: http:;");
+  });
+});
+
+describe("estimateFrameHeight", () => {
+  it("grows with the text, blocks and images, within bounds", () => {
+    expect(estimateFrameHeight("<p>Hi</p>")).toBe(FRAME_MIN_PX);
+    const short = estimateFrameHeight("<p>" + "word ".repeat(60) + "</p><p>Thanks</p>");
+    expect(short).toBeGreaterThan(FRAME_MIN_PX);
+    expect(estimateFrameHeight("<p>" + "word ".repeat(60) + "</p><p>Thanks</p><img src=x>")).toBeGreaterThan(short);
+    expect(estimateFrameHeight("<p>x</p>".repeat(500))).toBe(FRAME_MAX_PX);
+  });
+});
