@@ -163,6 +163,16 @@ ensure_chromium() {
   CHROMIUM=$(command -v chromium)
 }
 
+# Dovecot, the IMAP server the email channel's tests run one of their own of (DOVECOT names
+# another binary). Only the package: its system service is not used (nor started here).
+ensure_dovecot() {
+  if [ -n "${DOVECOT:-}" ] && [ -x "$DOVECOT" ]; then
+    return 0
+  fi
+  [ -x /usr/sbin/dovecot ] || apt_install dovecot-imapd
+  export DOVECOT=/usr/sbin/dovecot
+}
+
 # The web apps' Node packages: web/ is one npm workspace (the dashboard, the widget and
 # web/packages/*), installed as locked once, at its root, into web/node_modules.
 ensure_web_packages() {

@@ -10,17 +10,22 @@
 //! - `outgoing`: an agent's reply on an email conversation, queued to be sent.
 //! - `inbound`: `POST /inbound/email`, for the operator's MTA (`supportdesk mail receive`
 //!   is the same for a pipe transport).
-//! - `settings`: `GET|PUT /api/settings/email`.
+//! - `settings`: `GET|PUT /api/settings/email`; `mailbox` the IMAP mailbox in it, its password
+//!   sealed by `credentials`; `imap` watches the mailboxes (IDLE), taking new mail as `receive`
+//!   does.
 //! - `details`: the email side of a message as the API shows it.
 
 pub mod address;
+pub mod credentials;
 pub mod details;
+pub mod imap;
 mod inbound;
+pub mod mailbox;
 pub mod outgoing;
 pub mod parse;
 pub mod quotes;
 pub mod receive;
-mod settings;
+pub mod settings;
 pub mod threading;
 
 use axum::extract::DefaultBodyLimit;

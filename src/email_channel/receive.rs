@@ -116,6 +116,23 @@ pub async fn receive(
     envelope_recipient: Option<&str>,
     raw: Bytes,
 ) -> Result<Receipt> {
+    let (mail, raw) = parsed(raw).await?;
+    let recipients = recipients(envelope_recipient, &mail);
+    let domain = &state.settings.inbound.domain;
+    let recipient = recipient_of(state, &recipients, domain)
+        .await?
+        .ok_or(Error::NotFound("inbound address"))?;
+    take(state, &recipient, &mail, raw, &recipients).await
+}
+
+/// Receives `raw` for the workspace `recipient`, known already (its IMAP mailbox held it).
+pub async fn receive_for(state: &AppState, recipient: &Recipient, raw: Bytes) -> Result<Receipt> {
+    let (mail, raw) = parsed(raw).await?;
+    let recipients = recipients(None, &mail);
+    take(state, recipient, &mail, raw, &recipients).await
+}
+
+async fn parsed(raw: Bytes) -> Result<(InboundMail, Bytes)> {
     if raw.len() > MAX_RAW_BYTES {
         return Err(Error::Body {
             status: StatusCode::PAYLOAD_TOO_LARGE,
@@ -126,22 +143,33 @@ pub async fn receive(
             ),
         });
     }
-    let (mail, raw) = tokio::task::spawn_blocking(move || (parse::parse(&raw), raw))
+    tokio::task::spawn_blocking(move || (parse::parse(&raw), raw))
         .await
-        .map_err(|e| Error::Internal(e.into()))?;
-    let domain = state.settings.inbound.domain.clone();
-    let recipients: Vec<String> = envelope_recipient
+        .map_err(|e| Error::Internal(e.into()))
+}
+
+/// The addresses a message was delivered to: the envelope's, then its headers'.
+fn recipients(envelope_recipient: Option<&str>, mail: &InboundMail) -> Vec<String> {
+    envelope_recipient
         .map(str::to_lowercase)
         .into_iter()
         .chain(mail.delivered_to.iter().cloned())
         .chain(mail.to.iter().chain(&mail.cc).map(|m| m.address.clone()))
-        .collect();
-    let recipient = recipient_of(state, &recipients, &domain)
-        .await?
-        .ok_or(Error::NotFound("inbound address"))?;
+        .collect()
+}
 
+/// Everything after the workspace is known.
+async fn take(
+    state: &AppState,
+    recipient: &Recipient,
+    mail: &InboundMail,
+    raw: Bytes,
+    recipients: &[String],
+) -> Result<Receipt> {
+    let domain = &state.settings.inbound.domain;
+    let recipient = recipient.clone();
     if mail.noise == Some(Noise::Bounce) {
-        return bounce(state, &recipient, &mail).await;
+        return bounce(state, &recipient, mail).await;
     }
     if let Some(noise) = &mail.noise {
         return Ok(ignored(match noise {
@@ -150,7 +178,7 @@ pub async fn receive(
             Noise::Bounce => "a delivery report".to_owned(),
         }));
     }
-    if is_ours(&mail.message_id, &domain) {
+    if is_ours(&mail.message_id, domain) {
         return Ok(ignored("our own message came back".to_owned()));
     }
     let from = mail
@@ -185,7 +213,7 @@ pub async fn receive(
     let stored = store_files(
         state,
         &recipient,
-        &mail,
+        mail,
         &mut carried,
         &mut inline,
         &mut refused,
@@ -193,11 +221,11 @@ pub async fn receive(
     let written = match stored.await {
         Ok(()) => {
             let parts = Parts {
-                mail: &mail,
+                mail,
                 inline: &inline,
                 from: EmailParty::from(&from),
                 sender,
-                recipients: &recipients,
+                recipients,
                 raw_key: raw_key.as_ref(),
             };
             record(state, &recipient, parts, &carried, &refused).await

@@ -1,16 +1,19 @@
 //! `GET|PUT /api/settings/email` (Owners): the workspace's support address, the address
-//! customers write to (their own, forwarded by their mail provider), and the forwarding address
-//! it must forward to, which the deployment's MTA hands to the product.
+//! customers write to (their own, forwarded by their mail provider), the forwarding address it
+//! must forward to, which the deployment's MTA hands to the product, and an IMAP mailbox to take
+//! mail from instead (or as well).
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::address;
+use super::credentials::CredentialKey;
+use super::mailbox::{self, Mailbox, MailboxInput};
 use crate::authz::Actor;
 use crate::email_address::EmailAddress;
 use crate::error::responses::OwnerErrors;
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldChecks, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -24,13 +27,23 @@ pub struct EmailSettings {
     /// Where the support address must forward mail to (read only).
     #[schema(example = "acme.3f9a0c1b2d@inbound.desk.example")]
     pub inbound_address: String,
+    /// The IMAP mailbox the workspace's mail is taken from, if one is connected, with how
+    /// watching it goes.
+    pub imap: Option<Mailbox>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmailSettingsInput {
-    /// The support address; null clears it (replies then come from the forwarding address).
-    address: Option<String>,
+    /// The support address; null clears it (replies then come from the forwarding address),
+    /// left out keeps it.
+    #[serde(default, with = "::serde_with::rust::double_option")]
+    #[schema(value_type = Option<String>)]
+    address: Option<Option<String>>,
+    /// An IMAP mailbox to take mail from; null disconnects it, left out keeps it as it is.
+    #[serde(default, with = "::serde_with::rust::double_option")]
+    #[schema(value_type = Option<MailboxInput>)]
+    imap: Option<Option<MailboxInput>>,
 }
 
 async fn load(
@@ -44,11 +57,13 @@ async fn load(
               WHERE w.id = $1",
     ))
     .bind(actor.workspace_id)
-    .fetch_one(conn)
+    .fetch_one(&mut *conn)
     .await?;
+    let imap = mailbox::find(conn, actor.workspace_id).await?;
     Ok(EmailSettings {
         address: support,
         inbound_address: address::inbound_address(&slug, &tag, &state.settings.inbound.domain),
+        imap,
     })
 }
 
@@ -70,7 +85,7 @@ pub async fn get(
     Ok(AppJson(load(&state, conn, &actor).await?))
 }
 
-/// Set the support address.
+/// Set the support address or the IMAP mailbox; what is left out stays as it is.
 #[utoipa::path(
     put, path = "/api/settings/email", tag = "email",
     security(("bearer" = [])),
@@ -87,11 +102,15 @@ pub async fn put(
 ) -> Result<AppJson<EmailSettings>> {
     let support = input
         .address
-        .as_deref()
-        .map(EmailAddress::parse)
-        .transpose()
-        .map_err(|e| Error::invalid_field("address", &e))?;
-    if let Some(support) = &support
+        .map(|address| {
+            address
+                .as_deref()
+                .map(EmailAddress::parse)
+                .transpose()
+                .map_err(|e| Error::invalid_field("address", &e))
+        })
+        .transpose()?;
+    if let Some(Some(support)) = &support
         && support
             .as_str()
             .ends_with(&format!("@{}", state.settings.inbound.domain))
@@ -101,13 +120,48 @@ pub async fn put(
             "must be the workspace's own address, not one at the forwarding domain",
         ));
     }
+    let imap = match input.imap {
+        Some(Some(imap)) => {
+            let mut checks = FieldChecks::default();
+            let checked = imap.check(&mut checks);
+            match checked {
+                Some(checked) => Some(Some(checked)),
+                None => return Err(checks.failed()),
+            }
+        }
+        Some(None) => Some(None),
+        None => None,
+    };
     let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
-    sqlx::query(schema.sql("UPDATE {schema}.email_settings SET address = $1, updated_at = now()"))
+    match imap {
+        Some(Some(new)) => {
+            let key = credential_key(&state)?;
+            mailbox::set(&mut *conn, &key, actor.workspace_id, new).await?;
+        }
+        Some(None) => mailbox::remove(&mut *conn, actor.workspace_id).await?,
+        None => {}
+    }
+    if let Some(support) = support {
+        sqlx::query(
+            schema.sql("UPDATE {schema}.email_settings SET address = $1, updated_at = now()"),
+        )
         .bind(support.as_ref().map(EmailAddress::as_str))
         .execute(&mut *conn)
         .await?;
+    }
     let settings = load(&state, conn, &actor).await?;
     tenant.commit().await?;
     Ok(AppJson(settings))
+}
+
+/// The key mailbox passwords are sealed with (from `JWT_SECRET`).
+pub fn credential_key(state: &AppState) -> Result<CredentialKey> {
+    state
+        .settings
+        .application
+        .jwt_secret
+        .as_ref()
+        .map(CredentialKey::derive)
+        .ok_or_else(|| Error::Internal(anyhow::anyhow!("JWT_SECRET is required by the API")))
 }

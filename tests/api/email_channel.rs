@@ -636,6 +636,17 @@ async fn owners_set_the_support_address_and_agents_may_not() {
         .await;
     assert_eq!(set["address"], "help@acme.test");
     assert_eq!(set["inboundAddress"], settings["inboundAddress"]);
+    // What a request leaves out stays.
+    let kept = app
+        .json_ok(
+            Method::PUT,
+            "/api/settings/email",
+            &json!({}),
+            token,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(kept["address"], "help@acme.test");
     for (body, field) in [
         (json!({ "address": "not an address" }), "address"),
         (json!({ "address": "x@desk.test" }), "address"),

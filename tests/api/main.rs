@@ -81,4 +81,5 @@ mod widget_visitors;
 
 // The email channel.
 mod email_channel;
+mod email_imap;
 mod helpers_email;

@@ -395,7 +395,7 @@ fn routes() -> Vec<Route> {
             Method::PUT,
             "/api/settings/email",
             empty,
-            // Past the authorization, `{}` sets no support address.
+            // Past the authorization, `{}` changes nothing.
             Allowed(200),
             OWNER_ONLY,
             NO_KEYS,

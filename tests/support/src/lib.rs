@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod database;
+pub mod dovecot;
 pub mod files;
 pub mod pgbouncer;
 pub mod process;

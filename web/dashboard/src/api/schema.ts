@@ -554,7 +554,7 @@ export interface paths {
         };
         /** The workspace's email channel settings. */
         get: operations["getApiSettingsEmail"];
-        /** Set the support address. */
+        /** Set the support address or the IMAP mailbox; what is left out stays as it is. */
         put: operations["putApiSettingsEmail"];
         post?: never;
         delete?: never;
@@ -1625,6 +1625,7 @@ export interface components {
              * @example support@acme.example
              */
             address?: string | null;
+            imap?: components["schemas"]["Mailbox"] | null;
             /**
              * @description Where the support address must forward mail to (read only).
              * @example acme.3f9a0c1b2d@inbound.desk.example
@@ -1632,8 +1633,12 @@ export interface components {
             inboundAddress: string;
         };
         EmailSettingsInput: {
-            /** @description The support address; null clears it (replies then come from the forwarding address). */
+            /**
+             * @description The support address; null clears it (replies then come from the forwarding address),
+             *     left out keeps it.
+             */
             address?: string | null;
+            imap?: components["schemas"]["MailboxInput"] | null;
         };
         /** @description Who made a change, as the log shows it. */
         EventActor: {
@@ -1850,6 +1855,37 @@ export interface components {
             /** @example Corr3ctHorse */
             password: string;
         };
+        /** @description The mailbox as Settings shows it (no password). */
+        Mailbox: {
+            /** @example INBOX */
+            folder: string;
+            /** @example imap.example.com */
+            host: string;
+            lastError?: string | null;
+            /**
+             * Format: int32
+             * @example 993
+             */
+            port: number;
+            status: components["schemas"]["MailboxStatus"];
+            /** @description Implicit TLS (port 993); false: plain IMAP (a server on a private network only). */
+            tls: boolean;
+            user: string;
+        };
+        /** @description `imap` in `PUT /api/settings/email`. */
+        MailboxInput: {
+            /** @description Default `INBOX`. */
+            folder?: string | null;
+            host: string;
+            /** @description Write-only; left out, the stored one is kept (required the first time). */
+            password?: string | null;
+            /** Format: int32 */
+            port: number;
+            tls: boolean;
+            user: string;
+        };
+        /** @enum {string} */
+        MailboxStatus: "connecting" | "connected" | "failing";
         MeResponse: components["schemas"]["User"] & {
             /** @description Active memberships only. */
             workspaces: components["schemas"]["MembershipSummary"][];

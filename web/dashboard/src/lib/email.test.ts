@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "@/api/types";
 import {
   attachmentLinks,
+  mailboxStatusLabel,
   channelLabel,
   deliveryLabel,
   emailCsp,
@@ -123,5 +124,15 @@ describe("estimateFrameHeight", () => {
     expect(short).toBeGreaterThan(FRAME_MIN_PX);
     expect(estimateFrameHeight("<p>" + "word ".repeat(60) + "</p><p>Thanks</p><img src=x>")).toBeGreaterThan(short);
     expect(estimateFrameHeight("<p>x</p>".repeat(500))).toBe(FRAME_MAX_PX);
+  });
+});
+
+describe("mailboxStatusLabel", () => {
+  it("says how watching the mailbox goes, with the server's words on failure", () => {
+    expect(mailboxStatusLabel("connected", null)).toMatch(/^Connected/);
+    expect(mailboxStatusLabel("connecting", null)).toMatch(/^Connecting/);
+    expect(mailboxStatusLabel("failing", "the server refused the login: [AUTHENTICATIONFAILED]")).toBe(
+      "Cannot read the mailbox: the server refused the login: [AUTHENTICATIONFAILED]. Trying again.",
+    );
   });
 });

@@ -33,6 +33,18 @@ export function partiesLabel(parties: readonly EmailParty[]): string {
   return parties.map(partyLabel).join(", ");
 }
 
+/** How watching an IMAP mailbox goes, in words. */
+export function mailboxStatusLabel(status: "connecting" | "connected" | "failing", lastError: string | null): string {
+  switch (status) {
+    case "connecting":
+      return "Connecting to the mailbox…";
+    case "connected":
+      return "Connected: new mail is taken as it arrives.";
+    case "failing":
+      return `Cannot read the mailbox: ${lastError ?? "unknown error"}. Trying again.`;
+  }
+}
+
 export const DMARC_WARNING = "The sender's address could not be verified (DMARC failed): it may be forged.";
 
 /** How an outgoing email's delivery reads: "Sending…", "Sent by email", "Not delivered: <why>". */

@@ -12,6 +12,7 @@ import type { EmailSettings } from "@/api/types";
 import { CopyButton, ErrorMessage, fieldErrors, formText, StatusMessage, SubmitButton, TextField } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { useWorkspace } from "../WorkspaceContext";
+import { MailboxSettings } from "./Mailbox";
 
 export function EmailChannel() {
   const api = useApi();
@@ -27,7 +28,7 @@ export function EmailChannel() {
   return (
     <section aria-labelledby="email-heading" className="panel">
       <h2 id="email-heading">Email</h2>
-      <p className="hint">Forward mail sent to your support address to the forwarding address; replies go out from your support address&apos;s name.</p>
+      <p className="hint">Forward mail sent to your support address to the forwarding address, or connect its mailbox below; replies go out from your support address&apos;s name.</p>
       <ErrorMessage error={settings.error} />
       {data ? (
         <>
@@ -80,6 +81,8 @@ export function EmailChannel() {
               ) : null}
             </div>
           </form>
+
+          <MailboxSettings mailbox={data.imap} />
         </>
       ) : settings.isPending ? (
         <p role="status">Loading email settings…</p>

@@ -1,0 +1,89 @@
+//! Mailbox passwords at rest: sealed with ChaCha20-Poly1305 under a key derived from
+//! `JWT_SECRET` (HMAC-SHA256 with a label of its own), a random nonce per seal stored in front
+//! of the ciphertext. A dump of the database alone does not give a password away, and an
+//! altered one fails to open rather than log in as something else. Rotating `JWT_SECRET`
+//! makes the stored passwords unreadable: the mailboxes then fail with a message asking for
+//! the password again.
+
+use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use hmac::{Hmac, Mac};
+use secrecy::{ExposeSecret, SecretString};
+use sha2::Sha256;
+use supportdesk_core::config::SigningSecret;
+
+const NONCE: usize = 12;
+
+#[derive(Clone)]
+pub struct CredentialKey(ChaCha20Poly1305);
+
+/// A sealed password could not be opened (another key, or altered).
+#[derive(Debug, thiserror::Error)]
+#[error("the stored password cannot be read (JWT_SECRET changed?): enter it again in Settings")]
+pub struct Unreadable;
+
+impl CredentialKey {
+    pub fn derive(secret: &SigningSecret) -> Self {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose())
+            .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
+        mac.update(b"supportdesk/email-credentials/v1");
+        let key: [u8; 32] = mac.finalize().into_bytes().into();
+        Self(ChaCha20Poly1305::new(&Key::from(key)))
+    }
+
+    pub fn seal(&self, password: &SecretString) -> Vec<u8> {
+        let nonce = ChaCha20Poly1305::generate_nonce(&mut OsRng);
+        let sealed = self
+            .0
+            .encrypt(&nonce, password.expose_secret().as_bytes())
+            .unwrap_or_else(|_| unreachable!("ChaCha20-Poly1305 seals any length we store"));
+        nonce.iter().copied().chain(sealed).collect()
+    }
+
+    pub fn open(&self, sealed: &[u8]) -> Result<SecretString, Unreadable> {
+        if sealed.len() < NONCE {
+            return Err(Unreadable);
+        }
+        let (nonce, ciphertext) = sealed.split_at(NONCE);
+        let nonce: [u8; NONCE] = nonce.try_into().map_err(|_| Unreadable)?;
+        let plain = self
+            .0
+            .decrypt(&Nonce::from(nonce), ciphertext)
+            .map_err(|_| Unreadable)?;
+        String::from_utf8(plain)
+            .map(SecretString::from)
+            .map_err(|_| Unreadable)
+    }
+}
+
+impl std::fmt::Debug for CredentialKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CredentialKey([redacted])")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(secret: &str) -> CredentialKey {
+        CredentialKey::derive(&SigningSecret::parse(secret.repeat(4)).unwrap())
+    }
+
+    #[test]
+    fn a_sealed_password_opens_only_with_its_key_and_unaltered() {
+        let password = SecretString::from("app-password-123");
+        let sealed = key("0123456789").seal(&password);
+        assert!(!sealed.windows(8).any(|w| w == b"password"));
+        assert_eq!(
+            key("0123456789").open(&sealed).unwrap().expose_secret(),
+            "app-password-123"
+        );
+        assert!(key("abcdefghij").open(&sealed).is_err());
+        let mut altered = sealed.clone();
+        *altered.last_mut().unwrap() ^= 1;
+        assert!(key("0123456789").open(&altered).is_err());
+        // A fresh nonce each time.
+        assert_ne!(key("0123456789").seal(&password), sealed);
+    }
+}
