@@ -80,5 +80,6 @@ mod widget_trust;
 mod widget_visitors;
 
 // The email channel.
+mod email_browser;
 mod email_channel;
 mod helpers_email;
