@@ -80,6 +80,7 @@ mod widget_trust;
 mod widget_visitors;
 
 // The email channel.
+mod email_browser;
 mod email_channel;
 mod email_imap;
 mod helpers_email;

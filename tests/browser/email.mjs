@@ -1,0 +1,378 @@
+// The email channel in a real browser (Debian's chromium through playwright-core), against the
+// real API and hub and the dashboard. Run by the Rust suite (tests/api/email_browser.rs), which
+// starts the API and the dashboard, delivers the customer's first email (Carla Diaz, "Printer
+// on fire", text and HTML) to the workspace's forwarding address, and passes EMAIL_TEST_CONFIG:
+//   { api, dashboard: "http://localhost:D",
+//     agent: { email, password },   a verified Owner of the workspace, signing in through /login
+//     workspaceName,                 the workspace to open in the picker
+//     workspaceToken,                the Owner's workspace token, to read messages over the API
+//     inbound: { url, secret, to },  POST /inbound/email as the MTA makes it, to the forwarding address
+//     screenshots: "/abs/dir", chromium: "/usr/bin/chromium" (optional) }
+// The journey: the agent signs in; the inbox marks the conversation "Email"; the conversation
+// shows the email's header (From, Subject) and its HTML in a sandboxed frame (sandbox="");
+// the agent attaches a PDF with the reply box's file input and replies, and the reply says
+// "Sending…" (no mail worker runs in this test: delivery stays pending). The customer answers
+// by email, threaded by In-Reply-To to the reply's Message-ID; the answer appears in the open
+// conversation without a reload, through the hub, as an email (its header). After a reload the
+// thread holds the three emails. The conversation and the Settings' Email section are
+// screenshotted at desktop and phone sizes and checked with axe (WCAG 2.1 A/AA); on the
+// conversation, axe leaves out the email's sandboxed frame, where it cannot run.
+// Each step prints `ok - ...`; a failed check that later steps do not depend on prints
+// `not ok - ...` and the journey goes on, failing at its end; any other failure prints
+// `not ok - ...` and exits 1 at once; a bad config exits 2.
+
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { AxeBuilder } from "@axe-core/playwright";
+import { chromium } from "playwright-core";
+import { assertNoViolations, DESKTOP, PHONE, visit, WCAG_TAGS } from "./pages.mjs";
+
+const cfg = JSON.parse(process.env.EMAIL_TEST_CONFIG ?? "null");
+for (const key of ["api", "dashboard", "workspaceName", "workspaceToken", "screenshots"]) {
+  if (!cfg?.[key] || !cfg?.agent?.email || !cfg?.agent?.password || !cfg?.inbound?.url || !cfg?.inbound?.secret || !cfg?.inbound?.to) {
+    console.error(
+      "not ok - EMAIL_TEST_CONFIG must hold {api, dashboard, agent: {email, password}, workspaceName, workspaceToken, inbound: {url, secret, to}, screenshots, chromium?}",
+    );
+    process.exit(2);
+  }
+}
+const TIMEOUT = 20_000;
+const run = Date.now().toString(36);
+const dashboard = (path) => new URL(path, cfg.dashboard).toString();
+const field = (page, label) => page.getByLabel(label, { exact: true });
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+let currentStep = "starting";
+function step(name) {
+  console.log(`ok - ${name}`);
+}
+function doing(name) {
+  currentStep = name;
+}
+
+/**
+ * A check whose failure does not stop the journey (what follows does not depend on it): it
+ * prints `not ok - ...` at once, and the run fails at its end with every one of them.
+ */
+const failed = [];
+async function check(name, body) {
+  try {
+    await body();
+    step(name);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    failed.push(`${name}: ${why}`);
+    console.log(`not ok - ${name}: ${why}`);
+  }
+}
+
+/** Screenshots at desktop and phone sizes, each checked with axe (pages.mjs). */
+async function shot(page, name, fullPage = false) {
+  await visit(page, cfg.screenshots, name, { fullPage, settle: () => page.waitForTimeout(250) });
+}
+
+/**
+ * `visit` for a page that shows an email: the same screenshots at desktop and phone sizes, and
+ * axe on the page with the email's own frame left out. axe cannot run inside a frame with
+ * sandbox="" (no scripts may run there), and @axe-core/playwright waits for it forever; the
+ * frame's content is the sender's HTML, not the dashboard's.
+ */
+const EMAIL_FRAME = 'iframe[title="Email content"]';
+const emailPageViolations = [];
+async function shotWithEmail(page, name) {
+  const own = page.viewportSize();
+  let seen = 0;
+  for (const [size, viewport] of [
+    ["desktop", DESKTOP],
+    ["phone", PHONE],
+  ]) {
+    await page.setViewportSize(viewport);
+    await page.waitForTimeout(250);
+    await page.screenshot({ path: join(cfg.screenshots, `${name}-${size}.png`) });
+    const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).exclude(EMAIL_FRAME).analyze();
+    for (const v of results.violations) {
+      for (const n of v.nodes) {
+        seen += 1;
+        emailPageViolations.push(`  - ${name} (${size}): ${v.id} (${v.impact ?? "?"}): ${v.help}\n      at ${n.target.map(String).join(" >> ")}`);
+      }
+    }
+  }
+  if (own) await page.setViewportSize(own);
+  console.log(`# ${name}: screenshots at desktop and phone sizes, ${seen} accessibility violation(s) outside the email's frame`);
+}
+
+/** A one-page PDF, unique to this run. */
+function reportPdf() {
+  return Buffer.from(
+    [
+      "%PDF-1.4",
+      "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+      "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+      "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] >> endobj",
+      `% fire safety ${run}`,
+      "trailer << /Root 1 0 R >>",
+      "%%EOF",
+      "",
+    ].join("\n"),
+    "latin1",
+  );
+}
+
+const PDF_NAME = `fire-safety-${run}.pdf`;
+const PDF = reportPdf();
+
+/** The API as the Owner's workspace token reads it. */
+async function apiGet(path) {
+  const response = await fetch(new URL(path, cfg.api), { headers: { Authorization: `Bearer ${cfg.workspaceToken}` } });
+  const body = await response.text();
+  assert.equal(response.status, 200, `GET ${path} answered ${response.status}: ${body}`);
+  return JSON.parse(body);
+}
+
+/** `POST /inbound/email` as the MTA makes it: the raw message, to the forwarding address. */
+async function deliver(raw) {
+  const response = await fetch(cfg.inbound.url, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${cfg.inbound.secret}`,
+      "Content-Type": "message/rfc822",
+      "X-Original-To": cfg.inbound.to,
+    },
+    body: raw.replace(/\r?\n/g, "\r\n"),
+  });
+  const body = await response.text();
+  assert.equal(response.status, 200, `POST /inbound/email answered ${response.status}: ${body}`);
+  return JSON.parse(body);
+}
+
+// ---- the pages ----------------------------------------------------------------------------------
+
+/** Browser-side problems are printed as they happen; refusals by a CSP are kept to fail the run. */
+const refusedByCsp = [];
+function watch(page, label) {
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") console.log(`# ${label} console ${m.type()}: ${m.text()}`);
+    if (/Content Security Policy/i.test(m.text())) refusedByCsp.push(`${label}: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => console.log(`# ${label} page error: ${e.message}`));
+}
+
+/** Every text frame the page's hub connections receive. */
+const hubFrames = [];
+function recordHub(page) {
+  page.on("websocket", (ws) => {
+    if (!new URL(ws.url()).pathname.startsWith("/hubs/")) return;
+    ws.on("framereceived", ({ payload }) => {
+      if (typeof payload === "string") hubFrames.push(payload);
+    });
+  });
+}
+
+/** A request whose path ends with `suffix`, by method, answered from now on. */
+function answered(page, method, suffix) {
+  return page.waitForResponse((r) => r.request().method() === method && new URL(r.url()).pathname.endsWith(suffix));
+}
+
+let browser;
+let page;
+let exitCode = 0;
+try {
+  mkdirSync(cfg.screenshots, { recursive: true });
+  browser = await chromium.launch({ executablePath: cfg.chromium || "/usr/bin/chromium", args: ["--no-sandbox"] });
+  const context = await browser.newContext({ viewport: DESKTOP });
+  context.setDefaultTimeout(TIMEOUT);
+  page = await context.newPage();
+  watch(page, "agent");
+  recordHub(page);
+
+  doing("the agent signs in and opens the workspace");
+  await page.goto(dashboard("/login"));
+  await field(page, "Email").fill(cfg.agent.email);
+  await field(page, "Password").fill(cfg.agent.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/(workspaces|inbox)$/);
+  if (new URL(page.url()).pathname === "/workspaces") {
+    await page.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
+    await page.waitForURL(/\/inbox$/);
+  }
+  await page.getByRole("status", { name: "Live updates: Live" }).waitFor();
+  step("the agent signed in through /login and opened the workspace's inbox, live");
+
+  doing("the inbox marks Carla's conversation as an email");
+  await page.getByRole("tab", { name: "All" }).click();
+  const row = page.getByRole("list", { name: "Conversations" }).getByRole("link").filter({ hasText: "Carla Diaz" });
+  await row.waitFor();
+  const rowMarker = row.locator('[data-channel="email"]');
+  await rowMarker.waitFor();
+  assert.equal((await rowMarker.textContent())?.trim(), "Channel: Email", "the row says its channel in words");
+  assert.equal(await rowMarker.getAttribute("title"), "Email conversation");
+  step('the inbox lists Carla Diaz\'s conversation with the "Email" channel marker');
+
+  doing("the agent opens the email conversation");
+  await row.click();
+  await page.waitForURL(/\/inbox\/[^/]+$/);
+  const conversationId = new URL(page.url()).pathname.split("/").pop();
+  const heading = page.getByRole("heading", { name: /Carla Diaz/, level: 2 });
+  await heading.waitFor();
+  assert.match((await heading.textContent()) ?? "", /Printer on fire/, "the heading shows the subject");
+  const headerMarker = page.locator(".conversation-header").locator('[data-channel="email"]');
+  assert.equal((await headerMarker.textContent())?.trim(), "Channel: Email", "the conversation's header marks it Email");
+  const thread = page.getByRole("log", { name: "Messages" });
+  const details = thread.getByRole("group", { name: "Email details" }).first();
+  await details.waitFor();
+  const detailsText = (await details.textContent()) ?? "";
+  assert.ok(detailsText.includes("Carla Diaz <carla@example.com>"), `From Carla in the header: ${detailsText}`);
+  assert.ok(detailsText.includes("Printer on fire"), `the subject in the header: ${detailsText}`);
+  await page.evaluate(() => {
+    window.__sameDocument = true;
+  });
+  step(`the conversation opened; its "Email details" show From "Carla Diaz <carla@example.com>" and the subject "Printer on fire"`);
+
+  doing("the email's HTML shows in its sandboxed frame");
+  const frameElement = thread.locator('iframe[title="Email content"]').first();
+  await frameElement.waitFor();
+  assert.equal(await frameElement.getAttribute("sandbox"), "", 'the frame is sandboxed with sandbox=""');
+  const frame = frameElement.contentFrame();
+  await frame.getByText("third floor").waitFor();
+  const bold = frame.locator("b");
+  assert.equal((await bold.textContent())?.trim(), "third floor", "the HTML's markup is rendered, not escaped");
+  const frameText = (await frame.locator("body").textContent()) ?? "";
+  assert.match(frameText, /The printer on the third floor is smoking\./);
+  assert.match(frameText, /What should we do\?/);
+  step('the HTML renders in the iframe "Email content" (sandbox=""), with the email\'s words and markup');
+
+  doing("the agent attaches a PDF with the reply box's file input");
+  const box = field(page, "Reply by email to carla@example.com");
+  await box.waitFor();
+  const uploaded = answered(page, "POST", `/api/conversations/${conversationId}/attachments`);
+  await page.getByLabel("Attach files", { exact: true }).setInputFiles({ name: PDF_NAME, mimeType: "application/pdf", buffer: PDF });
+  const upload = await uploaded;
+  assert.equal(upload.status(), 201, `the upload answered ${upload.status()}: ${await upload.text()}`);
+  const stored = await upload.json();
+  assert.equal(stored.name, PDF_NAME);
+  assert.equal(stored.contentType, "application/pdf");
+  const chip = page.getByRole("list", { name: "Files to send" }).getByRole("listitem").filter({ hasText: PDF_NAME });
+  await chip.getByRole("button", { name: `Remove ${PDF_NAME}` }).waitFor();
+  step(`the PDF uploaded (201, ${stored.size} bytes) and shows as a chip; the box is labelled "Reply by email to carla@example.com"`);
+
+  doing("the agent sends the reply by email");
+  const replyText = `Please leave the floor and call the fire brigade. (${run})`;
+  await box.fill(replyText);
+  const sent = answered(page, "POST", `/api/conversations/${conversationId}/messages`);
+  await page.getByRole("button", { name: "Send reply" }).click();
+  const posted = await sent;
+  assert.equal(posted.status(), 201, `the reply answered ${posted.status()}`);
+  assert.deepEqual(posted.request().postDataJSON(), { body: replyText, attachmentIds: [stored.id] });
+  const replyBubble = thread.locator(".bubble").filter({ hasText: replyText });
+  await replyBubble.waitFor();
+  await replyBubble.getByRole("link", { name: new RegExp(escape(PDF_NAME)) }).waitFor();
+  assert.equal(await page.getByRole("list", { name: "Files to send" }).count(), 0, "the chip went with the reply");
+  step("the reply went with the PDF's id; the thread shows it with its PDF");
+  await check('the reply shows as an email, "Sending…" (no worker: delivery pending)', async () => {
+    await replyBubble.getByRole("group", { name: "Email details" }).waitFor({ timeout: 10_000 });
+    await replyBubble.getByText("Sending…", { exact: true }).waitFor({ timeout: 1_000 });
+  });
+
+  doing("the API holds the reply, pending, with its Message-ID's id");
+  const { messages } = await apiGet(`/api/conversations/${conversationId}/messages`);
+  const reply = messages.find((m) => m.kind === "outgoing" && m.body === replyText);
+  assert.ok(reply, `the reply is among the conversation's messages: ${JSON.stringify(messages)}`);
+  assert.equal(reply.id, (await posted.json()).id);
+  assert.equal(reply.email?.delivery?.status, "pending");
+  assert.equal(reply.email?.to?.[0]?.address, "carla@example.com");
+  const domain = cfg.inbound.to.split("@").pop();
+  const ours = `${reply.id.replace(/-/g, "")}@${domain}`;
+  step(`the reply ${reply.id} is pending delivery; its Message-ID is <${ours}>`);
+
+  doing("Carla answers the reply by email");
+  const answerText = `Thanks, the fire is out and everyone is safe. (${run})`;
+  const receipt = await deliver(
+    [
+      "From: Carla Diaz <carla@example.com>",
+      `To: ${reply.email?.from?.address ?? "support@acme.test"}`,
+      `Subject: ${reply.email?.subject ?? "Re: Printer on fire"}`,
+      "Message-ID: <c-2@example.com>",
+      `In-Reply-To: <${ours}>`,
+      `References: <c-1@example.com> <${ours}>`,
+      "Date: Tue, 24 Nov 2026 10:30:00 +0000",
+      "MIME-Version: 1.0",
+      "Content-Type: text/plain; charset=utf-8",
+      "",
+      answerText,
+      "",
+    ].join("\n"),
+  );
+  assert.equal(receipt.outcome, "added", JSON.stringify(receipt));
+  assert.equal(receipt.conversationId, conversationId, "the answer joins the same conversation");
+  assert.equal(receipt.opened, false, "no new conversation");
+  step("the answer, In-Reply-To our Message-ID, was taken into the same conversation");
+
+  doing("the answer appears live in the open conversation");
+  await thread.getByText(answerText).waitFor();
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "the conversation was not reloaded");
+  const pushed = hubFrames
+    .flatMap((f) => f.split("\x1e"))
+    .filter((f) => f.includes('"MessageCreated"') && f.includes(answerText))
+    .map((f) => JSON.parse(f).arguments?.[0]?.message);
+  assert.equal(pushed.length, 1, "the hub pushed the answer (a MessageCreated frame with its text)");
+  assert.equal(pushed[0]?.email?.from?.address, "carla@example.com", `the hub's message carries its email details: ${JSON.stringify(pushed[0])}`);
+  step("Carla's answer appeared in the open conversation without a reload, pushed by the hub (MessageCreated, with its email details)");
+  await check("the live answer shows as an email (its Email details: From Carla)", async () => {
+    const answerBubble = thread.locator(".bubble").filter({ hasText: answerText });
+    const answerDetails = answerBubble.getByRole("group", { name: "Email details" });
+    await answerDetails.waitFor({ timeout: 10_000 });
+    assert.match((await answerDetails.textContent()) ?? "", /Carla Diaz <carla@example\.com>/);
+  });
+
+  doing("the email conversation, under axe");
+  await shotWithEmail(page, "email-conversation");
+  step("the email conversation: screenshots at both sizes, checked with axe");
+
+  doing("after a reload, the conversation shows the reply and the answer as emails");
+  await page.reload();
+  await thread.getByText(answerText).waitFor();
+  await thread.locator(".bubble").filter({ hasText: replyText }).getByText("Sending…", { exact: true }).waitFor();
+  await thread.locator(".bubble").filter({ hasText: answerText }).getByRole("group", { name: "Email details" }).waitFor();
+  assert.equal(await thread.getByRole("group", { name: "Email details" }).count(), 3, "three emails in the thread");
+  step('after a reload: three emails, the reply "Sending…", the answer with its Email details');
+
+  doing("the Settings' Email section");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  const section = page.getByRole("region", { name: "Email", exact: true });
+  await section.waitFor();
+  const forwarding = section.getByLabel("Forwarding address", { exact: true });
+  await forwarding.waitFor();
+  assert.equal(await forwarding.inputValue(), cfg.inbound.to);
+  assert.equal(await forwarding.getAttribute("readonly"), "", "the forwarding address is read only");
+  const support = section.getByLabel("Support address", { exact: true });
+  assert.equal(await support.inputValue(), "support@acme.test");
+  await section.scrollIntoViewIfNeeded();
+  await shot(page, "settings-email");
+  step(`the Settings' Email section shows the forwarding address ${cfg.inbound.to} and the support address support@acme.test`);
+
+  doing("no resource was refused by a Content-Security-Policy");
+  assert.deepEqual(refusedByCsp, []);
+  step("nothing was refused under the dashboard's and the email's Content-Security-Policies");
+
+  doing("axe on every page shown");
+  assertNoViolations();
+  assert.deepEqual(emailPageViolations, [], `axe found WCAG 2.1 A/AA violation(s):\n${emailPageViolations.join("\n")}`);
+  step("axe found no WCAG 2.1 A/AA violation on the email conversation and the Email settings");
+
+  doing("every check of the journey");
+  assert.ok(failed.length === 0, `${failed.length} check(s) failed:\n  - ${failed.join("\n  - ")}`);
+  step("every check passed");
+} catch (error) {
+  exitCode = 1;
+  console.error(`not ok - ${currentStep}: ${error instanceof Error ? error.message : error}`);
+  if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
+  if (page && currentStep !== "every check of the journey") {
+    await page.screenshot({ path: join(cfg.screenshots, "failure.png"), fullPage: true }).catch(() => {});
+    const shown = await page.locator("main").innerText().catch(() => "");
+    console.error(`--- the page at the failure (${page.url()}), saved as failure.png:\n${shown}`);
+  }
+} finally {
+  await browser?.close().catch(() => {});
+}
+process.exit(exitCode);
