@@ -14,6 +14,7 @@
 //! A failure (the server unreachable, a refused login, a folder that is not there) is recorded
 //! on the mailbox as `failing` with the server's words, shown in Settings, and tried again
 //! after a backoff (5 s doubling to 5 minutes); a settings change restarts the watcher at once.
+//! A refused login also emails the Owners, once per failure: again only after it worked.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use async_imap::Session;
 use async_imap::extensions::idle::IdleResponse;
 use futures::TryStreamExt;
 use secrecy::ExposeSecret;
+use supportdesk_core::outbox::{self, OutboxMessage};
 use supportdesk_core::tenancy::TenantSchema;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
@@ -384,20 +386,46 @@ async fn wait_idle(
     handle.done().await.map_err(imap)
 }
 
-/// Marks the mailbox failing with the reason shown in Settings.
+/// Marks the mailbox failing with the reason shown in Settings; a refused login also emails
+/// the workspace's Owners, once until the mailbox works again.
 async fn record_failure(
     state: &AppState,
     workspace_id: Uuid,
     failure: &Failure,
 ) -> sqlx::Result<()> {
     let reason: String = failure.to_string().chars().take(500).collect();
-    sqlx::query(
-        "UPDATE public.email_mailboxes SET status = 'failing', last_error = $2
-          WHERE workspace_id = $1",
+    let login = matches!(failure, Failure::Login(_) | Failure::Unreadable(_));
+    let mut tx = state.db.begin().await?;
+    let alert: Option<bool> = sqlx::query_scalar(
+        "UPDATE public.email_mailboxes
+            SET status = 'failing', last_error = $2, owners_alerted = owners_alerted OR $3
+          WHERE workspace_id = $1
+      RETURNING $3 AND NOT (SELECT owners_alerted FROM public.email_mailboxes
+                             WHERE workspace_id = $1)",
     )
     .bind(workspace_id)
     .bind(reason)
-    .execute(&state.db)
+    .bind(login)
+    .fetch_optional(&mut *tx)
     .await?;
-    Ok(())
+    if alert == Some(true) {
+        let owners: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT user_id FROM public.memberships
+              WHERE workspace_id = $1 AND role = 'admin' AND status = 'active'",
+        )
+        .bind(workspace_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        for user_id in owners {
+            outbox::enqueue(
+                &mut tx,
+                &OutboxMessage::MailboxFailingEmail {
+                    workspace_id,
+                    user_id,
+                },
+            )
+            .await?;
+        }
+    }
+    tx.commit().await
 }

@@ -153,6 +153,16 @@ async fn wrong_credentials_show_in_settings_until_they_are_fixed() {
         !error.contains("not-the-password"),
         "a password in an error: {error}"
     );
+    // The Owner is emailed once for this failure, however often it is tried again.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let alerts: Vec<Value> = sqlx::query_scalar(
+        "SELECT payload FROM public.outbox WHERE kind = 'mailbox_failing_email'",
+    )
+    .fetch_all(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0]["userId"], owner.user_id.to_string());
 
     app.json_ok(
         Method::PUT,

@@ -24,7 +24,7 @@ use supportdesk_core::config::WorkerSettings;
 use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_core::outbox::messages::conversation_email::{self, Delivered};
 use supportdesk_core::outbox::messages::{
-    agent_digest, invitation, password_reset, verification, visitor_reply,
+    agent_digest, invitation, mailbox_failing, password_reset, verification, visitor_reply,
 };
 use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
 use supportdesk_core::storage::{Variant, attachment_path};
@@ -345,6 +345,17 @@ impl Deliverer {
                     ),
                 }
             }
+            OutboxMessage::MailboxFailingEmail {
+                workspace_id,
+                user_id,
+            } => match mailbox_failing::pending(&self.db, workspace_id, user_id).await? {
+                None => None,
+                Some(failing) => Some(
+                    self.renderer
+                        .mailbox_failing(&failing)
+                        .map_err(RenderError::Content)?,
+                ),
+            },
             OutboxMessage::PasswordResetEmail { reset_id } => {
                 // `None` once the reset is used, replaced by a newer request, or expired.
                 match password_reset::pending(&self.db, &self.tokens, reset_id).await? {

@@ -46,6 +46,7 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::AgentDigestEmail => "email:agent-digest",
         MessageKind::VisitorReplyEmail => "email:visitor-reply",
         MessageKind::ConversationEmail => "email:conversation",
+        MessageKind::MailboxFailingEmail => "email:mailbox-failing",
     };
     format!("{namespace}:{suffix}")
 }

@@ -32,10 +32,11 @@ pub enum MessageKind {
     AgentDigestEmail,
     VisitorReplyEmail,
     ConversationEmail,
+    MailboxFailingEmail,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
@@ -43,6 +44,7 @@ impl MessageKind {
         Self::AgentDigestEmail,
         Self::VisitorReplyEmail,
         Self::ConversationEmail,
+        Self::MailboxFailingEmail,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -54,6 +56,7 @@ impl MessageKind {
             Self::AgentDigestEmail => "agent_digest_email",
             Self::VisitorReplyEmail => "visitor_reply_email",
             Self::ConversationEmail => "conversation_email",
+            Self::MailboxFailingEmail => "mailbox_failing_email",
         }
     }
 
@@ -87,6 +90,9 @@ pub enum OutboxMessage {
         workspace_id: Uuid,
         message_id: Uuid,
     },
+    /// Tells Owner `user_id` that the workspace's IMAP mailbox refuses its login
+    /// (`messages::mailbox_failing`).
+    MailboxFailingEmail { workspace_id: Uuid, user_id: Uuid },
 }
 
 impl OutboxMessage {
@@ -99,6 +105,7 @@ impl OutboxMessage {
             Self::AgentDigestEmail { .. } => MessageKind::AgentDigestEmail,
             Self::VisitorReplyEmail { .. } => MessageKind::VisitorReplyEmail,
             Self::ConversationEmail { .. } => MessageKind::ConversationEmail,
+            Self::MailboxFailingEmail { .. } => MessageKind::MailboxFailingEmail,
         }
     }
 
@@ -131,6 +138,10 @@ impl OutboxMessage {
                 workspace_id,
                 message_id,
             } => serde_json::json!({ "workspaceId": workspace_id, "messageId": message_id }),
+            Self::MailboxFailingEmail {
+                workspace_id,
+                user_id,
+            } => serde_json::json!({ "workspaceId": workspace_id, "userId": user_id }),
         }
     }
 
@@ -160,6 +171,10 @@ impl OutboxMessage {
             MessageKind::ConversationEmail => Some(Self::ConversationEmail {
                 workspace_id: id("workspaceId")?,
                 message_id: id("messageId")?,
+            }),
+            MessageKind::MailboxFailingEmail => Some(Self::MailboxFailingEmail {
+                workspace_id: id("workspaceId")?,
+                user_id: id("userId")?,
             }),
         }
     }

@@ -15,6 +15,7 @@ use askama::Template;
 use lettre::Message;
 use lettre::message::{Mailbox, MultiPart};
 use supportdesk_core::outbox::messages::conversation_email::Thread;
+use supportdesk_core::outbox::messages::mailbox_failing::MailboxFailing;
 use supportdesk_core::role::Role;
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -185,6 +186,30 @@ struct PasswordResetText<'a> {
 struct PasswordResetHtml<'a> {
     name: &'a str,
     email: &'a str,
+    link: &'a str,
+    product: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mailbox_failing.txt", escape = "none")]
+struct MailboxFailingText<'a> {
+    name: &'a str,
+    workspace: &'a str,
+    host: &'a str,
+    user: &'a str,
+    error: &'a str,
+    link: &'a str,
+    product: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "mailbox_failing.html")]
+struct MailboxFailingHtml<'a> {
+    name: &'a str,
+    workspace: &'a str,
+    host: &'a str,
+    user: &'a str,
+    error: &'a str,
     link: &'a str,
     product: &'a str,
 }
@@ -366,6 +391,44 @@ impl Renderer {
         })
     }
 
+    /// Tells an Owner that the workspace's mailbox refuses its login, with the server's words
+    /// and a link to Settings.
+    pub fn mailbox_failing(&self, failing: &MailboxFailing) -> anyhow::Result<Email> {
+        let link = format!("{}/settings#email-heading", self.app_url);
+        let (name, workspace) = (&datum(&failing.full_name), &datum(&failing.workspace_name));
+        let (host, user, error) = (
+            &datum(&failing.host),
+            &datum(&failing.user),
+            &datum(&failing.error),
+        );
+        let text = MailboxFailingText {
+            name,
+            workspace,
+            host,
+            user,
+            error,
+            link: &link,
+            product: PRODUCT,
+        }
+        .render()?;
+        let html = MailboxFailingHtml {
+            name,
+            workspace,
+            host,
+            user,
+            error,
+            link: &link,
+            product: PRODUCT,
+        }
+        .render()?;
+        Ok(Email {
+            to: failing.email.clone(),
+            subject: format!("The mailbox of {} cannot be read", failing.workspace_name),
+            text,
+            html,
+        })
+    }
+
     /// The message as sent. Its Message-ID is derived from the outbox row, so a re-sent copy
     /// (after a crash) is recognisably the same email.
     pub fn message(&self, outbox_id: Uuid, email: Email) -> anyhow::Result<Message> {
@@ -405,6 +468,31 @@ mod tests {
             email.html
         );
         assert!(email.subject.contains(PRODUCT));
+    }
+
+    #[test]
+    fn a_failing_mailbox_email_names_the_server_its_words_and_the_way_to_settings() {
+        let email = renderer()
+            .mailbox_failing(&MailboxFailing {
+                email: "olivia@example.com".into(),
+                full_name: "Olivia".into(),
+                workspace_name: "Acme <Support>".into(),
+                host: "imap.example.com".into(),
+                user: "support@acme.test".into(),
+                error: "the server refused the login: [AUTHENTICATIONFAILED]".into(),
+            })
+            .unwrap();
+        assert_eq!(email.to, "olivia@example.com");
+        for part in [&email.text, &email.html] {
+            // Shown as data, never as a link (`datum`): the dots are look-alikes.
+            assert!(part.contains("imap") && part.contains("example"), "{part}");
+            assert!(part.contains("AUTHENTICATIONFAILED"), "{part}");
+            assert!(
+                part.contains("https://desk.example.com/settings#email-heading"),
+                "{part}"
+            );
+        }
+        assert!(!email.html.contains("<Support>"), "{}", email.html);
     }
 
     #[test]

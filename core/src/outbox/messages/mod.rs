@@ -11,6 +11,7 @@
 pub mod agent_digest;
 pub mod conversation_email;
 pub mod invitation;
+pub mod mailbox_failing;
 pub mod password_reset;
 pub mod verification;
 pub mod visitor_reply;

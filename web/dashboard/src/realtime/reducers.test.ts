@@ -146,6 +146,24 @@ describe("messages", () => {
     );
   });
 
+  it("keep an email's details, so a live email shows as one", () => {
+    const email = {
+      from: { address: "carla@example.com", name: "Carla" },
+      to: [{ address: "support@acme.test", name: null }],
+      cc: [],
+      subject: "Printer on fire",
+      html: "<p>It smokes.</p>",
+      quoted: null,
+      dmarcFailed: false,
+      senderChecks: null,
+      delivery: null,
+    };
+    const event = messageEvent("m4", "incoming");
+    const next = appendMessage(data, { ...event, message: { ...event.message, email } });
+    expect(next?.pages[0]?.messages[1]?.email).toEqual(email);
+    expect(appendMessage(data, messageEvent("m5", "outgoing"))?.pages[0]?.messages[1]).not.toHaveProperty("email");
+  });
+
   it("leave a message to later pages still to load", () => {
     const partial = { ...data, pages: [{ ...data.pages[0]!, nextCursor: "more" }] };
     expect(appendMessage(partial, messageEvent("m2", "incoming"))).toBe(partial);

@@ -191,8 +191,17 @@ export function appendMessage(data: MessagePages | undefined, event: MessageCrea
   const lastIndex = data.pages.length - 1;
   const last = data.pages[lastIndex];
   if (!last || last.nextCursor) return data;
-  const { id, kind, body, authorAgentId, createdAt, attachments } = event.message;
-  const message: Message = { id, kind, body, authorAgentId, createdAt, ...(attachments?.length ? { attachments } : {}) };
+  const { id, kind, body, authorAgentId, createdAt, attachments, email } = event.message;
+  const message: Message = {
+    id,
+    kind,
+    body,
+    authorAgentId,
+    createdAt,
+    ...(attachments?.length ? { attachments } : {}),
+    // An email's From, To, subject, HTML and delivery: the thread shows them as it does after a reload.
+    ...(email ? { email } : {}),
+  };
   const pages = [...data.pages];
   pages[lastIndex] = { ...last, messages: [...last.messages, message] };
   return { ...data, pages };
