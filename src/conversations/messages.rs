@@ -38,8 +38,9 @@ pub struct Message {
     #[serde(default)]
     #[sqlx(skip)]
     pub attachments: Vec<Attachment>,
-    /// The email side of a message of an email conversation; null for every other message.
-    #[serde(default)]
+    /// The email side of a message of an email conversation; absent on every other message
+    /// (so the event log's messages, written without it, read back as they were written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[sqlx(skip)]
     pub email: Option<Box<EmailDetails>>,
 }
