@@ -130,6 +130,42 @@ async fn a_mailbox_is_watched_with_idle_and_nothing_is_lost_repeated_or_deleted(
         "a message was taken twice: {again:?} (before {subjects:?})"
     );
     assert_eq!(server.count(), 5, "the mailbox keeps its mail");
+
+    // A watcher stopped between taking a message and recording its UID (a crash) takes it
+    // again: as if every record were lost, the whole folder comes again, and each message is
+    // a duplicate by its Message-ID.
+    sqlx::query("UPDATE public.email_mailboxes SET last_uid = 0")
+        .execute(&app.db)
+        .await
+        .unwrap();
+    app.json_ok(
+        Method::PUT,
+        "/api/settings/email",
+        &json!({ "imap": imap(&server, None) }),
+        &owner.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let last: i64 = sqlx::query_scalar("SELECT last_uid FROM public.email_mailboxes")
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+        if last == 5 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the folder was not taken again: {last}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        conversations(&app, &owner, 5).await.len(),
+        5,
+        "a message taken twice"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
