@@ -129,53 +129,64 @@ pub async fn set(
     new: NewMailbox,
 ) -> Result<(), Error> {
     let sealed = new.password.as_ref().map(|p| key.seal(p));
-    let changed = sqlx::query(
-        "UPDATE public.email_mailboxes m
-            SET host = $2, port = $3, tls = $4, username = $5,
-                password_sealed = coalesce($6, m.password_sealed), folder = $7,
-                uid_validity = CASE WHEN (m.host, m.username, m.folder) = ($2, $5, $7)
-                                    THEN m.uid_validity END,
-                last_uid = CASE WHEN (m.host, m.username, m.folder) = ($2, $5, $7)
-                                THEN m.last_uid ELSE 0 END,
-                status = 'connecting', last_error = NULL, owners_alerted = false,
-                version = m.version + 1, updated_at = now()
-          WHERE m.workspace_id = $1",
-    )
-    .bind(workspace_id)
-    .bind(&new.host)
-    .bind(new.port)
-    .bind(new.tls)
-    .bind(&new.user)
-    .bind(&sealed)
-    .bind(&new.folder)
-    .execute(&mut *conn)
-    .await?
-    .rows_affected();
-    if changed > 0 {
-        return Ok(());
+    // Twice at most: a first connection that loses the race to insert to a concurrent one
+    // changes the row that one made.
+    for _ in 0..2 {
+        let changed = sqlx::query(
+            "UPDATE public.email_mailboxes m
+                SET host = $2, port = $3, tls = $4, username = $5,
+                    password_sealed = coalesce($6, m.password_sealed), folder = $7,
+                    uid_validity = CASE WHEN (m.host, m.username, m.folder) = ($2, $5, $7)
+                                        THEN m.uid_validity END,
+                    last_uid = CASE WHEN (m.host, m.username, m.folder) = ($2, $5, $7)
+                                    THEN m.last_uid ELSE 0 END,
+                    status = 'connecting', last_error = NULL, owners_alerted = false,
+                    version = m.version + 1, updated_at = now()
+              WHERE m.workspace_id = $1",
+        )
+        .bind(workspace_id)
+        .bind(&new.host)
+        .bind(new.port)
+        .bind(new.tls)
+        .bind(&new.user)
+        .bind(&sealed)
+        .bind(&new.folder)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        if changed > 0 {
+            return Ok(());
+        }
+        // A first connection needs its password.
+        let Some(sealed) = &sealed else {
+            return Err(Error::invalid_field(
+                "imap.password",
+                "is required to connect a mailbox",
+            ));
+        };
+        let inserted = sqlx::query(
+            "INSERT INTO public.email_mailboxes
+                    (workspace_id, host, port, tls, username, password_sealed, folder)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (workspace_id) DO NOTHING",
+        )
+        .bind(workspace_id)
+        .bind(&new.host)
+        .bind(new.port)
+        .bind(new.tls)
+        .bind(&new.user)
+        .bind(sealed)
+        .bind(&new.folder)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+        if inserted > 0 {
+            return Ok(());
+        }
     }
-    // A first connection needs its password.
-    let Some(sealed) = sealed else {
-        return Err(Error::invalid_field(
-            "imap.password",
-            "is required to connect a mailbox",
-        ));
-    };
-    sqlx::query(
-        "INSERT INTO public.email_mailboxes
-                (workspace_id, host, port, tls, username, password_sealed, folder)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    )
-    .bind(workspace_id)
-    .bind(&new.host)
-    .bind(new.port)
-    .bind(new.tls)
-    .bind(&new.user)
-    .bind(sealed)
-    .bind(&new.folder)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
+    Err(Error::Internal(anyhow::anyhow!(
+        "the mailbox row of workspace {workspace_id} neither changed nor could be made"
+    )))
 }
 
 /// Stops watching the workspace's mailbox and forgets its settings.
