@@ -10,6 +10,7 @@
 //! - Subject reference: our replies' subjects end in `[#<number>]`; it threads an answer only
 //!   when its sender is the conversation's contact.
 
+use supportdesk_core::outbox::messages::conversation_email;
 use uuid::Uuid;
 
 /// A workspace's forwarding address.
@@ -41,13 +42,7 @@ pub fn reply_token(address: &str) -> Option<Uuid> {
 
 /// `address` with `token` after a `+` in its local part.
 pub fn with_reply_token(address: &str, token: Uuid) -> String {
-    match address.rsplit_once('@') {
-        Some((local, domain)) => {
-            let local = local.split('+').next().unwrap_or(local);
-            format!("{local}+{}@{domain}", token.simple())
-        }
-        None => address.to_owned(),
-    }
+    conversation_email::with_reply_token(address, &token.simple().to_string())
 }
 
 /// The conversation number a subject refers to (`... [#42]`).

@@ -90,12 +90,9 @@ pub async fn schedule(
     .fetch_one(&mut *conn)
     .await?;
     let from_address = support.clone().unwrap_or(forwarding.clone());
+    // The support address, and any at the forwarding domain (the forwarding address, ours).
     let ours = |address: &str| {
-        address == from_address
-            || address == forwarding
-            || support.as_deref() == Some(address)
-            || address.ends_with(&format!("@{domain}"))
-            || address::parse_inbound(address, domain).is_some()
+        support.as_deref() == Some(address) || address.ends_with(&format!("@{domain}"))
     };
 
     let (to, cc, in_reply_to, refs) = match &answered {

@@ -187,13 +187,14 @@ async fn take(
         .ok_or_else(|| unprocessable("email_without_sender", "the message has no From address"))?;
     let sender = EmailAddress::parse(&from.address)
         .map_err(|_| unprocessable("email_without_sender", "the From address is not usable"))?;
-    if from.address.ends_with(&format!("@{domain}"))
-        || is_support_address(state, &recipient, &from.address).await?
-    {
+    if from.address.ends_with(&format!("@{domain}")) {
         return Ok(ignored("sent from our own address (a loop)".to_owned()));
     }
     {
         let mut conn = state.reads.get(&recipient.schema).await?;
+        if is_support_address(&mut conn, &recipient.schema, &from.address).await? {
+            return Ok(ignored("sent from our own address (a loop)".to_owned()));
+        }
         match threading::known(&mut conn, &recipient.schema, &mail.message_id).await? {
             Some(true) => return Ok(ignored("our own message came back".to_owned())),
             Some(false) => return Ok(Receipt::Duplicate),
@@ -267,19 +268,16 @@ fn ignored(reason: String) -> Receipt {
 }
 
 async fn is_support_address(
-    state: &AppState,
-    recipient: &Recipient,
+    conn: &mut sqlx::PgConnection,
+    schema: &TenantSchema,
     address: &str,
-) -> Result<bool> {
-    let mut conn = state.reads.get(&recipient.schema).await?;
-    Ok(sqlx::query_scalar(
-        recipient
-            .schema
-            .sql("SELECT EXISTS (SELECT 1 FROM {schema}.email_settings WHERE address = $1)"),
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        schema.sql("SELECT EXISTS (SELECT 1 FROM {schema}.email_settings WHERE address = $1)"),
     )
     .bind(address)
-    .fetch_one(&mut *conn)
-    .await?)
+    .fetch_one(conn)
+    .await
 }
 
 /// Stores the message's files (and, for a message that could not be read, the raw message

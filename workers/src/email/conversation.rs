@@ -7,7 +7,9 @@
 use lettre::Message;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
-use supportdesk_core::outbox::messages::conversation_email::{ConversationEmail, Party};
+use supportdesk_core::outbox::messages::conversation_email::{
+    ConversationEmail, Party, with_reply_token,
+};
 
 /// `support+<token>@domain`: where answers go.
 fn reply_to(email: &ConversationEmail) -> String {
@@ -16,13 +18,7 @@ fn reply_to(email: &ConversationEmail) -> String {
         .split('@')
         .next()
         .unwrap_or(&email.message_id);
-    match email.reply_address.rsplit_once('@') {
-        Some((local, domain)) => {
-            let local = local.split('+').next().unwrap_or(local);
-            format!("{local}+{token}@{domain}")
-        }
-        None => email.reply_address.clone(),
-    }
+    with_reply_token(&email.reply_address, token)
 }
 
 fn mailbox(party: &Party) -> anyhow::Result<Mailbox> {

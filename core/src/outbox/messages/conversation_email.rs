@@ -183,12 +183,21 @@ pub async fn join_thread(
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    let reply_to = match address.rsplit_once('@') {
-        Some((local, at)) => format!("{local}+{token}@{at}"),
-        None => address,
-    };
+    let reply_to = with_reply_token(&address, &token);
     Ok(Thread {
         message_id,
         reply_to,
     })
+}
+
+/// `address` with `token` after a `+` in its local part (any token it had replaced): where
+/// answers to one of our emails go, so they find its thread.
+pub fn with_reply_token(address: &str, token: &str) -> String {
+    match address.rsplit_once('@') {
+        Some((local, domain)) => {
+            let local = local.split('+').next().unwrap_or(local);
+            format!("{local}+{token}@{domain}")
+        }
+        None => address.to_owned(),
+    }
 }
