@@ -28,6 +28,7 @@ use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
 use supportdesk::conversations::messages::{self, MemberMessage, MessageKind};
+use supportdesk::conversations::requests::Recipients;
 use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk_core::config::Settings;
 use supportdesk_core::tenancy::TenantSchema;
@@ -113,6 +114,7 @@ async fn replies_per_second(
                             kind: MessageKind::Outgoing,
                             body: "Bench reply",
                             attachment_ids: &[],
+                            recipients: &Recipients::default(),
                         },
                         owner,
                         Uuid::now_v7(),
@@ -343,6 +345,7 @@ async fn run() -> anyhow::Result<()> {
                     kind: MessageKind::Outgoing,
                     body: "Bench reply",
                     attachment_ids: &[],
+                    recipients: &Recipients::default(),
                 },
                 workspace.owner,
                 Uuid::now_v7(),

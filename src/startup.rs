@@ -124,17 +124,11 @@ impl Application {
             stop.clone().cancelled_owned(),
         ));
         let reaper = tokio::spawn(close_idle_reads(self.state.reads.clone(), stop.clone()));
-        let mailboxes = match crate::email_channel::settings::credential_key(&self.state) {
-            Ok(key) => Some(tokio::spawn(crate::email_channel::imap::run(
-                self.state.clone(),
-                key,
-                stop.clone(),
-            ))),
-            Err(e) => {
-                tracing::error!(error = %e, "IMAP mailboxes are not watched");
-                None
-            }
-        };
+        let mailboxes = tokio::spawn(crate::email_channel::imap::run(
+            self.state.clone(),
+            crate::email_channel::settings::credential_key(&self.state),
+            stop.clone(),
+        ));
         let served = launch(self.listener, self.router, shutdown).await;
         stop.cancel();
         let _ = listener.await;
@@ -142,9 +136,7 @@ impl Application {
         let _ = lifecycle.await;
         let _ = metrics.await;
         let _ = reaper.await;
-        if let Some(mailboxes) = mailboxes {
-            let _ = mailboxes.await;
-        }
+        let _ = mailboxes.await;
         served
     }
 }

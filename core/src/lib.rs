@@ -15,6 +15,7 @@ pub mod locks;
 pub mod migrate;
 pub mod outbox;
 pub mod role;
+pub mod sealed_credentials;
 pub mod shutdown;
 pub mod storage;
 pub mod telemetry;

@@ -37,6 +37,12 @@ pub async fn post_message(
 ) -> Result<Message> {
     let workspace_id = actor.workspace_id;
     let user_id = actor.member_id()?;
+    if kind != MessageKind::Outgoing && message.recipients.chosen() {
+        return Err(Error::invalid_field(
+            "to",
+            "only a reply is emailed: a note has no recipients",
+        ));
+    }
     let event_id = Uuid::now_v7();
     let posted = notifications::add_by_member(
         state,
@@ -46,6 +52,7 @@ pub async fn post_message(
             kind,
             body: &message.body,
             attachment_ids: &message.attachment_ids,
+            recipients: &message.recipients,
         },
         user_id,
         event_id,

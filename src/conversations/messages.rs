@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::attachments::record::{self as attachments, Attachment};
+use crate::conversations::requests::Recipients;
 use crate::email_channel::details::{self as email_details, EmailDetails};
 use crate::pagination::{Page, TimeKey};
 
@@ -89,6 +90,8 @@ pub struct MemberMessage<'a> {
     pub kind: MessageKind,
     pub body: &'a str,
     pub attachment_ids: &'a [Uuid],
+    /// A reply by email: the recipients the agent chose.
+    pub recipients: &'a Recipients,
 }
 
 /// [`add_by_member`]'s statement, written once (it names the time format, not the tenant).

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::attachments::MAX_PER_MESSAGE;
 use crate::conversations::record::{Change, ConversationStatus};
+use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, Result};
 use crate::inbox::contacts::{self, ContactInput, NewContact};
 use crate::inbox::priority::Priority;
@@ -91,21 +92,78 @@ pub struct MessageRequest {
     /// most 10.
     #[serde(default)]
     attachment_ids: Vec<Uuid>,
+    /// A reply on an email conversation only: who it is sent to. Left out, To is the sender
+    /// of the message it answers, as the thread had it; at most 20 addresses.
+    #[schema(example = json!(["carla@example.com"]))]
+    to: Option<Vec<String>>,
+    /// A reply on an email conversation only: who gets a copy. Left out, Cc is everyone else
+    /// the thread was sent to (never the support address); at most 20 addresses.
+    cc: Option<Vec<String>>,
 }
 
-/// A reply or a note, checked: its body, trimmed and within bounds, and its files.
+/// A reply or a note, checked: its body, trimmed and within bounds, its files, and, for a
+/// reply by email, the recipients the agent chose.
 #[derive(Debug)]
 pub struct NewMessage {
     pub body: String,
     pub attachment_ids: Vec<Uuid>,
+    pub recipients: Recipients,
 }
+
+/// The recipients an agent chose for a reply by email; `None` keeps the thread's.
+#[derive(Debug, Default, Clone)]
+pub struct Recipients {
+    pub to: Option<Vec<EmailAddress>>,
+    pub cc: Option<Vec<EmailAddress>>,
+}
+
+impl Recipients {
+    pub fn chosen(&self) -> bool {
+        self.to.is_some() || self.cc.is_some()
+    }
+}
+
+/// Recipients a message names at most, in To and in Cc each.
+pub const MAX_RECIPIENTS: usize = 20;
 
 impl TryFrom<MessageRequest> for NewMessage {
     type Error = Error;
 
     fn try_from(request: MessageRequest) -> Result<Self> {
-        Self::with_files(&request.body, request.attachment_ids)
+        let mut checks = FieldChecks::default();
+        let to = request
+            .to
+            .map(|to| checks.check("to", addresses(to, true)))
+            .map(Option::unwrap_or_default);
+        let cc = request
+            .cc
+            .map(|cc| checks.check("cc", addresses(cc, false)))
+            .map(Option::unwrap_or_default);
+        if !checks.is_empty() {
+            return Err(checks.failed());
+        }
+        let mut message = Self::with_files(&request.body, request.attachment_ids)?;
+        message.recipients = Recipients { to, cc };
+        Ok(message)
     }
+}
+
+/// A list of recipients: each a valid address, once, at most [`MAX_RECIPIENTS`].
+fn addresses(list: Vec<String>, required: bool) -> std::result::Result<Vec<EmailAddress>, String> {
+    if required && list.is_empty() {
+        return Err("needs at least one address".into());
+    }
+    if list.len() > MAX_RECIPIENTS {
+        return Err(format!("names at most {MAX_RECIPIENTS} addresses"));
+    }
+    let mut parsed: Vec<EmailAddress> = Vec::with_capacity(list.len());
+    for candidate in &list {
+        let address = EmailAddress::parse(candidate).map_err(|e| format!("{candidate:?} {e}"))?;
+        if !parsed.contains(&address) {
+            parsed.push(address);
+        }
+    }
+    Ok(parsed)
 }
 
 impl NewMessage {
@@ -126,6 +184,7 @@ impl NewMessage {
         Ok(Self {
             body,
             attachment_ids,
+            recipients: Recipients::default(),
         })
     }
 }

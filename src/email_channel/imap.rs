@@ -31,10 +31,10 @@ use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use super::credentials::CredentialKey;
 use super::receive::{self, Recipient};
 use crate::error::Error;
 use crate::state::AppState;
+use supportdesk_core::sealed_credentials::CredentialKey;
 
 /// How long a lease lasts without renewal.
 const LEASE: Duration = Duration::from_secs(30);
@@ -165,7 +165,7 @@ enum Failure {
     #[error("{0}")]
     Receiving(String),
     #[error("{0}")]
-    Unreadable(#[from] super::credentials::Unreadable),
+    Unreadable(#[from] supportdesk_core::sealed_credentials::Unreadable),
     #[error("the database failed: {0}")]
     Database(#[from] sqlx::Error),
 }

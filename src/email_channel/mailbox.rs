@@ -1,5 +1,5 @@
 //! A workspace's IMAP mailbox as Settings -> Email shows and changes it: where it is, who logs
-//! in (the password write-only, sealed at rest by `credentials`), which folder, and how
+//! in (the password write-only, sealed at rest by `supportdesk_core::sealed_credentials`), which folder, and how
 //! watching it goes (`status`, `lastError`). Rows live in `public.email_mailboxes`, which the
 //! watchers (`imap`) share out by lease.
 
@@ -9,8 +9,8 @@ use sqlx::PgConnection;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::credentials::CredentialKey;
 use crate::error::{Error, FieldChecks};
+use supportdesk_core::sealed_credentials::CredentialKey;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
@@ -67,18 +67,7 @@ pub struct NewMailbox {
 
 impl MailboxInput {
     pub fn check(self, checks: &mut FieldChecks) -> Option<NewMailbox> {
-        let host = self.host.trim().to_ascii_lowercase();
-        if host.is_empty()
-            || host.len() > 253
-            || !host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
-        {
-            checks.add("imap.host", "must be a host name or an IP address");
-        }
-        if !(1..=65535).contains(&self.port) {
-            checks.add("imap.port", "must be between 1 and 65535");
-        }
+        let host = check_server(["imap.host", "imap.port"], &self.host, self.port, checks);
         let user = self.user.trim().to_owned();
         if user.is_empty() || user.len() > 320 {
             checks.add("imap.user", "is required (at most 320 characters)");
@@ -107,6 +96,29 @@ impl MailboxInput {
             folder,
         })
     }
+}
+
+/// A mail server's host (trimmed, lower case) and port, problems added under the fields named
+/// (`imap.host`, `imap.port`, say).
+pub(super) fn check_server(
+    [host_field, port_field]: [&'static str; 2],
+    host: &str,
+    port: i32,
+    checks: &mut FieldChecks,
+) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    if host.is_empty()
+        || host.len() > 253
+        || !host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':'))
+    {
+        checks.add(host_field, "must be a host name or an IP address");
+    }
+    if !(1..=65535).contains(&port) {
+        checks.add(port_field, "must be between 1 and 65535");
+    }
+    host
 }
 
 /// The workspace's mailbox, if it has one.

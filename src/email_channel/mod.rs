@@ -11,12 +11,11 @@
 //! - `inbound`: `POST /inbound/email`, for the operator's MTA (`supportdesk mail receive`
 //!   is the same for a pipe transport).
 //! - `settings`: `GET|PUT /api/settings/email`; `mailbox` the IMAP mailbox in it, its password
-//!   sealed by `credentials`; `imap` watches the mailboxes (IDLE), taking new mail as `receive`
-//!   does.
+//!   sealed by `supportdesk_core::sealed_credentials`; `imap` watches the mailboxes (IDLE), taking new mail as `receive`
+//!   does; `smtp` the workspace's own outgoing server, and its test email.
 //! - `details`: the email side of a message as the API shows it.
 
 pub mod address;
-pub mod credentials;
 pub mod details;
 pub mod imap;
 mod inbound;
@@ -26,6 +25,7 @@ pub mod parse;
 pub mod quotes;
 pub mod receive;
 pub mod settings;
+pub mod smtp;
 pub mod threading;
 
 use axum::extract::DefaultBodyLimit;
@@ -37,10 +37,11 @@ use crate::state::AppState;
 
 pub use receive::{MAX_RAW_BYTES, Receipt};
 
-/// `GET|PUT /api/settings/email` (Owners).
+/// `GET|PUT /api/settings/email` and `POST /api/settings/email/test` (Owners).
 pub fn settings_router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(settings::get, settings::put))
+        .routes(routes!(smtp::send_test))
         .require(state, Rule::members(Permission::ManageSettings))
 }
 

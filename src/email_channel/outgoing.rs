@@ -1,8 +1,8 @@
 //! An agent's reply on an email conversation goes out by email: in the reply's transaction it
 //! gets its email details (a Message-ID of our own, the thread's `In-Reply-To` and
-//! `References`, To and Cc as the thread had them, the subject with the conversation's
-//! reference), its Message-ID joins the thread, and an outbox message asks the worker to send
-//! it. So a reply is never recorded without its email, and an SMTP outage only delays it; the
+//! `References`, To and Cc as the thread had them unless the agent chose others, the subject
+//! with the conversation's reference), its Message-ID joins the thread, and an outbox message
+//! asks the worker to send it. So a reply is never recorded without its email, and an SMTP outage only delays it; the
 //! worker records the delivery (`delivery.status`) on the message.
 
 use sqlx::PgConnection;
@@ -14,6 +14,8 @@ use uuid::Uuid;
 use super::address::{self, our_message_id};
 use super::details::{Delivery, DeliveryStatus, EmailDetails, EmailParty};
 use super::threading;
+use crate::conversations::requests::Recipients;
+use crate::error::{Error, Result};
 
 /// How many ids of the thread `References` carries at most (the first and the newest).
 const REFERENCES_KEPT: usize = 20;
@@ -40,14 +42,16 @@ struct Answered {
 
 /// Records reply `message_id` of conversation `conversation_id` as an email and queues it,
 /// when the conversation is an email one; its email details, or `None` for any other
-/// conversation. In the reply's transaction, after the reply.
+/// conversation (where recipients chosen are refused). In the reply's transaction, after the
+/// reply.
 pub async fn schedule(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     conversation_id: Uuid,
     message_id: Uuid,
     domain: &str,
-) -> sqlx::Result<Option<EmailDetails>> {
+    chosen: &Recipients,
+) -> Result<Option<EmailDetails>> {
     let conversation: Option<EmailConversation> = sqlx::query_as(schema.sql(
         "SELECT c.number, c.subject, coalesce(ct.email, ct.claimed_email) AS contact_address,
                 ct.name AS contact_name
@@ -64,6 +68,12 @@ pub async fn schedule(
         contact_name,
     }) = conversation
     else {
+        if chosen.chosen() {
+            return Err(Error::invalid_field(
+                "to",
+                "only a reply on an email conversation has recipients",
+            ));
+        }
         return Ok(None);
     };
     let answered: Option<Answered> = sqlx::query_as(schema.sql(
@@ -127,16 +137,21 @@ pub async fn schedule(
             (vec![to], cc, Some(a.rfc_message_id.clone()), refs)
         }
         None => {
-            let Some(address) = contact_address else {
-                return Ok(None);
-            };
-            let to = EmailParty {
+            let to = contact_address.map(|address| EmailParty {
                 address,
                 name: contact_name,
-            };
-            (vec![to], Vec::new(), None, Vec::new())
+            });
+            (to.into_iter().collect(), Vec::new(), None, Vec::new())
         }
     };
+    let (to, cc) = choose(to, cc, chosen);
+    if to.is_empty() {
+        if chosen.chosen() {
+            return Err(Error::invalid_field("to", "needs at least one address"));
+        }
+        // No one to send to: the reply stays in the conversation only.
+        return Ok(None);
+    }
     let subject = address::reply_subject(subject.as_deref().unwrap_or(""), number);
     let rfc_message_id = our_message_id(message_id, domain);
     let details = EmailDetails {
@@ -183,4 +198,60 @@ pub async fn schedule(
     )
     .await?;
     Ok(Some(details))
+}
+
+/// To and Cc: the thread's, each replaced by the agent's choice when they made one, an address
+/// the thread knew keeping its name.
+fn choose(
+    to: Vec<EmailParty>,
+    cc: Vec<EmailParty>,
+    chosen: &Recipients,
+) -> (Vec<EmailParty>, Vec<EmailParty>) {
+    let known: Vec<EmailParty> = to.iter().chain(&cc).cloned().collect();
+    let pick = |list: &[crate::email_address::EmailAddress]| -> Vec<EmailParty> {
+        list.iter()
+            .map(|address| EmailParty {
+                address: address.as_str().to_owned(),
+                name: known
+                    .iter()
+                    .find(|p| p.address.eq_ignore_ascii_case(address.as_str()))
+                    .and_then(|p| p.name.clone()),
+            })
+            .collect()
+    };
+    let to = chosen.to.as_deref().map_or(to, pick);
+    let cc = chosen.cc.as_deref().map_or(cc, pick);
+    (to, cc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::email_address::EmailAddress;
+
+    fn party(address: &str, name: Option<&str>) -> EmailParty {
+        EmailParty {
+            address: address.into(),
+            name: name.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn the_agents_choice_replaces_the_threads_recipients_keeping_known_names() {
+        let to = vec![party("carla@example.com", Some("Carla"))];
+        let cc = vec![party("boss@example.com", Some("Boss"))];
+        let kept = choose(to.clone(), cc.clone(), &Recipients::default());
+        assert_eq!(kept.0[0].address, "carla@example.com");
+        assert_eq!(kept.1[0].name.as_deref(), Some("Boss"));
+
+        let chosen = Recipients {
+            to: Some(vec![EmailAddress::parse("boss@example.com").unwrap()]),
+            cc: Some(Vec::new()),
+        };
+        let (to, cc) = choose(to, cc, &chosen);
+        assert_eq!(to.len(), 1);
+        assert_eq!(to[0].address, "boss@example.com");
+        assert_eq!(to[0].name.as_deref(), Some("Boss"));
+        assert!(cc.is_empty());
+    }
 }

@@ -1,15 +1,15 @@
 //! `GET|PUT /api/settings/email` (Owners): the workspace's support address, the address
 //! customers write to (their own, forwarded by their mail provider), the forwarding address it
-//! must forward to, which the deployment's MTA hands to the product, and an IMAP mailbox to take
-//! mail from instead (or as well).
+//! must forward to, which the deployment's MTA hands to the product, an IMAP mailbox to take
+//! mail from instead (or as well), and the workspace's own SMTP server to send through.
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::address;
-use super::credentials::CredentialKey;
 use super::mailbox::{self, Mailbox, MailboxInput};
+use super::smtp::{self, SmtpInput, SmtpServer};
 use crate::authz::Actor;
 use crate::email_address::EmailAddress;
 use crate::error::responses::OwnerErrors;
@@ -17,6 +17,7 @@ use crate::error::{Error, FieldChecks, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
+use supportdesk_core::sealed_credentials::CredentialKey;
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -30,6 +31,9 @@ pub struct EmailSettings {
     /// The IMAP mailbox the workspace's mail is taken from, if one is connected, with how
     /// watching it goes.
     pub imap: Option<Mailbox>,
+    /// The workspace's own outgoing mail server, if one is set: replies to customers leave
+    /// through it from the support address. Without one they leave through the platform's.
+    pub smtp: Option<SmtpServer>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -44,6 +48,10 @@ pub struct EmailSettingsInput {
     #[serde(default, with = "::serde_with::rust::double_option")]
     #[schema(value_type = Option<MailboxInput>)]
     imap: Option<Option<MailboxInput>>,
+    /// The workspace's own SMTP server; null forgets it, left out keeps it as it is.
+    #[serde(default, with = "::serde_with::rust::double_option")]
+    #[schema(value_type = Option<SmtpInput>)]
+    smtp: Option<Option<SmtpInput>>,
 }
 
 async fn load(
@@ -60,10 +68,12 @@ async fn load(
     .fetch_one(&mut *conn)
     .await?;
     let imap = mailbox::find(conn, actor.workspace_id).await?;
+    let smtp = smtp::find(conn, &actor.schema).await?;
     Ok(EmailSettings {
         address: support,
         inbound_address: address::inbound_address(&slug, &tag, &state.settings.inbound.domain),
         imap,
+        smtp,
     })
 }
 
@@ -85,7 +95,8 @@ pub async fn get(
     Ok(AppJson(load(&state, conn, &actor).await?))
 }
 
-/// Set the support address or the IMAP mailbox; what is left out stays as it is.
+/// Set the support address, the IMAP mailbox or the SMTP server; what is left out stays as it
+/// is.
 #[utoipa::path(
     put, path = "/api/settings/email", tag = "email",
     security(("bearer" = [])),
@@ -120,26 +131,32 @@ pub async fn put(
             "must be the workspace's own address, not one at the forwarding domain",
         ));
     }
-    let imap = match input.imap {
-        Some(Some(imap)) => {
-            let mut checks = FieldChecks::default();
-            let checked = imap.check(&mut checks);
-            match checked {
-                Some(checked) => Some(Some(checked)),
-                None => return Err(checks.failed()),
-            }
-        }
-        Some(None) => Some(None),
-        None => None,
-    };
+    let mut checks = FieldChecks::default();
+    let imap = input
+        .imap
+        .map(|imap| imap.map(|imap| imap.check(&mut checks)));
+    let smtp_server = input
+        .smtp
+        .map(|smtp| smtp.map(|smtp| smtp.check(&mut checks)));
+    if !checks.is_empty() {
+        return Err(checks.failed());
+    }
+    // Checked: every `Some(Some(None))` was a failed check, returned above.
+    let imap = imap.map(Option::flatten);
+    let smtp_server = smtp_server.map(Option::flatten);
     let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
     match imap {
         Some(Some(new)) => {
-            let key = credential_key(&state)?;
+            let key = credential_key(&state);
             mailbox::set(&mut *conn, &key, actor.workspace_id, new).await?;
         }
         Some(None) => mailbox::remove(&mut *conn, actor.workspace_id).await?,
+        None => {}
+    }
+    match smtp_server {
+        Some(Some(new)) => smtp::set(&mut *conn, schema, &credential_key(&state), new).await?,
+        Some(None) => smtp::remove(&mut *conn, schema).await?,
         None => {}
     }
     if let Some(support) = support {
@@ -151,17 +168,19 @@ pub async fn put(
         .await?;
     }
     let settings = load(&state, conn, &actor).await?;
+    if settings.smtp.is_some() && settings.address.is_none() {
+        // Rolled back with the transaction: nothing changes.
+        return Err(Error::invalid_field(
+            "smtp",
+            "needs the support address (`address`) to send from",
+        ));
+    }
     tenant.commit().await?;
     Ok(AppJson(settings))
 }
 
-/// The key mailbox passwords are sealed with (from `JWT_SECRET`).
-pub fn credential_key(state: &AppState) -> Result<CredentialKey> {
-    state
-        .settings
-        .application
-        .jwt_secret
-        .as_ref()
-        .map(CredentialKey::derive)
-        .ok_or_else(|| Error::Internal(anyhow::anyhow!("JWT_SECRET is required by the API")))
+/// The key mail server passwords are sealed with (from `EMAIL_TOKEN_SECRET`, which the worker
+/// holds too: it opens the SMTP password).
+pub fn credential_key(state: &AppState) -> CredentialKey {
+    CredentialKey::derive(&state.settings.email.token_secret)
 }

@@ -118,6 +118,7 @@ pub async fn add_by_member(
         kind,
         body,
         attachment_ids,
+        recipients,
     } = *message;
     let sets_off = match kind {
         MessageKind::Outgoing => true,
@@ -161,10 +162,16 @@ pub async fn add_by_member(
             // An email conversation's reply goes out by email, queued with its details here.
             let message_id = posted.added.message.id;
             let domain = &state.settings.inbound.domain;
-            posted.added.message.email =
-                outgoing::schedule(&mut tx, schema, conversation_id, message_id, domain)
-                    .await?
-                    .map(Box::new);
+            posted.added.message.email = outgoing::schedule(
+                &mut tx,
+                schema,
+                conversation_id,
+                message_id,
+                domain,
+                recipients,
+            )
+            .await?
+            .map(Box::new);
         }
         MessageKind::Note if sets_off => {
             let message_id = posted.added.message.id;

@@ -158,6 +158,7 @@ pub async fn post(
     let NewMessage {
         body,
         attachment_ids,
+        ..
     } = NewMessage::with_files(body, attachment_ids)?;
     let mut tx = VisitorTx::begin(state, &visitor.schema).await?;
     // Under the contact's row lock: a verification that committed since the token was issued

@@ -83,4 +83,5 @@ mod widget_visitors;
 mod email_browser;
 mod email_channel;
 mod email_imap;
+mod email_sending;
 mod helpers_email;

@@ -401,6 +401,14 @@ fn routes() -> Vec<Route> {
             NO_KEYS,
         ),
         route(
+            Method::POST,
+            "/api/settings/email/test",
+            none,
+            Allowed(202),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
             Method::GET,
             "/api/conversations/{id}/activity",
             none,

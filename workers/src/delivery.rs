@@ -18,21 +18,25 @@ use std::time::Instant;
 
 use apalis::prelude::{BoxDynError, Data};
 use lettre::Message;
+use lettre::message::Mailbox;
 use object_store::ObjectStoreExt;
 use sqlx::PgPool;
 use supportdesk_core::config::WorkerSettings;
 use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_core::outbox::messages::conversation_email::{self, Delivered};
+use supportdesk_core::outbox::messages::workspace_smtp::{self, SmtpOutcome, WorkspaceSmtp};
 use supportdesk_core::outbox::messages::{
     agent_digest, invitation, mailbox_failing, password_reset, verification, visitor_reply,
 };
 use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
+use supportdesk_core::sealed_credentials::CredentialKey;
 use supportdesk_core::storage::{Variant, attachment_path};
+use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_core::tenancy::deletion::delete_workspace;
 
-use crate::email::conversation;
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
+use crate::email::{conversation, smtp_test};
 use crate::queues::OutboxTask;
 
 pub struct Deliverer {
@@ -47,6 +51,19 @@ pub struct Deliverer {
     pub delete_batch: usize,
     /// `INBOUND_EMAIL_DOMAIN`: of the Message-IDs an answer threads back by.
     pub inbound_domain: String,
+    /// Opens the workspaces' SMTP passwords.
+    pub credentials: CredentialKey,
+}
+
+/// How a workspace's customer emails leave: through its own SMTP server from its support
+/// address, or through the platform's from `MAIL_FROM` under the workspace's name.
+enum Route {
+    Platform,
+    Workspace {
+        workspace_id: uuid::Uuid,
+        mailer: Mailer,
+        address: lettre::Address,
+    },
 }
 
 /// The apalis handler. The attempt runs in a task of its own: if the queue worker's future
@@ -131,6 +148,10 @@ impl Deliverer {
                 self.send_conversation_email(attempt, workspace_id, message_id)
                     .await
             }
+            OutboxMessage::SmtpTestEmail {
+                workspace_id,
+                user_id,
+            } => self.send_smtp_test(attempt, workspace_id, user_id).await,
             _ => self.send_email(attempt).await,
         };
         let outcome = self.outcome(attempt, result);
@@ -251,11 +272,13 @@ impl Deliverer {
             .renderer
             .visitor_reply(&reply)
             .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
+        let route = self.route(workspace_id, &reply.schema).await?;
+        let from = Mailbox::new(Some(reply.workspace_name.clone()), route.address(self));
         let message = self
             .renderer
-            .threaded_message(email, &thread, &reply.workspace_name)
+            .threaded_message(email, &thread, from, &reply.workspace_name)
             .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
-        let outcome = self.transmit(attempt, message).await?;
+        let outcome = self.transmit_by(&route, attempt, message).await?;
         visitor_reply::mark_sent(&self.db, &reply.schema, attempt.id)
             .await
             .map_err(|e| Failure::Transient(format!("recording the email as sent: {e}")))?;
@@ -284,9 +307,116 @@ impl Deliverer {
                 .map_err(|e| Failure::Transient(format!("reading {}: {e}", file.name)))?;
             files.push(bytes.to_vec());
         }
-        let message = conversation::build(&email, self.renderer.from(), files)
+        let route = self.route(workspace_id, &email.schema).await?;
+        let message = conversation::build(&email, route.address(self), files)
             .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
-        self.transmit(attempt, message).await
+        self.transmit_by(&route, attempt, message).await
+    }
+
+    /// The test email an Owner asked for, through the way the workspace's customer emails
+    /// leave. Not retried: the Owner is waiting to see whether it works, and the server's
+    /// status shows the error.
+    async fn send_smtp_test(
+        &self,
+        attempt: &Attempt,
+        workspace_id: uuid::Uuid,
+        user_id: uuid::Uuid,
+    ) -> Result<Outcome, Failure> {
+        let test = workspace_smtp::test_email(&self.db, workspace_id, user_id)
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the test email: {e}")))?;
+        let Some(test) = test else {
+            return Ok(Outcome::Skipped);
+        };
+        let route = self.route(workspace_id, &test.schema).await?;
+        let from = Mailbox::new(Some(test.workspace_name.clone()), route.address(self));
+        let message = smtp_test::build(&test, from)
+            .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
+        self.transmit_by(&route, attempt, message)
+            .await
+            .map_err(|failure| match failure {
+                Failure::Transient(e) | Failure::Permanent(e) => Failure::Permanent(e),
+            })
+    }
+
+    /// How workspace `workspace_id`'s customer emails leave now. A password that cannot be
+    /// opened fails the send for good, shown on the server's status.
+    async fn route(
+        &self,
+        workspace_id: uuid::Uuid,
+        schema: &TenantSchema,
+    ) -> Result<Route, Failure> {
+        let mut conn = self
+            .db
+            .acquire()
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the SMTP settings: {e}")))?;
+        let smtp = workspace_smtp::find(&mut conn, schema)
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the SMTP settings: {e}")))?;
+        drop(conn);
+        let Some(smtp) = smtp else {
+            return Ok(Route::Platform);
+        };
+        match self.workspace_mailer(&smtp) {
+            Ok((mailer, address)) => Ok(Route::Workspace {
+                workspace_id,
+                mailer,
+                address,
+            }),
+            Err(error) => {
+                self.record_smtp(workspace_id, SmtpOutcome::Failing(&error))
+                    .await;
+                Err(Failure::Permanent(error))
+            }
+        }
+    }
+
+    fn workspace_mailer(&self, smtp: &WorkspaceSmtp) -> Result<(Mailer, lettre::Address), String> {
+        let password = smtp
+            .password_sealed
+            .as_deref()
+            .map(|sealed| self.credentials.open(sealed))
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        let address = smtp
+            .address
+            .parse()
+            .map_err(|e| format!("the support address {}: {e}", smtp.address))?;
+        let mailer = Mailer::workspace(smtp, password).map_err(|e| e.message)?;
+        Ok((mailer, address))
+    }
+
+    /// Sends by `route`, recording on the workspace's server how it went.
+    async fn transmit_by(
+        &self,
+        route: &Route,
+        attempt: &Attempt,
+        message: Message,
+    ) -> Result<Outcome, Failure> {
+        match route {
+            Route::Platform => self.transmit(&self.mailer, attempt, message).await,
+            Route::Workspace {
+                workspace_id,
+                mailer,
+                ..
+            } => {
+                let result = self.transmit(mailer, attempt, message).await;
+                let outcome = match &result {
+                    Ok(_) => SmtpOutcome::Working,
+                    Err(Failure::Permanent(e) | Failure::Transient(e)) => SmtpOutcome::Failing(e),
+                };
+                self.record_smtp(*workspace_id, outcome).await;
+                result
+            }
+        }
+    }
+
+    /// A failure to record is logged: the send's own outcome is what matters.
+    async fn record_smtp(&self, workspace_id: uuid::Uuid, outcome: SmtpOutcome<'_>) {
+        if let Err(e) = workspace_smtp::record(&self.db, workspace_id, outcome).await {
+            tracing::warn!(error = %e, %workspace_id, "recording the SMTP server's status failed");
+        }
     }
 
     /// Builds and sends a rendered email.
@@ -295,14 +425,19 @@ impl Deliverer {
             .renderer
             .message(attempt.id, email)
             .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
-        self.transmit(attempt, message).await
+        self.transmit(&self.mailer, attempt, message).await
     }
 
-    /// Sends a built message.
-    async fn transmit(&self, attempt: &Attempt, message: Message) -> Result<Outcome, Failure> {
+    /// Sends a built message by `mailer`.
+    async fn transmit(
+        &self,
+        mailer: &Mailer,
+        attempt: &Attempt,
+        message: Message,
+    ) -> Result<Outcome, Failure> {
         let kind = attempt.message.kind().as_str();
         let started = Instant::now();
-        let sent = self.mailer.send(message).await;
+        let sent = mailer.send(message).await;
         metrics::histogram!("email_send_duration_seconds", "kind" => kind)
             .record(started.elapsed().as_secs_f64());
         sent.map(|()| Outcome::Done).map_err(|e| {
@@ -370,8 +505,19 @@ impl Deliverer {
             OutboxMessage::DropWorkspace { .. }
             | OutboxMessage::AgentDigestEmail { .. }
             | OutboxMessage::VisitorReplyEmail { .. }
-            | OutboxMessage::ConversationEmail { .. } => None,
+            | OutboxMessage::ConversationEmail { .. }
+            | OutboxMessage::SmtpTestEmail { .. } => None,
         })
+    }
+}
+
+impl Route {
+    /// The address customer emails come from by this route.
+    fn address(&self, deliverer: &Deliverer) -> lettre::Address {
+        match self {
+            Self::Platform => deliverer.renderer.from().email.clone(),
+            Self::Workspace { address, .. } => address.clone(),
+        }
     }
 }
 

@@ -26,6 +26,7 @@ use supportdesk_core::config::Settings;
 use supportdesk_core::db;
 use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_core::outbox::MessageKind;
+use supportdesk_core::sealed_credentials::CredentialKey;
 use tokio_util::sync::CancellationToken;
 
 use crate::delivery::{Deliverer, deliver};
@@ -71,6 +72,7 @@ pub async fn run(
         store: store.clone(),
         delete_batch: settings.storage.delete_batch,
         inbound_domain: settings.inbound.domain.clone(),
+        credentials: CredentialKey::derive(&settings.email.token_secret),
     });
     let namespace = settings.redis.namespace.clone();
 

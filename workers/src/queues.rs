@@ -35,6 +35,7 @@ pub const MISSED_HEARTBEATS: usize = 6;
 /// `{namespace}:email:verification`, `{namespace}:email:invitation`,
 /// `{namespace}:email:password-reset`, `{namespace}:email:agent-digest`,
 /// `{namespace}:email:visitor-reply`, `{namespace}:email:conversation`,
+/// `{namespace}:email:mailbox-failing`, `{namespace}:email:smtp-test`,
 /// `{namespace}:workspace:drop`. A queue per kind, so a
 /// backlog of one (a bulk invitation, say) never delays another (a reset someone waits for).
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
@@ -47,6 +48,7 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::VisitorReplyEmail => "email:visitor-reply",
         MessageKind::ConversationEmail => "email:conversation",
         MessageKind::MailboxFailingEmail => "email:mailbox-failing",
+        MessageKind::SmtpTestEmail => "email:smtp-test",
     };
     format!("{namespace}:{suffix}")
 }

@@ -33,10 +33,11 @@ pub enum MessageKind {
     VisitorReplyEmail,
     ConversationEmail,
     MailboxFailingEmail,
+    SmtpTestEmail,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
@@ -45,6 +46,7 @@ impl MessageKind {
         Self::VisitorReplyEmail,
         Self::ConversationEmail,
         Self::MailboxFailingEmail,
+        Self::SmtpTestEmail,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +59,7 @@ impl MessageKind {
             Self::VisitorReplyEmail => "visitor_reply_email",
             Self::ConversationEmail => "conversation_email",
             Self::MailboxFailingEmail => "mailbox_failing_email",
+            Self::SmtpTestEmail => "smtp_test_email",
         }
     }
 
@@ -93,6 +96,9 @@ pub enum OutboxMessage {
     /// Tells Owner `user_id` that the workspace's IMAP mailbox refuses its login
     /// (`messages::mailbox_failing`).
     MailboxFailingEmail { workspace_id: Uuid, user_id: Uuid },
+    /// A test email to Owner `user_id` through the workspace's outgoing mail server
+    /// (`messages::workspace_smtp`).
+    SmtpTestEmail { workspace_id: Uuid, user_id: Uuid },
 }
 
 impl OutboxMessage {
@@ -106,6 +112,7 @@ impl OutboxMessage {
             Self::VisitorReplyEmail { .. } => MessageKind::VisitorReplyEmail,
             Self::ConversationEmail { .. } => MessageKind::ConversationEmail,
             Self::MailboxFailingEmail { .. } => MessageKind::MailboxFailingEmail,
+            Self::SmtpTestEmail { .. } => MessageKind::SmtpTestEmail,
         }
     }
 
@@ -141,6 +148,10 @@ impl OutboxMessage {
             Self::MailboxFailingEmail {
                 workspace_id,
                 user_id,
+            }
+            | Self::SmtpTestEmail {
+                workspace_id,
+                user_id,
             } => serde_json::json!({ "workspaceId": workspace_id, "userId": user_id }),
         }
     }
@@ -173,6 +184,10 @@ impl OutboxMessage {
                 message_id: id("messageId")?,
             }),
             MessageKind::MailboxFailingEmail => Some(Self::MailboxFailingEmail {
+                workspace_id: id("workspaceId")?,
+                user_id: id("userId")?,
+            }),
+            MessageKind::SmtpTestEmail => Some(Self::SmtpTestEmail {
                 workspace_id: id("workspaceId")?,
                 user_id: id("userId")?,
             }),

@@ -13,6 +13,8 @@ pub struct Received {
     pub mail_from: String,
     pub rcpt_to: Vec<String>,
     pub raw: Vec<u8>,
+    /// Who logged in (`AUTH PLAIN`) before sending it, if anyone.
+    pub login: Option<String>,
 }
 
 impl Received {
@@ -65,6 +67,8 @@ struct Behaviour {
     reject_recipients: Vec<String>,
     /// Wait this long before answering the end of DATA.
     data_delay: Duration,
+    /// Offer `AUTH PLAIN` and take mail only after a login with this user and password.
+    login: Option<(String, String)>,
 }
 
 #[derive(Clone)]
@@ -121,6 +125,12 @@ impl SmtpSink {
         behaviour.refuse_transiently = false;
     }
 
+    /// Takes mail only from a client that logs in (`AUTH PLAIN`) as `user` with `password`,
+    /// as a provider's submission server does.
+    pub fn require_login(&self, user: &str, password: &str) {
+        self.behaviour.lock().unwrap().login = Some((user.to_owned(), password.to_owned()));
+    }
+
     pub fn delay_data(&self, delay: Duration) {
         self.behaviour.lock().unwrap().data_delay = delay;
     }
@@ -157,6 +167,7 @@ impl SmtpSink {
         write.write_all(b"220 sink.test ESMTP ready\r\n").await?;
         let mut mail_from = String::new();
         let mut rcpt_to = Vec::new();
+        let mut login: Option<String> = None;
         let mut line = String::new();
         loop {
             line.clear();
@@ -169,9 +180,38 @@ impl SmtpSink {
                 .next()
                 .unwrap_or("")
                 .to_ascii_uppercase();
+            let required = self.behaviour.lock().unwrap().login.clone();
             let reply: &[u8] = match verb.as_str() {
+                "EHLO" if required.is_some() => {
+                    b"250-sink.test\r\n250-8BITMIME\r\n250-AUTH PLAIN\r\n250 SMTPUTF8\r\n"
+                }
                 "EHLO" => b"250-sink.test\r\n250-8BITMIME\r\n250 SMTPUTF8\r\n",
                 "HELO" => b"250 sink.test\r\n",
+                "AUTH" => {
+                    let given = command
+                        .split_whitespace()
+                        .nth(2)
+                        .and_then(|b64| {
+                            use base64::Engine;
+                            base64::engine::general_purpose::STANDARD.decode(b64).ok()
+                        })
+                        .map(|plain| String::from_utf8_lossy(&plain).into_owned());
+                    // PLAIN: authorisation id, user and password, NUL-separated.
+                    let parts: Option<(String, String)> = given.and_then(|g| {
+                        let mut fields = g.split('\0').skip(1);
+                        Some((fields.next()?.to_owned(), fields.next()?.to_owned()))
+                    });
+                    match (&required, parts) {
+                        (Some(expected), Some(given)) if *expected == given => {
+                            login = Some(given.0);
+                            b"235 2.7.0 authentication succeeded\r\n"
+                        }
+                        _ => b"535 5.7.8 authentication credentials invalid\r\n",
+                    }
+                }
+                "MAIL" if required.is_some() && login.is_none() => {
+                    b"530 5.7.0 authentication required\r\n"
+                }
                 "MAIL" => {
                     if self.behaviour.lock().unwrap().refuse_transiently {
                         b"451 4.3.0 try again later\r\n"
@@ -218,6 +258,7 @@ impl SmtpSink {
                         mail_from: mail_from.clone(),
                         rcpt_to: std::mem::take(&mut rcpt_to),
                         raw,
+                        login: login.clone(),
                     });
                     b"250 2.0.0 queued\r\n"
                 }

@@ -1,6 +1,7 @@
 //! An agent's reply on an email conversation as an email: from "Agent via Workspace" at the
-//! platform's `MAIL_FROM` (the platform's SMTP server may send for that address, not for the
-//! workspace's own domain), answers asked to the support address with the reply's token, our
+//! support address when the workspace sends through its own SMTP server, else at the
+//! platform's `MAIL_FROM` (the platform's server may send for that address, not for the
+//! workspace's own domain); answers asked to the support address with the reply's token, our
 //! own Message-ID and the thread's `In-Reply-To` and `References`, so the customer's client
 //! threads it and their answer threads back; a plain-text body and the reply's files.
 
@@ -32,15 +33,15 @@ fn ids(list: &[String]) -> String {
         .join(" ")
 }
 
-/// The message, its files' bytes given in the order of `email.files`.
+/// The message from `from`, its files' bytes given in the order of `email.files`.
 pub fn build(
     email: &ConversationEmail,
-    platform_from: &Mailbox,
+    from: lettre::Address,
     files: Vec<Vec<u8>>,
 ) -> anyhow::Result<Message> {
     let from = Mailbox::new(
         Some(format!("{} via {}", email.agent_name, email.workspace_name)),
-        platform_from.email.clone(),
+        from,
     );
     let reply_to: Mailbox =
         Mailbox::new(Some(email.workspace_name.clone()), reply_to(email).parse()?);
@@ -112,9 +113,9 @@ mod tests {
 
     #[test]
     fn the_reply_threads_and_asks_for_answers_with_its_token() {
-        let from: Mailbox = "Support Desk <no-reply@desk.test>".parse().unwrap();
+        let from: lettre::Address = "no-reply@desk.test".parse().unwrap();
         let raw =
-            String::from_utf8(build(&email(), &from, Vec::new()).unwrap().formatted()).unwrap();
+            String::from_utf8(build(&email(), from, Vec::new()).unwrap().formatted()).unwrap();
         assert!(
             raw.contains("From: \"Dana via Acme\" <no-reply@desk.test>"),
             "{raw}"

@@ -1,6 +1,8 @@
-//! Emails: what they say (`render`) and how they leave (`transport`).
+//! Emails: what they say (`render`, `conversation`, `smtp_test`) and how they leave
+//! (`transport`).
 
 pub mod conversation;
 pub mod notifications;
 pub mod render;
+pub mod smtp_test;
 pub mod transport;

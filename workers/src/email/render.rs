@@ -262,12 +262,13 @@ impl Renderer {
         &self,
         email: Email,
         thread: &Thread,
+        from: Mailbox,
         team: &str,
     ) -> anyhow::Result<Message> {
         let to: Mailbox = email.to.parse()?;
         let reply_to = Mailbox::new(Some(team.to_owned()), thread.reply_to.parse()?);
         Message::builder()
-            .from(self.from.clone())
+            .from(from)
             .reply_to(reply_to)
             .to(to)
             .subject(email.subject)

@@ -1,12 +1,16 @@
 //! How email leaves: SMTP (`SMTP_URL`: `smtp://` with STARTTLS when the URL asks for it via
 //! `?tls=required|opportunistic`, `smtps://` for implicit TLS, credentials in the URL) or,
-//! when unset, `.eml` files under `MAIL_DIR` (the local default).
+//! when unset, `.eml` files under `MAIL_DIR` (the local default). A workspace with an SMTP
+//! server of its own sends its customer emails through that one (`Mailer::workspace`).
 
 use std::time::Duration;
 
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Tls, TlsParameters};
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 use supportdesk_core::config::MailTransport;
+use supportdesk_core::outbox::messages::workspace_smtp::WorkspaceSmtp;
 
 /// Longest a whole SMTP conversation may take; below the worker's 25 s drain, so a SIGTERM
 /// does not cut a send short.
@@ -43,6 +47,36 @@ impl Mailer {
                 Self::Files(AsyncFileTransport::<Tokio1Executor>::new(dir))
             }
         })
+    }
+
+    /// The workspace's own server: TLS required (implicit on port 465, STARTTLS on others) or,
+    /// when it asks for none, plain SMTP that takes STARTTLS when offered. Logs in when a user
+    /// is set. Settings a mail library refuses are a permanent failure.
+    pub fn workspace(
+        smtp: &WorkspaceSmtp,
+        password: Option<SecretString>,
+    ) -> Result<Self, SendError> {
+        let refused = |e: lettre::transport::smtp::Error| SendError {
+            permanent: true,
+            message: format!("the workspace's SMTP settings: {e}"),
+        };
+        let builder = if smtp.tls && smtp.port == 465 {
+            AsyncSmtpTransport::<Tokio1Executor>::relay(&smtp.host).map_err(refused)?
+        } else if smtp.tls {
+            AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&smtp.host).map_err(refused)?
+        } else {
+            let parameters = TlsParameters::new(smtp.host.clone()).map_err(refused)?;
+            AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(&smtp.host)
+                .tls(Tls::Opportunistic(parameters))
+        };
+        let mut builder = builder.port(smtp.port).timeout(Some(COMMAND_TIMEOUT));
+        if let Some(user) = &smtp.user {
+            let password = password
+                .map(|p| p.expose_secret().to_owned())
+                .unwrap_or_default();
+            builder = builder.credentials(Credentials::new(user.clone(), password));
+        }
+        Ok(Self::Smtp(builder.build()))
     }
 
     pub async fn send(&self, message: Message) -> Result<(), SendError> {

@@ -14,9 +14,9 @@ use uuid::Uuid;
 
 use crate::harness::{PASSWORD, Stack, stack, unique_email};
 
-const SECRET: &str = "inbound-secret-0123456789abcdef0123";
+pub(crate) const SECRET: &str = "inbound-secret-0123456789abcdef0123";
 
-async fn owner_of(stack: &Stack) -> String {
+pub(crate) async fn owner_of(stack: &Stack) -> String {
     let email = unique_email();
     let (status, registered) = stack
         .call(
@@ -49,7 +49,7 @@ async fn owner_of(stack: &Stack) -> String {
     selected["token"].as_str().unwrap().to_owned()
 }
 
-async fn post_mail(stack: &Stack, to: &str, raw: &str) -> Value {
+pub(crate) async fn post_mail(stack: &Stack, to: &str, raw: &str) -> Value {
     let response = stack
         .client
         .post(format!("{}/inbound/email", stack.api))
@@ -65,7 +65,12 @@ async fn post_mail(stack: &Stack, to: &str, raw: &str) -> Value {
 }
 
 /// Waits until the reply's delivery is no longer pending; the reply as listed.
-async fn delivered(stack: &Stack, token: &str, conversation: &str, reply_id: &str) -> Value {
+pub(crate) async fn delivered(
+    stack: &Stack,
+    token: &str,
+    conversation: &str,
+    reply_id: &str,
+) -> Value {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
         let (_, page) = stack

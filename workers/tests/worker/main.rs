@@ -22,3 +22,4 @@ mod probes;
 mod relay;
 mod spares;
 mod team;
+mod workspace_smtp;

@@ -16,6 +16,7 @@ pub mod password_reset;
 pub mod verification;
 pub mod visitor_reply;
 pub mod workspace;
+pub mod workspace_smtp;
 
 use crate::email_tokens::{EmailTokenKey, Purpose};
 

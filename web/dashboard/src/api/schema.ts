@@ -554,9 +554,33 @@ export interface paths {
         };
         /** The workspace's email channel settings. */
         get: operations["getApiSettingsEmail"];
-        /** Set the support address or the IMAP mailbox; what is left out stays as it is. */
+        /**
+         * Set the support address, the IMAP mailbox or the SMTP server; what is left out stays as it
+         *     is.
+         */
         put: operations["putApiSettingsEmail"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/email/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test email to yourself through the workspace's outgoing mail server (or the
+         *     platform's when it has none). The worker sends it; the SMTP server's `status` and
+         *     `lastError` in `GET /api/settings/email` show how it went.
+         */
+        post: operations["postApiSettingsEmailTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1631,6 +1655,7 @@ export interface components {
              * @example acme.3f9a0c1b2d@inbound.desk.example
              */
             inboundAddress: string;
+            smtp?: components["schemas"]["SmtpServer"] | null;
         };
         EmailSettingsInput: {
             /**
@@ -1639,6 +1664,7 @@ export interface components {
              */
             address?: string | null;
             imap?: components["schemas"]["MailboxInput"] | null;
+            smtp?: components["schemas"]["SmtpInput"] | null;
         };
         /** @description Who made a change, as the log shows it. */
         EventActor: {
@@ -1945,6 +1971,19 @@ export interface components {
              * @example Thanks, that fixed it!
              */
             body: string;
+            /**
+             * @description A reply on an email conversation only: who gets a copy. Left out, Cc is everyone else
+             *     the thread was sent to (never the support address); at most 20 addresses.
+             */
+            cc?: string[] | null;
+            /**
+             * @description A reply on an email conversation only: who it is sent to. Left out, To is the sender
+             *     of the message it answers, as the thread had it; at most 20 addresses.
+             * @example [
+             *       "carla@example.com"
+             *     ]
+             */
+            to?: string[] | null;
         };
         MessageResponse: {
             message: string;
@@ -2213,6 +2252,43 @@ export interface components {
          * @example swk_Zx3kq0vN8bY1r2s3t4u5v6w7x8y9z0AB
          */
         SiteKey: string;
+        /** @description `smtp` in `PUT /api/settings/email`. */
+        SmtpInput: {
+            host: string;
+            /** @description Write-only; left out, the stored one is kept (required the first time a user is set). */
+            password?: string | null;
+            /** Format: int32 */
+            port: number;
+            tls: boolean;
+            /** @description Left out or null: no login. */
+            user?: string | null;
+        };
+        /** @description The workspace's SMTP server as Settings shows it (no password). */
+        SmtpServer: {
+            /**
+             * Format: date-time
+             * @description When the last email went through it (or failed to).
+             */
+            checkedAt?: string | null;
+            /** @example smtp.example.com */
+            host: string;
+            lastError?: string | null;
+            /**
+             * Format: int32
+             * @example 587
+             */
+            port: number;
+            status: components["schemas"]["SmtpStatus"];
+            /**
+             * @description TLS required (implicit on port 465, STARTTLS on others); false: plain SMTP, STARTTLS
+             *     when the server offers it (a server on a private network only).
+             */
+            tls: boolean;
+            /** @description Who logs in; null: the server takes mail without a login. */
+            user?: string | null;
+        };
+        /** @enum {string} */
+        SmtpStatus: "untested" | "testing" | "working" | "failing";
         StatusRequest: {
             status: components["schemas"]["ConversationStatus"];
         };
@@ -2231,6 +2307,20 @@ export interface components {
             open: number;
             /** Format: int64 */
             pending: number;
+        };
+        /** @description `POST /api/settings/email/test`: where the test email goes and what it leaves through. */
+        TestEmail: {
+            /**
+             * @description The Owner who asked: the test email is sent to their own address.
+             * @example owner@acme.example
+             */
+            to: string;
+            /**
+             * @description `workspace`: through the workspace's SMTP server (its `status` shows the outcome);
+             *     `platform`: through the platform's, as replies leave without one.
+             * @example workspace
+             */
+            via: string;
         };
         Ticket: {
             /** Format: uuid */
@@ -4584,6 +4674,48 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiSettingsEmailTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test email is queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEmail"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -1,16 +1,19 @@
-//! Mailbox passwords at rest: sealed with ChaCha20-Poly1305 under a key derived from
-//! `JWT_SECRET` (HMAC-SHA256 with a label of its own), a random nonce per seal stored in front
-//! of the ciphertext. A dump of the database alone does not give a password away, and an
-//! altered one fails to open rather than log in as something else. Rotating `JWT_SECRET`
-//! makes the stored passwords unreadable: the mailboxes then fail with a message asking for
-//! the password again.
+//! The workspaces' mail server passwords at rest (the IMAP mailbox the API watches, the SMTP
+//! server the worker sends through): sealed with ChaCha20-Poly1305 under a key derived from
+//! `EMAIL_TOKEN_SECRET` (HMAC-SHA256 with a label of its own), a random nonce per seal stored
+//! in front of the ciphertext. A dump of the database alone does not give a password away, and
+//! an altered one fails to open rather than log in as something else.
+//!
+//! Why that secret: both processes hold it (the API signs emailed links with it, the worker
+//! renders them), while `JWT_SECRET` stays the API's alone. Rotating it makes the stored
+//! passwords unreadable: the servers then fail with a message asking for the password again.
 
+use crate::config::SigningSecret;
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use hmac::{Hmac, Mac};
 use secrecy::{ExposeSecret, SecretString};
 use sha2::Sha256;
-use supportdesk_core::config::SigningSecret;
 
 const NONCE: usize = 12;
 
@@ -19,7 +22,9 @@ pub struct CredentialKey(ChaCha20Poly1305);
 
 /// A sealed password could not be opened (another key, or altered).
 #[derive(Debug, thiserror::Error)]
-#[error("the stored password cannot be read (JWT_SECRET changed?): enter it again in Settings")]
+#[error(
+    "the stored password cannot be read (EMAIL_TOKEN_SECRET changed?): enter it again in Settings"
+)]
 pub struct Unreadable;
 
 impl CredentialKey {
