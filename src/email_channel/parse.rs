@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use mail_parser::decoders::html::html_to_text;
 use mail_parser::{Address, HeaderValue, MessageParser, MimeHeaders, PartType};
 use sha2::{Digest, Sha256};
 
@@ -103,16 +104,8 @@ pub fn parse(raw: &[u8]) -> InboundMail {
         .map(clean_id)
         .filter(|id| !id.is_empty())
         .unwrap_or_else(|| derived_id(raw));
-    let text = message
-        .body_text(0)
-        .map(Cow::into_owned)
-        .unwrap_or_default();
-    let html = message
-        .html_bodies()
-        .next()
-        .filter(|part| part.is_text_html())
-        .and_then(|part| part.text_contents())
-        .map(sanitise_html);
+    let text = body_text(&message);
+    let html = body_html(&message).map(|html| sanitise_html(&html));
     let files = message
         .attachments()
         .filter_map(|part| {
@@ -122,10 +115,13 @@ pub fn parse(raw: &[u8]) -> InboundMail {
                 PartType::Message(m) => m.raw_message().to_vec(),
                 PartType::Multipart(_) => return None,
             };
+            let name = match (part.attachment_name(), &part.body) {
+                (Some(name), _) => name.to_owned(),
+                (None, PartType::Message(forwarded)) => forwarded_file_name(forwarded),
+                (None, _) => "attachment".to_owned(),
+            };
             Some(MailFile {
-                name: part
-                    .attachment_name()
-                    .map_or_else(|| "attachment".to_owned(), str::to_owned),
+                name,
                 bytes,
                 content_id: part.content_id().map(clean_id),
             })
@@ -163,6 +159,124 @@ pub fn parse(raw: &[u8]) -> InboundMail {
         bounced,
         authentication: authentication(&message),
         unreadable: false,
+    }
+}
+
+/// The plain text the message shows: each of its text parts in order (Apple Mail writes one
+/// before and one after a file attached in the middle), a `format=flowed` part with its soft
+/// line breaks undone, an HTML-only message's HTML as text.
+fn body_text(message: &mail_parser::Message<'_>) -> String {
+    let mut text = String::new();
+    for part in message.text_bodies() {
+        let piece: Cow<'_, str> = match &part.body {
+            PartType::Text(plain) => match flowed(part) {
+                Some(delsp) => Cow::Owned(unflow(plain, delsp)),
+                None => Cow::Borrowed(plain.as_ref()),
+            },
+            PartType::Html(html) => Cow::Owned(html_to_text(html)),
+            // An image shown between the words: listed with the files.
+            _ => continue,
+        };
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&piece);
+    }
+    text
+}
+
+/// The HTML the message shows, unsanitised: each of its HTML parts in order (Apple Mail splits
+/// the HTML around a file attached in the middle, the quoted history in the part after it).
+fn body_html(message: &mail_parser::Message<'_>) -> Option<String> {
+    let parts: Vec<&str> = message
+        .html_bodies()
+        .filter(|part| part.is_text_html())
+        .filter_map(|part| part.text_contents())
+        .collect();
+    (!parts.is_empty()).then(|| parts.concat())
+}
+
+/// For a `text/plain; format=flowed` part, whether its soft breaks also delete their space
+/// (`delsp=yes`); `None` for fixed text.
+fn flowed(part: &mail_parser::MessagePart<'_>) -> Option<bool> {
+    let content_type = part.content_type()?;
+    content_type
+        .attribute("format")
+        .is_some_and(|format| format.eq_ignore_ascii_case("flowed"))
+        .then(|| {
+            content_type
+                .attribute("delsp")
+                .is_some_and(|delsp| delsp.eq_ignore_ascii_case("yes"))
+        })
+}
+
+/// `format=flowed` text (RFC 3676) as its sender wrote it: a line ending in a space goes on in
+/// the next line of the same quote depth, so paragraphs are no longer cut at 72 columns. The
+/// space stuffed before a line is dropped; quote marks are written back as `> ` (the
+/// signature separator `-- ` keeps its space, being no soft break).
+fn unflow(text: &str, delsp: bool) -> String {
+    fn push_line(out: &mut Vec<String>, depth: usize, content: &str) {
+        let marks = ">".repeat(depth);
+        out.push(match (depth, content.is_empty()) {
+            (0, _) => content.to_owned(),
+            (_, true) => marks,
+            (_, false) => format!("{marks} {content}"),
+        });
+    }
+    let mut lines = Vec::new();
+    // The paragraph being joined: its quote depth and words so far.
+    let mut open: Option<(usize, String)> = None;
+    for line in text.lines() {
+        let depth = line.bytes().take_while(|&b| b == b'>').count();
+        let content = &line[depth..];
+        let content = content.strip_prefix(' ').unwrap_or(content);
+        let soft = content.ends_with(' ') && content != "-- ";
+        let mut paragraph = match open.take() {
+            Some((open_depth, words)) if open_depth == depth => words,
+            Some((open_depth, words)) => {
+                push_line(&mut lines, open_depth, &words);
+                String::new()
+            }
+            None => String::new(),
+        };
+        if soft {
+            paragraph.push_str(if delsp {
+                &content[..content.len() - 1]
+            } else {
+                content
+            });
+            open = Some((depth, paragraph));
+        } else {
+            paragraph.push_str(content);
+            push_line(&mut lines, depth, &paragraph);
+        }
+    }
+    if let Some((depth, words)) = open {
+        push_line(&mut lines, depth, &words);
+    }
+    let mut unflowed = lines.join("\n");
+    if text.ends_with('\n') {
+        unflowed.push('\n');
+    }
+    unflowed
+}
+
+/// A forwarded message attached without a file name (as Outlook attaches one) is named by its
+/// subject, so agents see what it is and open it as an email.
+fn forwarded_file_name(forwarded: &mail_parser::Message<'_>) -> String {
+    let subject: String = forwarded
+        .subject()
+        .unwrap_or("")
+        .chars()
+        .map(|c| if matches!(c, '/' | '\\') { '-' } else { c })
+        .filter(|c| !c.is_control())
+        .take(120)
+        .collect();
+    let subject = subject.trim();
+    if subject.is_empty() {
+        "forwarded message.eml".to_owned()
+    } else {
+        format!("{subject}.eml")
     }
 }
 
@@ -505,6 +619,92 @@ mod tests {
         assert!(!clean.contains("iframe"), "{clean}");
         assert!(!clean.contains("input"), "{clean}");
         assert!(!clean.contains("onclick"), "{clean}");
+    }
+
+    #[test]
+    fn flowed_text_is_unwrapped_and_keeps_its_quotes_and_signature() {
+        let m = mail(
+            "From: a@example.com\n\
+             Content-Type: text/plain; charset=ISO-8859-15; format=flowed\n\
+             Content-Transfer-Encoding: 8bit\n\n\
+             The parcel went to our old \n\
+             address.\n\
+             \n\
+             -- \n\
+             Ann\n\
+             \n\
+             On 11/24/26 10:00, Support wrote:\n\
+             > It was delivered \n\
+             > on Friday.\n\
+             >\n\
+             >> Where is \n\
+             > my parcel?\n\
+             \x20From here on.\n",
+        );
+        assert_eq!(
+            m.text,
+            "The parcel went to our old address.\n\n-- \nAnn\n\n\
+             On 11/24/26 10:00, Support wrote:\n> It was delivered on Friday.\n>\n\
+             >> Where is \n> my parcel?\nFrom here on.\n"
+        );
+        assert_eq!(unflow("Hal-\nlo \nWelt\n", true), "Hal-\nloWelt\n");
+        let fixed = mail("From: a@example.com\nContent-Type: text/plain\n\nkept \nas is\n");
+        assert_eq!(fixed.text, "kept \r\nas is\r\n");
+    }
+
+    #[test]
+    fn text_and_html_split_around_an_attached_file_are_joined() {
+        // Apple Mail: the HTML alternative is multipart/mixed, the file between two HTML parts.
+        let m = mail(
+            "From: a@example.com\n\
+             Content-Type: multipart/alternative; boundary=\"alt\"\n\n\
+             --alt\nContent-Type: text/plain; charset=utf-8\n\nSee the file.\n\n> On x wrote:\n> Hi\n\
+             --alt\nContent-Type: multipart/mixed; boundary=\"mix\"\n\n\
+             --mix\nContent-Type: text/html; charset=utf-8\n\n<html><body>See the file.</body></html>\n\
+             --mix\nContent-Disposition: attachment; filename=a.pdf\nContent-Type: application/pdf\n\n\
+             %PDF-1.4\n\
+             --mix\nContent-Type: text/html; charset=utf-8\n\n\
+             <html><body><blockquote type=\"cite\">On x wrote: Hi</blockquote></body></html>\n\
+             --mix--\n--alt--\n",
+        );
+        let html = m.html.expect("html");
+        assert!(html.contains("See the file."), "{html}");
+        assert!(
+            html.contains("<blockquote>On x wrote: Hi</blockquote>"),
+            "{html}"
+        );
+        assert_eq!(m.files.len(), 1);
+        assert_eq!(m.files[0].name, "a.pdf");
+        // Plain text split the same way (a plain-text Apple Mail message).
+        let m = mail(
+            "From: a@example.com\nContent-Type: multipart/mixed; boundary=\"mix\"\n\n\
+             --mix\nContent-Type: text/plain; charset=utf-8\n\nBefore the file.\n\
+             --mix\nContent-Disposition: attachment; filename=a.pdf\nContent-Type: application/pdf\n\n\
+             %PDF-1.4\n\
+             --mix\nContent-Type: text/plain; charset=utf-8\n\nAfter it.\n--mix--\n",
+        );
+        assert_eq!(
+            m.text.replace("\r\n", "\n").trim(),
+            "Before the file.\nAfter it."
+        );
+    }
+
+    #[test]
+    fn a_forwarded_message_without_a_file_name_is_named_by_its_subject() {
+        let forward = |inner_subject: &str| {
+            mail(&format!(
+                "From: a@example.com\nContent-Type: multipart/mixed; boundary=\"m\"\n\n\
+                 --m\nContent-Type: text/plain\n\nSee attached.\n\
+                 --m\nContent-Type: message/rfc822\nContent-Disposition: attachment\n\n\
+                 From: b@example.com\n{inner_subject}Message-ID: <in@example.com>\n\nInner words\n\
+                 --m--\n"
+            ))
+        };
+        let m = forward("Subject: =?utf-8?Q?Claim_88213_/_r=C3=A4kning?=\n");
+        assert_eq!(m.files.len(), 1);
+        assert_eq!(m.files[0].name, "Claim 88213 - räkning.eml");
+        assert!(String::from_utf8_lossy(&m.files[0].bytes).contains("Inner words"));
+        assert_eq!(forward("").files[0].name, "forwarded message.eml");
     }
 
     #[test]
