@@ -82,6 +82,7 @@ mod widget_visitors;
 // The email channel.
 mod email_browser;
 mod email_channel;
+mod email_clients;
 mod email_imap;
 mod email_sending;
 mod helpers_email;
