@@ -280,8 +280,8 @@ async fn is_support_address(
     .await
 }
 
-/// Stores the message's files (and, for a message that could not be read, the raw message
-/// itself as a file, so agents can open it); refused ones are listed with the reason.
+/// Stores the message's files; refused ones are listed with the reason. (A message that could
+/// not be read has its raw original kept in the store all the same, and its body says so.)
 async fn store_files(
     state: &AppState,
     recipient: &Recipient,

@@ -469,8 +469,6 @@ async fn a_reply_under_twelve_levels_of_quotes_joins_the_thread_its_references_s
 }
 
 #[tokio::test]
-#[ignore = "ISO-2022-JP is decoded only with mail-parser's `full_encoding` feature, which \
-            Cargo.toml does not enable"]
 async fn a_japanese_email_in_iso_2022_jp_reads_in_japanese() {
     let app = spawn_mail_app().await;
     let (owner, to) = workspace(&app, "client-japanese").await;
