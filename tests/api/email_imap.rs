@@ -1,16 +1,22 @@
 //! IMAP mailboxes against a real server: Dovecot, started by the test with a mailbox of its
 //! own. The API watches a connected mailbox with IDLE: what waited is taken, new mail arrives
 //! in seconds, a restart of the watcher neither loses nor repeats a message, nothing is
-//! deleted from the mailbox, and wrong credentials show in Settings until they are fixed.
+//! deleted from the mailbox, wrong credentials show in Settings until they are fixed, and a
+//! process killed while taking a mailbox loses and repeats nothing: another takes over.
 
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
+use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::dovecot::Dovecot;
+use supportdesk_test_support::process::KillOnDrop;
+use supportdesk_test_support::{free_port, test_env};
 
 use crate::helpers::{Owner, TestApp};
 use crate::helpers_email::{plain, spawn_mail_app};
+use crate::process::wait_healthy;
 
 const USER: &str = "support@acme.test";
 const PASSWORD: &str = "app-password-0123";
@@ -252,4 +258,150 @@ async fn wrong_credentials_show_in_settings_until_they_are_fixed() {
         )
         .await;
     assert_eq!(cleared["imap"], Value::Null);
+}
+
+/// An API process over `database_url` with the tests' settings, serving on `port`: one that
+/// can be killed.
+fn api_process(database_url: &str, port: u16) -> KillOnDrop {
+    Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(test_env(database_url, &[]))
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map(KillOnDrop)
+        .expect("start the API")
+}
+
+/// (messages, distinct Message-IDs, conversations) taken from the mailbox so far.
+async fn taken(db: &sqlx::PgPool, schema: &str) -> (i64, i64, i64) {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*), count(DISTINCT e.rfc_message_id), count(DISTINCT e.conversation_id)
+           FROM {schema}.email_messages e"
+    )))
+    .fetch_one(db)
+    .await
+    .expect("count")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_mid_fetch_loses_and_repeats_nothing() {
+    const TOTAL: i64 = 600;
+    let server = Dovecot::start(USER, PASSWORD);
+    for n in 1..=TOTAL {
+        server.deliver(&mail(u32::try_from(n).expect("small")));
+    }
+    let database = TestDatabase::migrated().await;
+    let db = database.pool().await;
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut first = api_process(&database.url, port);
+    wait_healthy(&base).await;
+
+    // An Owner connects the mailbox through the first process, which starts taking it.
+    let client = reqwest::Client::new();
+    let call = async |method: Method, path: &str, token: Option<&str>, body: Value| -> Value {
+        let mut request = client.request(method, format!("{base}{path}")).json(&body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.expect("request");
+        assert!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        response.json().await.expect("json")
+    };
+    let user = call(
+        Method::POST,
+        "/auth/register",
+        None,
+        json!({"email": "owner@acme.test", "password": "Correct-Horse-9", "fullName": "Olivia"}),
+    )
+    .await;
+    let user = user["token"].as_str().expect("token").to_owned();
+    let workspace = call(
+        Method::POST,
+        "/workspaces",
+        Some(&user),
+        json!({"name": "Acme", "slug": "imap-kill"}),
+    )
+    .await;
+    let workspace_id = workspace["id"].as_str().expect("id").to_owned();
+    let selected = call(
+        Method::POST,
+        &format!("/workspaces/{workspace_id}/select"),
+        Some(&user),
+        json!({}),
+    )
+    .await;
+    let token = selected["token"].as_str().expect("token").to_owned();
+    call(
+        Method::PUT,
+        "/api/settings/email",
+        Some(&token),
+        json!({ "imap": imap(&server, Some(PASSWORD)) }),
+    )
+    .await;
+    let (schema,): (String,) =
+        sqlx::query_as("SELECT schema_name FROM public.workspaces WHERE id = $1::uuid")
+            .bind(&workspace_id)
+            .fetch_one(&db)
+            .await
+            .expect("schema");
+
+    // Killed (SIGKILL: no drain, no lease given back) while it is taking the mailbox.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (messages, _, _) = taken(&db, &schema).await;
+        if messages >= 20 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "nothing taken: {}", server.log());
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.kill().expect("kill");
+    first.wait().expect("reaped");
+    let (at_kill, _, _) = taken(&db, &schema).await;
+    assert!(
+        at_kill < TOTAL,
+        "the process finished before it was killed ({at_kill} of {TOTAL}): not a mid-fetch kill"
+    );
+
+    // Another process takes the mailbox over once the dead one's lease lapses, and takes the
+    // rest: every message once.
+    let second_port = free_port();
+    let _second = api_process(&database.url, second_port);
+    wait_healthy(&format!("http://127.0.0.1:{second_port}")).await;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let (messages, _, _) = taken(&db, &schema).await;
+        if messages >= TOTAL {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{messages} of {TOTAL} taken after the restart (killed at {at_kill})"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        taken(&db, &schema).await,
+        (TOTAL, TOTAL, TOTAL),
+        "killed at {at_kill}"
+    );
+    let last_uid: i64 = sqlx::query_scalar("SELECT last_uid FROM public.email_mailboxes")
+        .fetch_one(&db)
+        .await
+        .expect("last uid");
+    assert_eq!(last_uid, TOTAL);
+    assert_eq!(
+        server.count(),
+        usize::try_from(TOTAL).expect("small"),
+        "nothing deleted"
+    );
 }
