@@ -3,10 +3,12 @@
 //! production. A customer's email (text and HTML alternatives) arrives at the workspace's
 //! forwarding address; the agent, signed in to the dashboard, finds it marked "Email" in the
 //! inbox, reads its header and its HTML in the sandboxed frame, and replies by email with a PDF
-//! attached (the reply waits for the mail worker, which this test does not run: "Sending…").
-//! The customer's answer, threaded by `In-Reply-To` to the reply's Message-ID, appears live in
-//! the open conversation. Screenshots under `<target>/artifacts/email/`; the conversation and
-//! the Settings' Email section are checked with axe (WCAG 2.1 A/AA).
+//! attached, To and Cc as the thread has them plus an address added to Cc (the reply waits for
+//! the mail worker, which this test does not run: "Sending…"). The customer's answer, threaded
+//! by `In-Reply-To` to the reply's Message-ID, appears live in the open conversation. In
+//! Settings the Owner sets an outgoing SMTP server, which reads "Untested". Screenshots under
+//! `<target>/artifacts/email/`; the conversation and the Settings' Email section are checked
+//! with axe (WCAG 2.1 A/AA).
 
 use std::time::Duration;
 
@@ -20,10 +22,12 @@ use supportdesk_test_support::web::{
 use crate::helpers::{Owner, PASSWORD, spawn_app_with, unique_email};
 use crate::helpers_email::INBOUND_SECRET;
 
-/// Carla's first email as a mail client writes it: text and HTML alternatives.
+/// Carla's first email as a mail client writes it: to the support address, her boss in Cc,
+/// text and HTML alternatives.
 fn carlas_email() -> String {
     "From: Carla Diaz <carla@example.com>\n\
      To: Acme Support <support@acme.test>\n\
+     Cc: Dan Boss <dan@example.com>\n\
      Subject: Printer on fire\n\
      Message-ID: <c-1@example.com>\n\
      Date: Tue, 24 Nov 2026 10:00:00 +0000\n\
@@ -132,6 +136,18 @@ async fn an_agent_answers_an_email_in_the_browser_and_the_customer_answers_back(
     assert_eq!(messages[0]["email"]["subject"], "Printer on fire");
     let reply = &messages[1];
     assert_eq!(reply["email"]["to"][0]["address"], "carla@example.com");
+    let cc: Vec<&str> = reply["email"]["cc"]
+        .as_array()
+        .expect("cc")
+        .iter()
+        .map(|p| p["address"].as_str().expect("address"))
+        .collect();
+    assert_eq!(cc.len(), 2, "{reply}");
+    assert_eq!(cc[0], "dan@example.com", "{reply}");
+    assert!(
+        cc[1].starts_with("facilities-") && cc[1].ends_with("@example.com"),
+        "{reply}"
+    );
     assert_eq!(reply["email"]["delivery"]["status"], "pending", "{reply}");
     let files = reply["attachments"].as_array().expect("attachments");
     assert_eq!(files.len(), 1, "{reply}");
@@ -144,6 +160,9 @@ async fn an_agent_answers_an_email_in_the_browser_and_the_customer_answers_back(
     );
     let answer = &messages[2];
     assert_eq!(answer["email"]["from"]["address"], "carla@example.com");
+    let settings = app.get_ok("/api/settings/email", &token).await;
+    assert_eq!(settings["smtp"]["host"], "smtp.acme.test", "{settings}");
+    assert_eq!(settings["smtp"]["status"], "untested", "{settings}");
     let list = app.get_ok("/api/conversations?assignee=all", &token).await;
     let emails = list["conversations"]
         .as_array()

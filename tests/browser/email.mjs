@@ -1,7 +1,8 @@
 // The email channel in a real browser (Debian's chromium through playwright-core), against the
 // real API and hub and the dashboard. Run by the Rust suite (tests/api/email_browser.rs), which
 // starts the API and the dashboard, delivers the customer's first email (Carla Diaz, "Printer
-// on fire", text and HTML) to the workspace's forwarding address, and passes EMAIL_TEST_CONFIG:
+// on fire", text and HTML, to the support address with Dan Boss in Cc) to the workspace's
+// forwarding address, and passes EMAIL_TEST_CONFIG:
 //   { api, dashboard: "http://localhost:D",
 //     agent: { email, password },   a verified Owner of the workspace, signing in through /login
 //     workspaceName,                 the workspace to open in the picker
@@ -10,13 +11,20 @@
 //     screenshots: "/abs/dir", chromium: "/usr/bin/chromium" (optional) }
 // The journey: the agent signs in; the inbox marks the conversation "Email"; the conversation
 // shows the email's header (From, Subject) and its HTML in a sandboxed frame (sandbox="");
-// the agent attaches a PDF with the reply box's file input and replies, and the reply says
-// "Sending…" (no mail worker runs in this test: delivery stays pending). The customer answers
+// the reply box shows To and Cc filled with the thread's recipients (To Carla, Cc Dan: the
+// support address left out); the agent attaches a PDF with the reply box's file input, adds an
+// address to Cc (an IP address first: the API's refusal shows beside Cc) and replies: the
+// request names `cc` alone (To untouched stays the API's choice), the API's copy of the reply
+// has both addresses in `email.cc`, and the reply says "Sending…" (no mail worker runs in this
+// test: delivery stays pending); To and Cc then follow the newest email received. The customer answers
 // by email, threaded by In-Reply-To to the reply's Message-ID; the answer appears in the open
 // conversation without a reload, through the hub, as an email (its header). After a reload the
-// thread holds the three emails. The conversation and the Settings' Email section are
-// screenshotted at desktop and phone sizes and checked with axe (WCAG 2.1 A/AA); on the
-// conversation, axe leaves out the email's sandboxed frame, where it cannot run.
+// thread holds the three emails. In Settings -> Email the Owner sets an outgoing SMTP server:
+// a bad host is refused beside its field, then the server is saved, its status reads
+// "Untested", and the password field says a password is stored (the test email is not sent:
+// no worker runs here). The conversation and the Settings' Email section are screenshotted at
+// desktop and phone sizes and checked with axe (WCAG 2.1 A/AA); on the conversation, axe leaves
+// out the email's sandboxed frame, where it cannot run.
 // Each step prints `ok - ...`; a failed check that later steps do not depend on prints
 // `not ok - ...` and the journey goes on, failing at its end; any other failure prints
 // `not ok - ...` and exits 1 at once; a bad config exits 2.
@@ -242,9 +250,17 @@ try {
   assert.match(frameText, /What should we do\?/);
   step('the HTML renders in the iframe "Email content" (sandbox=""), with the email\'s words and markup');
 
-  doing("the agent attaches a PDF with the reply box's file input");
-  const box = field(page, "Reply by email to carla@example.com");
+  doing("the reply box shows To and Cc as the thread has them");
+  const box = field(page, "Reply by email");
   await box.waitFor();
+  const toField = field(page, "To");
+  const ccField = field(page, "Cc");
+  assert.equal(await toField.inputValue(), "carla@example.com", "To is the sender of the email received");
+  assert.equal(await ccField.inputValue(), "dan@example.com", "Cc is the email's other recipients, without the support address");
+  assert.match((await toField.getAttribute("aria-describedby")) ?? "", /\S/, "To is described by its hint");
+  step('the reply box "Reply by email" shows To "carla@example.com" and Cc "dan@example.com" (the support address left out)');
+
+  doing("the agent attaches a PDF with the reply box's file input");
   const uploaded = answered(page, "POST", `/api/conversations/${conversationId}/attachments`);
   await page.getByLabel("Attach files", { exact: true }).setInputFiles({ name: PDF_NAME, mimeType: "application/pdf", buffer: PDF });
   const upload = await uploaded;
@@ -254,21 +270,44 @@ try {
   assert.equal(stored.contentType, "application/pdf");
   const chip = page.getByRole("list", { name: "Files to send" }).getByRole("listitem").filter({ hasText: PDF_NAME });
   await chip.getByRole("button", { name: `Remove ${PDF_NAME}` }).waitFor();
-  step(`the PDF uploaded (201, ${stored.size} bytes) and shows as a chip; the box is labelled "Reply by email to carla@example.com"`);
+  step(`the PDF uploaded (201, ${stored.size} bytes) and shows as a chip`);
 
-  doing("the agent sends the reply by email");
+  doing("an address the API refuses in Cc is named beside the field");
   const replyText = `Please leave the floor and call the fire brigade. (${run})`;
   await box.fill(replyText);
+  await ccField.fill("dan@example.com, ops@10.0.0.1");
+  const refusedReply = answered(page, "POST", `/api/conversations/${conversationId}/messages`);
+  await page.getByRole("button", { name: "Send reply" }).click();
+  const refusal = await refusedReply;
+  assert.equal(refusal.status(), 400, `an IP address in Cc is refused: ${refusal.status()}`);
+  const ccErrorId = ((await ccField.getAttribute("aria-describedby")) ?? "").split(" ").find((id) => id.endsWith("-error"));
+  assert.ok(ccErrorId, "Cc is described by its error");
+  const ccError = (await page.locator(`[id="${ccErrorId}"]`).textContent()) ?? "";
+  assert.match(ccError, /ops@10\.0\.0\.1/, `the error names the address: ${ccError}`);
+  assert.equal(await ccField.getAttribute("aria-invalid"), "true");
+  assert.equal(await ccField.evaluate((el) => el === document.activeElement), true, "Cc has the focus");
+  assert.equal(await box.inputValue(), replyText, "the reply is kept as typed");
+  await shotWithEmail(page, "email-reply-cc-refused");
+  step(`the API refused Cc "ops@10.0.0.1" (400); beside Cc: "${ccError}"`);
+
+  doing("the agent adds an address to Cc and sends the reply by email");
+  const added = `facilities-${run}@example.com`;
+  await ccField.fill(`dan@example.com, ${added}`);
+  assert.equal(await ccField.getAttribute("aria-invalid"), null, "the refusal went with the address");
   const sent = answered(page, "POST", `/api/conversations/${conversationId}/messages`);
   await page.getByRole("button", { name: "Send reply" }).click();
   const posted = await sent;
   assert.equal(posted.status(), 201, `the reply answered ${posted.status()}`);
-  assert.deepEqual(posted.request().postDataJSON(), { body: replyText, attachmentIds: [stored.id] });
+  assert.deepEqual(posted.request().postDataJSON(), { body: replyText, attachmentIds: [stored.id], cc: ["dan@example.com", added] }, "Cc alone is sent: To was left as it was");
   const replyBubble = thread.locator(".bubble").filter({ hasText: replyText });
   await replyBubble.waitFor();
   await replyBubble.getByRole("link", { name: new RegExp(escape(PDF_NAME)) }).waitFor();
   assert.equal(await page.getByRole("list", { name: "Files to send" }).count(), 0, "the chip went with the reply");
-  step("the reply went with the PDF's id; the thread shows it with its PDF");
+  step(`the reply went with the PDF's id and Cc "dan@example.com, ${added}" (no To: the API's choice); the thread shows it with its PDF`);
+  await check("after sending, To and Cc show the thread's recipients again", async () => {
+    assert.equal(await toField.inputValue(), "carla@example.com");
+    assert.equal(await ccField.inputValue(), "dan@example.com");
+  });
   await check('the reply shows as an email, "Sending…" (no worker: delivery pending)', async () => {
     await replyBubble.getByRole("group", { name: "Email details" }).waitFor({ timeout: 10_000 });
     await replyBubble.getByText("Sending…", { exact: true }).waitFor({ timeout: 1_000 });
@@ -280,10 +319,16 @@ try {
   assert.ok(reply, `the reply is among the conversation's messages: ${JSON.stringify(messages)}`);
   assert.equal(reply.id, (await posted.json()).id);
   assert.equal(reply.email?.delivery?.status, "pending");
-  assert.equal(reply.email?.to?.[0]?.address, "carla@example.com");
+  assert.deepEqual(
+    reply.email?.to?.map((p) => p.address),
+    ["carla@example.com"],
+    `To is the thread's: ${JSON.stringify(reply.email)}`,
+  );
+  assert.deepEqual(reply.email?.cc?.map((p) => p.address), ["dan@example.com", added], `Cc holds the address the agent added: ${JSON.stringify(reply.email)}`);
+  assert.equal(reply.email?.cc?.[0]?.name, "Dan Boss", "an address the thread knew keeps its name");
   const domain = cfg.inbound.to.split("@").pop();
   const ours = `${reply.id.replace(/-/g, "")}@${domain}`;
-  step(`the reply ${reply.id} is pending delivery; its Message-ID is <${ours}>`);
+  step(`the reply ${reply.id} is pending delivery to carla@example.com, Cc dan@example.com and ${added}; its Message-ID is <${ours}>`);
 
   doing("Carla answers the reply by email");
   const answerText = `Thanks, the fire is out and everyone is safe. (${run})`;
@@ -324,6 +369,10 @@ try {
     await answerDetails.waitFor({ timeout: 10_000 });
     assert.match((await answerDetails.textContent()) ?? "", /Carla Diaz <carla@example\.com>/);
   });
+  await check("the reply box follows the newest email received: To Carla, no Cc (her answer had none)", async () => {
+    assert.equal(await toField.inputValue(), "carla@example.com");
+    assert.equal(await ccField.inputValue(), "");
+  });
 
   doing("the email conversation, under axe");
   await shotWithEmail(page, "email-conversation");
@@ -350,6 +399,52 @@ try {
   await section.scrollIntoViewIfNeeded();
   await shot(page, "settings-email");
   step(`the Settings' Email section shows the forwarding address ${cfg.inbound.to} and the support address support@acme.test`);
+
+  doing("the Owner sets an outgoing SMTP server; a bad host is refused beside its field");
+  const smtp = section.getByRole("form", { name: "Outgoing mail (SMTP)" });
+  await smtp.waitFor();
+  await smtp.getByText("Without one, they leave through Support Desk's mail server under the workspace's name.").waitFor();
+  const host = smtp.getByLabel("SMTP server", { exact: true });
+  const tls = smtp.getByLabel("Require TLS", { exact: true });
+  const password = smtp.getByLabel("Password", { exact: true });
+  assert.equal(await tls.isChecked(), true, "TLS is required by default");
+  assert.equal(await smtp.getByLabel("Port", { exact: true }).inputValue(), "587");
+  await host.fill("smtp acme.test");
+  await smtp.getByLabel("User name", { exact: true }).fill("mailer@acme.test");
+  await password.fill("app password 1");
+  let saved = answered(page, "PUT", "/api/settings/email");
+  await smtp.getByRole("button", { name: "Use this SMTP server" }).click();
+  const refused = await saved;
+  assert.equal(refused.status(), 400, `a host with a space is refused: ${refused.status()}`);
+  const hostErrorId = ((await host.getAttribute("aria-describedby")) ?? "").split(" ").find((id) => id.endsWith("-error"));
+  assert.ok(hostErrorId, "the host field is described by its error");
+  assert.match((await page.locator(`[id="${hostErrorId}"]`).textContent()) ?? "", /host name or an IP address/);
+  assert.equal(await host.getAttribute("aria-invalid"), "true");
+  step('the host "smtp acme.test" was refused (400) with the API\'s words beside the field, tied to it');
+
+  doing("the Owner saves the SMTP server and sees it untested");
+  await host.fill("smtp.acme.test");
+  saved = answered(page, "PUT", "/api/settings/email");
+  await smtp.getByRole("button", { name: "Use this SMTP server" }).click();
+  const accepted = await saved;
+  assert.equal(accepted.status(), 200, `the server was saved: ${accepted.status()}`);
+  assert.deepEqual(accepted.request().postDataJSON(), {
+    smtp: { host: "smtp.acme.test", port: 587, tls: true, user: "mailer@acme.test", password: "app password 1" },
+  });
+  await smtp.getByText("SMTP server saved: send a test email to check it.").waitFor();
+  await smtp.getByRole("status").filter({ hasText: /^Untested: / }).waitFor();
+  await smtp.getByRole("button", { name: "Stop using this server" }).waitFor();
+  await smtp.getByRole("button", { name: "Send a test email" }).waitFor();
+  assert.equal(await password.inputValue(), "", "the password typed is not kept on the page");
+  assert.equal(await password.getAttribute("placeholder"), "A password is stored");
+  const settingsNow = await apiGet("/api/settings/email");
+  assert.equal(settingsNow.smtp?.status, "untested", JSON.stringify(settingsNow.smtp));
+  assert.equal(settingsNow.smtp?.host, "smtp.acme.test");
+  assert.equal(settingsNow.smtp?.user, "mailer@acme.test");
+  assert.equal(settingsNow.smtp?.password, undefined, "the password is never read back");
+  await smtp.scrollIntoViewIfNeeded();
+  await shot(page, "settings-smtp");
+  step('the SMTP server smtp.acme.test:587 (TLS, mailer@acme.test) was saved; it reads "Untested", and the password field says one is stored');
 
   doing("no resource was refused by a Content-Security-Policy");
   assert.deepEqual(refusedByCsp, []);

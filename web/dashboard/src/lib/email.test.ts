@@ -6,7 +6,6 @@ import {
   channelLabel,
   deliveryLabel,
   emailCsp,
-  emailReplyLabel,
   emailSrcdoc,
   estimateFrameHeight,
   FRAME_MAX_PX,
@@ -16,8 +15,10 @@ import {
   inlineAttachmentIds,
   partiesLabel,
   partyLabel,
-  replyRecipient,
   resolveInlineImages,
+  smtpRequest,
+  smtpStatusLabel,
+  testEmailLabel,
 } from "./email";
 
 const email = (from: string, extra: Partial<NonNullable<Message["email"]>> = {}): NonNullable<Message["email"]> => ({
@@ -62,17 +63,6 @@ describe("delivery", () => {
   it("finds replies still waiting to be sent", () => {
     expect(hasPendingDelivery([msg("a", "incoming", email("c@x.org")), msg("b", "outgoing", email("s@x.org", { delivery: { status: "sent" } }))])).toBe(false);
     expect(hasPendingDelivery([msg("b", "outgoing", email("s@x.org", { delivery: { status: "pending" } }))])).toBe(true);
-  });
-});
-
-describe("replyRecipient", () => {
-  it("is the newest incoming email's sender, else the contact's address", () => {
-    const messages = [msg("a", "incoming", email("old@x.org")), msg("b", "incoming", email("new@x.org")), msg("c", "outgoing", email("support@acme.example"))];
-    expect(replyRecipient(messages, { email: "contact@x.org" })).toBe("new@x.org");
-    expect(replyRecipient([msg("a", "incoming")], { email: "contact@x.org" })).toBe("contact@x.org");
-    expect(replyRecipient([], { email: null })).toBeNull();
-    expect(emailReplyLabel("new@x.org")).toBe("Reply by email to new@x.org");
-    expect(emailReplyLabel(null)).toBe("Reply by email");
   });
 });
 
@@ -134,5 +124,36 @@ describe("mailboxStatusLabel", () => {
     expect(mailboxStatusLabel("failing", "the server refused the login: [AUTHENTICATIONFAILED]")).toBe(
       "Cannot read the mailbox: the server refused the login: [AUTHENTICATIONFAILED]. Trying again.",
     );
+  });
+});
+
+describe("the SMTP server", () => {
+  it("says how the last email through it went, with the server's words on failure", () => {
+    expect(smtpStatusLabel("untested", null)).toMatch(/^Untested: /);
+    expect(smtpStatusLabel("testing", null)).toMatch(/^Testing: /);
+    expect(smtpStatusLabel("working", "stale")).toBe("Working: the last email through it was accepted.");
+    expect(smtpStatusLabel("failing", "SMTP: 535 5.7.8 Authentication failed")).toBe("Failing: SMTP: 535 5.7.8 Authentication failed.");
+    expect(smtpStatusLabel("failing", " ")).toBe("Failing: the server refused the email.");
+  });
+  it("says where the test email goes and what it leaves through", () => {
+    expect(testEmailLabel({ to: "owner@acme.test", via: "workspace" })).toBe(
+      "Test email queued for owner@acme.test, through your SMTP server: its status below says how it went.",
+    );
+    expect(testEmailLabel({ to: "owner@acme.test", via: "platform" })).toBe("Test email queued for owner@acme.test, through Support Desk's mail server.");
+  });
+});
+
+describe("smtpRequest", () => {
+  it("sends the server, leaving out an empty user (no login) and an empty password (kept)", () => {
+    expect(smtpRequest({ host: " smtp.acme.test ", port: 587, tls: true, user: "mailer@acme.test", password: " secret with spaces " })).toEqual({
+      smtp: { host: "smtp.acme.test", port: 587, tls: true, user: "mailer@acme.test", password: " secret with spaces " },
+    });
+    expect(smtpRequest({ host: "smtp.acme.test", port: 465, tls: true, user: "mailer@acme.test", password: null })).toEqual({
+      smtp: { host: "smtp.acme.test", port: 465, tls: true, user: "mailer@acme.test" },
+    });
+    expect(smtpRequest({ host: "10.0.0.5", port: 25, tls: false, user: " ", password: null })).toEqual({ smtp: { host: "10.0.0.5", port: 25, tls: false } });
+  });
+  it("is null to stop using the server", () => {
+    expect(smtpRequest(null)).toEqual({ smtp: null });
   });
 });

@@ -1,12 +1,13 @@
-// The email channel as the thread shows it. Pure: how parties, channels and delivery read; who
-// a reply goes to; and the document an email's HTML is shown in. The HTML (sanitised by the API)
-// is only ever shown inside a sandboxed iframe (no scripts, an opaque origin) through `srcdoc`,
-// under a Content-Security-Policy of its own that loads nothing but the message's own images
-// (the API's file links, which `attachment:<id>` sources are replaced with) until the agent asks
-// for the remote ones.
+// The email channel as the thread and Settings show it. Pure: how parties, channels, delivery
+// and the mail servers' status read (who a reply goes to is lib/recipients); and the document
+// an email's HTML is shown in. The HTML (sanitised by the API) is only ever shown inside a
+// sandboxed iframe (no scripts, an opaque origin) through `srcdoc`, under a
+// Content-Security-Policy of its own that loads nothing but the message's own images (the
+// API's file links, which `attachment:<id>` sources are replaced with) until the agent asks for
+// the remote ones.
 
 import type { components } from "@/api/schema";
-import type { Attachment, Contact, Conversation, Message } from "@/api/types";
+import type { Attachment, Conversation, Message } from "@/api/types";
 
 type Schemas = components["schemas"];
 
@@ -14,6 +15,8 @@ export type EmailDetails = Schemas["EmailDetails"];
 export type EmailParty = Schemas["EmailParty"];
 export type Delivery = Schemas["Delivery"];
 export type Channel = Conversation["channel"];
+export type SmtpStatus = Schemas["SmtpStatus"];
+export type SmtpInput = Schemas["SmtpInput"];
 
 const CHANNEL_LABELS: Readonly<Record<Channel, string>> = { chat: "Chat", manual: "Manual", email: "Email" };
 
@@ -66,21 +69,27 @@ export function hasPendingDelivery(messages: readonly Message[]): boolean {
   return messages.some((m) => m.email?.delivery?.status === "pending");
 }
 
-/**
- * Where a reply on an email conversation goes (the API chooses; this only says it): the sender
- * of the newest incoming email, else the contact's established address. Null when neither is known.
- */
-export function replyRecipient(messages: readonly Message[], contact: Pick<Contact, "email">): string | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.kind === "incoming" && m.email?.from.address) return m.email.from.address;
+/** How the workspace's own SMTP server did with the last email through it, in words. */
+export function smtpStatusLabel(status: SmtpStatus, lastError: string | null): string {
+  switch (status) {
+    case "untested":
+      return "Untested: nothing has been sent through it since it was saved.";
+    case "testing":
+      return "Testing: sending the test email…";
+    case "working":
+      return "Working: the last email through it was accepted.";
+    case "failing": {
+      const error = lastError?.trim();
+      return `Failing: ${error || "the server refused the email"}.`;
+    }
   }
-  return contact.email ?? null;
 }
 
-/** The reply box's label on an email conversation. */
-export function emailReplyLabel(address: string | null): string {
-  return address ? `Reply by email to ${address}` : "Reply by email";
+/** What the test email's answer means: where it goes, and what it leaves through. */
+export function testEmailLabel(test: { to: string; via: string }): string {
+  return test.via === "workspace"
+    ? `Test email queued for ${test.to}, through your SMTP server: its status below says how it went.`
+    : `Test email queued for ${test.to}, through Support Desk's mail server.`;
 }
 
 const ATTACHMENT_SRC = /(\bsrc\s*=\s*)(?:"attachment:([^"]*)"|'attachment:([^']*)'|attachment:([^\s"'>`]+))/gi;
@@ -169,4 +178,23 @@ export function estimateFrameHeight(html: string): number {
   const lines = Math.ceil(text.length / 90) + blocks;
   const height = 16 + lines * 21 + images * 100;
   return Math.min(FRAME_MAX_PX, Math.max(FRAME_MIN_PX, height));
+}
+
+/** The SMTP form as the Owner filled it; `user` and `password` null when left empty. */
+export interface SmtpForm {
+  host: string;
+  port: number;
+  tls: boolean;
+  user: string | null;
+  password: string | null;
+}
+
+/**
+ * `smtp` of `PUT /api/settings/email`: the server (no `user`: no login; no `password`: the
+ * stored one is kept for the same user), or null to stop using it.
+ */
+export function smtpRequest(form: SmtpForm | null): { smtp: SmtpInput | null } {
+  if (form === null) return { smtp: null };
+  const { host, port, tls, user, password } = form;
+  return { smtp: { host: host.trim(), port, tls, ...(user?.trim() ? { user: user.trim() } : {}), ...(password ? { password } : {}) } };
 }

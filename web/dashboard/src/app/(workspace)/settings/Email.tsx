@@ -1,8 +1,10 @@
 "use client";
 
-// The email channel: the forwarding address mail must be forwarded to (read only), and the
-// support address customers write to, which replies come from. Clearing it sends replies from
-// the forwarding address.
+// The email channel: the forwarding address mail must be forwarded to (read only), the
+// support address customers write to, which replies come from (clearing it sends replies from
+// the forwarding address), the IMAP mailbox mail may be taken from (Mailbox.tsx) and the
+// outgoing mail server replies may leave through (Smtp.tsx). While a test email is on its way
+// through that server, the settings are read again every 1.5 s until its status says how it went.
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId } from "react";
@@ -13,13 +15,21 @@ import { CopyButton, ErrorMessage, fieldErrors, formText, StatusMessage, SubmitB
 import { useApi } from "@/app/providers";
 import { useWorkspace } from "../WorkspaceContext";
 import { MailboxSettings } from "./Mailbox";
+import { SmtpSettings } from "./Smtp";
+
+/** How often the settings are read again while a test email is being sent. */
+const SMTP_TEST_POLL_MS = 1_500;
 
 export function EmailChannel() {
   const api = useApi();
   const { workspace } = useWorkspace();
   const queryClient = useQueryClient();
   const forwardingId = useId();
-  const settings = useQuery({ queryKey: keys.email(workspace.id), queryFn: () => unwrap(api.workspace.GET("/api/settings/email")) });
+  const settings = useQuery({
+    queryKey: keys.email(workspace.id),
+    queryFn: () => unwrap(api.workspace.GET("/api/settings/email")),
+    refetchInterval: (q) => (q.state.data?.smtp?.status === "testing" ? SMTP_TEST_POLL_MS : false),
+  });
   const save = useMutation({
     mutationFn: (address: string | null) => unwrap(api.workspace.PUT("/api/settings/email", { body: { address } })),
     onSuccess: (data: EmailSettings) => queryClient.setQueryData(keys.email(workspace.id), data),
@@ -83,6 +93,8 @@ export function EmailChannel() {
           </form>
 
           <MailboxSettings mailbox={data.imap} />
+
+          <SmtpSettings smtp={data.smtp} hasAddress={Boolean(data.address)} />
         </>
       ) : settings.isPending ? (
         <p role="status">Loading email settings…</p>

@@ -18,7 +18,8 @@ import { Thread } from "@/components/inbox/Thread";
 import { useReadMarks } from "@/components/inbox/useReadMarks";
 import { useApi } from "@/app/providers";
 import { useHub } from "@/realtime/HubProvider";
-import { hasPendingDelivery, replyRecipient } from "@/lib/email";
+import { hasPendingDelivery } from "@/lib/email";
+import { ownAddresses, threadRecipients } from "@/lib/recipients";
 import { priorityLabel, statusLabel } from "@/lib/labels";
 import { inboxHref, parseInboxView } from "@/lib/inboxUrl";
 import { inboxKeys } from "@/lib/inboxKeys";
@@ -36,7 +37,7 @@ const DELIVERY_POLL_MS = 5_000;
 
 export function ConversationView({ conversationId }: { conversationId: string }) {
   const api = useApi();
-  const { workspace, me } = useWorkspace();
+  const { workspace, me, isOwner } = useWorkspace();
   const hub = useHub();
   const queryClient = useQueryClient();
   const router = useRouter();
@@ -61,6 +62,15 @@ export function ConversationView({ conversationId }: { conversationId: string })
     getNextPageParam: (last) => last.nextCursor ?? null,
     // An email reply waits for the worker to send it: asked again until none is pending.
     refetchInterval: (q) => (hasPendingDelivery(q.state.data?.pages.flatMap((p) => p.messages) ?? []) ? DELIVERY_POLL_MS : false),
+  });
+  // Who a reply by email goes to leaves out the workspace's own addresses: an Owner reads them
+  // in the email settings; any agent knows the From of the thread's replies (lib/recipients).
+  const isEmail = conversation.data?.channel === "email";
+  const emailSettings = useQuery({
+    queryKey: keys.email(workspace.id),
+    queryFn: () => unwrap(api.workspace.GET("/api/settings/email")),
+    enabled: isOwner && isEmail,
+    staleTime: 60_000,
   });
   const activity = useQuery({
     queryKey: inboxKeys.activity(workspace.id, conversationId),
@@ -183,7 +193,11 @@ export function ConversationView({ conversationId }: { conversationId: string })
           )}
           <ErrorMessage error={messages.error ?? activity.error} />
           <TypingIndicator workspaceId={workspace.id} conversationId={c.id} meId={me?.id ?? null} />
-          <ReplyBox conversationId={c.id} contact={c.contact} email={c.channel === "email" ? { to: replyRecipient(all, c.contact) } : null} />
+          <ReplyBox
+            conversationId={c.id}
+            contact={c.contact}
+            email={c.channel === "email" ? threadRecipients(all, c.contact, ownAddresses(emailSettings.data, all)) : null}
+          />
         </div>
         <ContactPanel id="contact-panel" workspaceId={workspace.id} contact={c.contact} conversationId={c.id} />
       </div>

@@ -7,13 +7,15 @@
 // 10,000-character limit; over it, sending is disabled and the text is kept as typed.
 // Files: the attach button (a labelled file input), a drop onto the box, or a pasted image (a
 // screenshot) upload at once and show as chips; the reply or note carries them by id, and may
-// then have no text. On an email conversation the reply is sent by email (the API picks To and
-// Cc), and the box says so.
+// then have no text. On an email conversation the reply is sent by email, and To and Cc show
+// above the box, filled with the thread's recipients (lib/recipients) as comma-separated
+// addresses the agent may edit; a field is sent only when the agent changed its addresses, so
+// the API keeps the thread's otherwise. Notes and chat replies have no recipients.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { transferFiles } from "@supportdesk/shared/attachments";
-import { type ClipboardEvent, type DragEvent, type KeyboardEvent, useCallback, useEffect, useId, useRef, useState } from "react";
+import { type ClipboardEvent, type DragEvent, type KeyboardEvent, type RefObject, useCallback, useEffect, useId, useRef, useState } from "react";
 import { AGENT_MAX_BYTES, uploadAttachment } from "@/api/attachments";
 import { unwrap } from "@/api/client";
 import { errorDetail } from "@/api/errors";
@@ -22,13 +24,13 @@ import type { CannedResponse, Contact } from "@/api/types";
 import { useAgents } from "@/api/useAgents";
 import { DraftFiles } from "@/components/attachments/DraftFiles";
 import { useFileDrafts } from "@/components/attachments/useFileDrafts";
-import { ErrorMessage } from "@/components/ui";
+import { ErrorMessage, fieldErrors } from "@/components/ui";
 import { useApi } from "@/app/providers";
 import { insertCanned, shortcodeAt } from "@/lib/canned";
-import { emailReplyLabel } from "@/lib/email";
 import { counterState, MESSAGE_LIMIT } from "@/lib/counter";
 import { insertMention, matchAgents, mentionAt } from "@/lib/mention";
 import { needsNameFallback } from "@/lib/placeholders";
+import { addressListProblem, chosenRecipients, formatAddressList, type Recipients } from "@/lib/recipients";
 import { sendHint, sendsReply } from "@/lib/replyKeys";
 import { useHub } from "@/realtime/HubProvider";
 import { appendMessage, type MessagePages } from "@/realtime/reducers";
@@ -43,12 +45,15 @@ interface Suggestion {
   choose: () => void;
 }
 
-/** On an email conversation: the reply goes out by email, to this address (the API chooses; null when unknown). */
-export interface EmailReply {
-  to: string | null;
-}
+/** Text typed in the To and Cc fields; null while the agent has not touched one. */
+type EditedRecipients = { to: string | null; cc: string | null };
+const UNTOUCHED: EditedRecipients = { to: null, cc: null };
 
-export function ReplyBox({ conversationId, contact, email = null }: { conversationId: string; contact: Contact; email?: EmailReply | null }) {
+/**
+ * `email`: on an email conversation, the thread's recipients (lib/recipients), which the reply
+ * goes to unless the agent changes them; null on any other conversation.
+ */
+export function ReplyBox({ conversationId, contact, email = null }: { conversationId: string; contact: Contact; email?: Recipients | null }) {
   const api = useApi();
   const { workspace, me } = useWorkspace();
   const { send: hubSend } = useHub();
@@ -68,6 +73,17 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
   const fileInputId = useId();
   const upload = useCallback((file: File, signal: AbortSignal) => uploadAttachment(api, conversationId, file, signal), [api, conversationId]);
   const files = useFileDrafts(upload, AGENT_MAX_BYTES, errorDetail);
+  const [edited, setEdited] = useState<EditedRecipients>(UNTOUCHED);
+  /** Whether a send was refused for the recipients: their problems show until fixed. */
+  const [checkRecipients, setCheckRecipients] = useState(false);
+  const toRef = useRef<HTMLInputElement>(null);
+  const ccRef = useRef<HTMLInputElement>(null);
+  const byEmail = mode === "reply" && email !== null;
+  const chosen = byEmail ? chosenRecipients(email, edited) : {};
+  const problems = {
+    to: chosen.to ? addressListProblem(chosen.to, true) : null,
+    cc: chosen.cc ? addressListProblem(chosen.cc, false) : null,
+  };
 
   // Typing: at most one "typing" per 3 s while keys are pressed, "stopped" after 4 s idle or on send.
   const typingRef = useRef<TypingNotifier | null>(null);
@@ -136,8 +152,8 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
   const open = suggestions.length > 0;
 
   const post = useMutation({
-    mutationFn: ({ mode, body, attachmentIds }: { mode: Mode; body: string; attachmentIds: string[] }) => {
-      const request = { params: { path: { id: conversationId } }, body: { body, ...(attachmentIds.length ? { attachmentIds } : {}) } };
+    mutationFn: ({ mode, body, attachmentIds, recipients }: { mode: Mode; body: string; attachmentIds: string[]; recipients: Partial<Recipients> }) => {
+      const request = { params: { path: { id: conversationId } }, body: { body, ...(attachmentIds.length ? { attachmentIds } : {}), ...recipients } };
       return unwrap(
         mode === "reply"
           ? api.workspace.POST("/api/conversations/{id}/messages", request)
@@ -150,16 +166,28 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
       );
       setText("");
       setCannedWarning(false);
+      setEdited(UNTOUCHED);
+      setCheckRecipients(false);
       files.clear();
       boxRef.current?.focus();
+    },
+    // Refused for its recipients: the field that says why takes the focus.
+    onError: (error) => {
+      if (fieldErrors(error, "to").length) toRef.current?.focus();
+      else if (fieldErrors(error, "cc").length) ccRef.current?.focus();
     },
   });
   // Text, files, or both; never while a file is still uploading.
   const sendable = (text.trim() !== "" || files.ids.length > 0) && !files.uploading && !counter.over;
   const submit = () => {
     if (!sendable || post.isPending) return;
+    if (problems.to || problems.cc) {
+      setCheckRecipients(true);
+      (problems.to ? toRef : ccRef).current?.focus();
+      return;
+    }
     stopTyping();
-    post.mutate({ mode, body: text.trim(), attachmentIds: files.ids });
+    post.mutate({ mode, body: text.trim(), attachmentIds: files.ids, recipients: chosen });
   };
 
   // A pasted image (a screenshot) or any pasted file is attached; pasted text goes in as usual.
@@ -221,7 +249,11 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
     return code ? { type: "canned", ...code } : null;
   };
 
-  const label = mode === "note" ? "Private note" : email ? emailReplyLabel(email.to) : "Reply to the visitor";
+  const label = mode === "note" ? "Private note" : email ? "Reply by email" : "Reply to the visitor";
+  const editRecipients = (field: keyof EditedRecipients, value: string) => {
+    setEdited((e) => ({ ...e, [field]: value }));
+    if (post.error) post.reset(); // the API's word on the old addresses no longer holds
+  };
   const describedBy = [hintId, counter.shown ? counterId : null].filter(Boolean).join(" ");
   return (
     <form
@@ -243,6 +275,30 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
           </label>
         ))}
       </fieldset>
+      {byEmail ? (
+        <fieldset className="recipients">
+          <legend className="visually-hidden">Recipients</legend>
+          <RecipientsField
+            label="To"
+            inputRef={toRef}
+            value={edited.to ?? formatAddressList(email.to)}
+            hintId={`${listId}-recipients-hint`}
+            errors={[...(checkRecipients && problems.to ? [problems.to] : []), ...fieldErrors(post.error, "to")]}
+            onChange={(value) => editRecipients("to", value)}
+          />
+          <RecipientsField
+            label="Cc"
+            inputRef={ccRef}
+            value={edited.cc ?? formatAddressList(email.cc)}
+            hintId={`${listId}-recipients-hint`}
+            errors={[...(checkRecipients && problems.cc ? [problems.cc] : []), ...fieldErrors(post.error, "cc")]}
+            onChange={(value) => editRecipients("cc", value)}
+          />
+          <p className="hint" id={`${listId}-recipients-hint`}>
+            Addresses separated by commas.
+          </p>
+        </fieldset>
+      ) : null}
       <div className="field combobox">
         <label htmlFor={`${listId}-box`}>{label}</label>
         <textarea
@@ -250,7 +306,6 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
           ref={boxRef}
           rows={3}
           value={text}
-          placeholder={mode === "reply" && email ? emailReplyLabel(email.to) : undefined}
           role="combobox"
           aria-autocomplete="list"
           aria-expanded={open}
@@ -288,7 +343,7 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
           <p className="hint" id={hintId}>
             <span className="send-hint">{sendHint(sendWithEnter)} </span>
             {mode === "note" ? "Type @ to mention a teammate. Notes are visible to your team only." : "Type / and a short code for a canned response."}{" "}
-            {mode === "reply" && email ? "Sent by email from your support address, with the files attached. " : null}
+            {byEmail ? "Sent by email from your support address, with the files attached. " : null}
             Paste or drop files to attach them.
           </p>
           {counter.shown ? (
@@ -333,5 +388,51 @@ export function ReplyBox({ conversationId, contact, email = null }: { conversati
         </button>
       </div>
     </form>
+  );
+}
+
+/** To or Cc: comma-separated addresses, with what is wrong with them beside the field. */
+function RecipientsField({
+  label,
+  value,
+  hintId,
+  errors,
+  inputRef,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  hintId: string;
+  errors: string[];
+  inputRef: RefObject<HTMLInputElement | null>;
+  onChange: (value: string) => void;
+}) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  return (
+    <div className="recipient">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        ref={inputRef}
+        type="text"
+        inputMode="email"
+        autoComplete="off"
+        spellCheck={false}
+        value={value}
+        aria-describedby={errors.length ? `${hintId} ${errorId}` : hintId}
+        aria-invalid={errors.length > 0 || undefined}
+        onChange={(event) => onChange(event.target.value)}
+        // Enter in an address field would submit the form: the reply is sent from its box only.
+        onKeyDown={(event) => {
+          if (event.key === "Enter") event.preventDefault();
+        }}
+      />
+      {errors.length ? (
+        <p className="field-error" id={errorId}>
+          {errors.join("; ")}
+        </p>
+      ) : null}
+    </div>
   );
 }
