@@ -154,7 +154,9 @@ pub async fn set(
                                     THEN m.last_uid ELSE 0 END,
                     status = 'connecting', last_error = NULL, owners_alerted = false,
                     version = m.version + 1, updated_at = now()
-              WHERE m.workspace_id = $1",
+              WHERE m.workspace_id = $1
+                -- The stored password goes only to the server and user it was given for.
+                AND ($6::bytea IS NOT NULL OR (m.host, m.port, m.username) = ($2, $3, $5))",
         )
         .bind(workspace_id)
         .bind(&new.host)
@@ -173,7 +175,7 @@ pub async fn set(
         let Some(sealed) = &sealed else {
             return Err(Error::invalid_field(
                 "imap.password",
-                "is required to connect a mailbox",
+                "is required to connect a mailbox, and when its server, port or user changes",
             ));
         };
         let inserted = sqlx::query(

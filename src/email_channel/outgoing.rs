@@ -104,6 +104,16 @@ pub async fn schedule(
     let ours = |address: &str| {
         support.as_deref() == Some(address) || address.ends_with(&format!("@{domain}"))
     };
+    // Not ours, with or without a `+tag` (a reply token).
+    let theirs = |party: &EmailParty| {
+        let address = party.address.as_str();
+        let base = address
+            .split_once('+')
+            .map_or(address.to_owned(), |(local, _)| {
+                format!("{local}@{}", address.rsplit_once('@').map_or("", |x| x.1))
+            });
+        !ours(address) && !ours(&base)
+    };
 
     let (to, cc, in_reply_to, refs) = match &answered {
         Some(a) => {
@@ -113,16 +123,9 @@ pub async fn schedule(
             };
             let mut cc: Vec<EmailParty> = Vec::new();
             for party in a.to_addresses.0.iter().chain(&a.cc_addresses.0) {
-                let address = party.address.as_str();
-                let base = address
-                    .split_once('+')
-                    .map_or(address.to_owned(), |(local, _)| {
-                        format!("{local}@{}", address.rsplit_once('@').map_or("", |x| x.1))
-                    });
-                if !ours(address)
-                    && !ours(&base)
-                    && address != to.address
-                    && !cc.iter().any(|c| c.address == address)
+                if theirs(party)
+                    && party.address != to.address
+                    && !cc.iter().any(|c| c.address == party.address)
                 {
                     cc.push(party.clone());
                 }
@@ -145,9 +148,15 @@ pub async fn schedule(
         }
     };
     let (to, cc) = choose(to, cc, chosen);
+    // Neither the thread's nor the agent's choice sends the reply to our own addresses.
+    let to: Vec<EmailParty> = to.into_iter().filter(|p| theirs(p)).collect();
+    let cc: Vec<EmailParty> = cc.into_iter().filter(|p| theirs(p)).collect();
     if to.is_empty() {
         if chosen.chosen() {
-            return Err(Error::invalid_field("to", "needs at least one address"));
+            return Err(Error::invalid_field(
+                "to",
+                "needs at least one address that is not the workspace's own",
+            ));
         }
         // No one to send to: the reply stays in the conversation only.
         return Ok(None);

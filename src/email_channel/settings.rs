@@ -172,7 +172,7 @@ pub async fn put(
         // Rolled back with the transaction: nothing changes.
         return Err(Error::invalid_field(
             "smtp",
-            "needs the support address (`address`) to send from",
+            "needs the support address to send from: set the address first",
         ));
     }
     tenant.commit().await?;

@@ -74,7 +74,7 @@ pub struct SmtpInput {
     tls: bool,
     /// Left out or null: no login.
     user: Option<String>,
-    /// Write-only; left out, the stored one is kept (required the first time a user is set).
+    /// Write-only; left out, the stored one is kept while host, port and user stay the same.
     password: Option<String>,
 }
 
@@ -131,8 +131,9 @@ pub async fn find(
     .await
 }
 
-/// Sets the workspace's SMTP server. A password left out keeps the stored one while the user
-/// stays the same; a new user needs its password.
+/// Sets the workspace's SMTP server. A password left out keeps the stored one only while the
+/// server and the user stay the same: the stored password never goes to a server it was not
+/// given for.
 pub async fn set(
     conn: &mut PgConnection,
     schema: &TenantSchema,
@@ -145,7 +146,8 @@ pub async fn set(
             SET smtp_host = $1, smtp_port = $2, smtp_tls = $3, smtp_username = $4,
                 smtp_password_sealed = CASE WHEN $4::text IS NULL THEN NULL
                                             WHEN $5::bytea IS NOT NULL THEN $5
-                                            WHEN smtp_username = $4 THEN smtp_password_sealed
+                                            WHEN (smtp_host, smtp_port, smtp_username)
+                                                 = ($1, $2, $4) THEN smtp_password_sealed
                                        END,
                 smtp_status = 'untested', smtp_last_error = NULL, smtp_checked_at = NULL,
                 updated_at = now()
@@ -161,7 +163,7 @@ pub async fn set(
     if !has_password {
         return Err(Error::invalid_field(
             "smtp.password",
-            "is required to log in as a new user",
+            "is required when the server, its port or the user changes",
         ));
     }
     Ok(())
@@ -187,10 +189,16 @@ pub struct TestEmail {
     /// The Owner who asked: the test email is sent to their own address.
     #[schema(example = "owner@acme.example")]
     pub to: String,
-    /// `workspace`: through the workspace's SMTP server (its `status` shows the outcome);
-    /// `platform`: through the platform's, as replies leave without one.
-    #[schema(example = "workspace")]
-    pub via: String,
+    pub via: TestRoute,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TestRoute {
+    /// Through the workspace's SMTP server (its `status` shows the outcome).
+    Workspace,
+    /// Through the platform's, as replies leave without one.
+    Platform,
 }
 
 /// Send a test email to yourself through the workspace's outgoing mail server (or the
@@ -232,12 +240,10 @@ pub async fn send_test(
     )
     .await?;
     tenant.commit().await?;
-    let via = if testing { "workspace" } else { "platform" };
-    Ok((
-        StatusCode::ACCEPTED,
-        AppJson(TestEmail {
-            to,
-            via: via.to_owned(),
-        }),
-    ))
+    let via = if testing {
+        TestRoute::Workspace
+    } else {
+        TestRoute::Platform
+    };
+    Ok((StatusCode::ACCEPTED, AppJson(TestEmail { to, via })))
 }

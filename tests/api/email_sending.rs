@@ -91,9 +91,9 @@ async fn an_owners_smtp_server_is_checked_and_its_password_never_leaves() {
     .expect("sealed password");
     assert!(!sealed.windows(10).any(|w| w == b"app-pass-1"));
 
-    // Left out, the password is kept for the same user; changing the port keeps it too.
+    // Left out, the password is kept for the same server and user (TLS may change).
     let mut same_user = server(None);
-    same_user["port"] = json!(465);
+    same_user["tls"] = json!(false);
     let kept = app
         .json_ok(
             Method::PUT,
@@ -103,7 +103,7 @@ async fn an_owners_smtp_server_is_checked_and_its_password_never_leaves() {
             StatusCode::OK,
         )
         .await;
-    assert_eq!(kept["smtp"]["port"], 465);
+    assert_eq!(kept["smtp"]["tls"], false);
     let (after,): (Vec<u8>,) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT smtp_password_sealed FROM {schema}.email_settings"
     )))
@@ -111,6 +111,53 @@ async fn an_owners_smtp_server_is_checked_and_its_password_never_leaves() {
     .await
     .expect("sealed password");
     assert_eq!(after, sealed);
+
+    // Another server or port: the stored password does not follow it.
+    let mut elsewhere = server(None);
+    elsewhere["port"] = json!(2525);
+    let response = app
+        .send(
+            Method::PUT,
+            "/api/settings/email",
+            Some(&json!({"smtp": elsewhere})),
+            Some(token),
+        )
+        .await;
+    let problem = assert_problem(response, StatusCode::BAD_REQUEST, "validation_failed").await;
+    assert!(problem["errors"]["smtp.password"].is_array(), "{problem}");
+    assert_eq!(
+        app.get_ok("/api/settings/email", token).await["smtp"]["port"],
+        587
+    );
+
+    // So does a mailbox's: connected with a password, then pointed elsewhere without one.
+    let imap = json!({"host": "imap.example.com", "port": 993, "tls": true,
+                      "user": "help@acme.test", "password": "imap-pass-1"});
+    app.json_ok(
+        Method::PUT,
+        "/api/settings/email",
+        &json!({"imap": imap}),
+        token,
+        StatusCode::OK,
+    )
+    .await;
+    let response = app
+        .send(
+            Method::PUT,
+            "/api/settings/email",
+            Some(
+                &json!({"imap": {"host": "imap.attacker.example", "port": 993, "tls": true,
+                                  "user": "help@acme.test"}}),
+            ),
+            Some(token),
+        )
+        .await;
+    let problem = assert_problem(response, StatusCode::BAD_REQUEST, "validation_failed").await;
+    assert!(problem["errors"]["imap.password"].is_array(), "{problem}");
+    assert_eq!(
+        app.get_ok("/api/settings/email", token).await["imap"]["host"],
+        "imap.example.com"
+    );
 
     // The test email is queued for the Owner, through the workspace's server.
     let response = app
@@ -232,6 +279,30 @@ async fn an_agent_chooses_the_recipients_of_a_reply_by_email_and_nowhere_else() 
     let listed = app.messages_of(token, &conversation).await;
     let last = listed.last().expect("the reply");
     assert_eq!(last["email"]["to"], chosen["email"]["to"]);
+
+    // The workspace's own addresses are never recipients.
+    let response = app
+        .send(
+            Method::POST,
+            &messages,
+            Some(&json!({"body": "x", "to": ["help@acme.test"]})),
+            Some(token),
+        )
+        .await;
+    assert_problem(response, StatusCode::BAD_REQUEST, "validation_failed").await;
+    let own = app
+        .json_ok(
+            Method::POST,
+            &messages,
+            &json!({"body": "Copying the team.", "cc": ["help+x@acme.test", inbound, "team@example.com"]}),
+            token,
+            StatusCode::CREATED,
+        )
+        .await;
+    assert_eq!(
+        own["email"]["cc"],
+        json!([{"address": "team@example.com", "name": null}])
+    );
 
     // A chat conversation has no recipients to choose.
     let chat = app

@@ -2255,7 +2255,7 @@ export interface components {
         /** @description `smtp` in `PUT /api/settings/email`. */
         SmtpInput: {
             host: string;
-            /** @description Write-only; left out, the stored one is kept (required the first time a user is set). */
+            /** @description Write-only; left out, the stored one is kept while host, port and user stay the same. */
             password?: string | null;
             /** Format: int32 */
             port: number;
@@ -2315,13 +2315,10 @@ export interface components {
              * @example owner@acme.example
              */
             to: string;
-            /**
-             * @description `workspace`: through the workspace's SMTP server (its `status` shows the outcome);
-             *     `platform`: through the platform's, as replies leave without one.
-             * @example workspace
-             */
-            via: string;
+            via: components["schemas"]["TestRoute"];
         };
+        /** @enum {string} */
+        TestRoute: "workspace" | "platform";
         Ticket: {
             /** Format: uuid */
             assigneeId?: string | null;
