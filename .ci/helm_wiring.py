@@ -221,6 +221,11 @@ assert "INBOUND_EMAIL_SECRET" not in json.dumps(worker) and "INBOUND_EMAIL_SECRE
 assert "INBOUND_EMAIL_DOMAIN" not in config, "empty: APP_URL's host"
 assert full[("ConfigMap", "sd-supportdesk-config")]["data"]["INBOUND_EMAIL_DOMAIN"] == "in.desk.example.com"
 assert "SMTP_URL" in prod[("Secret", "sd-supportdesk-secrets")]["data"]
+# Webhooks: https to public addresses by default; ranges the operator lets through, for the
+# API (saving endpoints) and the worker (connecting), both reading the ConfigMap.
+assert config["WEBHOOK_ALLOW_HTTP"] == "false" and config["WEBHOOK_ALLOWED_PRIVATE_RANGES"] == ""
+full_config = full[("ConfigMap", "sd-supportdesk-config")]["data"]
+assert full_config["WEBHOOK_ALLOWED_PRIVATE_RANGES"] == "10.96.0.0/12,fd00::/8"
 
 service = default[("Service", "sd-supportdesk-api")]
 assert service["spec"]["ports"][0]["targetPort"] == "http"

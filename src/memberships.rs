@@ -7,7 +7,7 @@
 //! replica.
 //!
 //! The cache is trusted only while this replica is known to hear that channel: the listener
-//! (`crate::pubsub`) pings its subscription every second, and from the moment the subscription fails (Redis
+//! (`supportdesk_core::pubsub`) pings its subscription every second, and from the moment the subscription fails (Redis
 //! down or unreachable, a half-open connection) until it is re-established, every lookup
 //! goes to PostgreSQL ("fail closed"). On every (re)subscription the whole cache is dropped,
 //! since messages may have been missed meanwhile. `TTL` remains as a last bound.
@@ -30,7 +30,7 @@ use uuid::Uuid;
 
 use supportdesk_core::role::Role;
 
-use crate::pubsub;
+use supportdesk_core::pubsub;
 
 /// The longest a membership change can go unnoticed by a replica that missed its message.
 pub const TTL: Duration = Duration::from_secs(15);

@@ -1,5 +1,5 @@
-//! The workspaces' mail server passwords at rest (the IMAP mailbox the API watches, the SMTP
-//! server the worker sends through): sealed with ChaCha20-Poly1305 under a key derived from
+//! The workspaces' mail server passwords and webhook signing secrets at rest (the IMAP
+//! mailbox the API watches, the SMTP server and webhook endpoints the worker uses): sealed with ChaCha20-Poly1305 under a key derived from
 //! `EMAIL_TOKEN_SECRET` (HMAC-SHA256 with a label of its own), a random nonce per seal stored
 //! in front of the ciphertext. A dump of the database alone does not give a password away, and
 //! an altered one fails to open rather than log in as something else.
@@ -28,35 +28,51 @@ pub struct CredentialKey(ChaCha20Poly1305);
 pub struct Unreadable;
 
 impl CredentialKey {
+    /// The key of mail server passwords.
     pub fn derive(secret: &SigningSecret) -> Self {
+        Self::labelled(secret, b"supportdesk/email-credentials/v1")
+    }
+
+    /// The key of webhook signing secrets: another label, so one never opens the other's.
+    pub fn for_webhooks(secret: &SigningSecret) -> Self {
+        Self::labelled(secret, b"supportdesk/webhook-secrets/v1")
+    }
+
+    fn labelled(secret: &SigningSecret, label: &[u8]) -> Self {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose())
             .unwrap_or_else(|_| unreachable!("HMAC accepts keys of any length"));
-        mac.update(b"supportdesk/email-credentials/v1");
+        mac.update(label);
         let key: [u8; 32] = mac.finalize().into_bytes().into();
         Self(ChaCha20Poly1305::new(&Key::from(key)))
     }
 
     pub fn seal(&self, password: &SecretString) -> Vec<u8> {
+        self.seal_bytes(password.expose_secret().as_bytes())
+    }
+
+    pub fn open(&self, sealed: &[u8]) -> Result<SecretString, Unreadable> {
+        String::from_utf8(self.open_bytes(sealed)?)
+            .map(SecretString::from)
+            .map_err(|_| Unreadable)
+    }
+
+    pub fn seal_bytes(&self, plain: &[u8]) -> Vec<u8> {
         let nonce = ChaCha20Poly1305::generate_nonce(&mut OsRng);
         let sealed = self
             .0
-            .encrypt(&nonce, password.expose_secret().as_bytes())
+            .encrypt(&nonce, plain)
             .unwrap_or_else(|_| unreachable!("ChaCha20-Poly1305 seals any length we store"));
         nonce.iter().copied().chain(sealed).collect()
     }
 
-    pub fn open(&self, sealed: &[u8]) -> Result<SecretString, Unreadable> {
+    pub fn open_bytes(&self, sealed: &[u8]) -> Result<Vec<u8>, Unreadable> {
         if sealed.len() < NONCE {
             return Err(Unreadable);
         }
         let (nonce, ciphertext) = sealed.split_at(NONCE);
         let nonce: [u8; NONCE] = nonce.try_into().map_err(|_| Unreadable)?;
-        let plain = self
-            .0
+        self.0
             .decrypt(&Nonce::from(nonce), ciphertext)
-            .map_err(|_| Unreadable)?;
-        String::from_utf8(plain)
-            .map(SecretString::from)
             .map_err(|_| Unreadable)
     }
 }
@@ -90,5 +106,21 @@ mod tests {
         assert!(key("0123456789").open(&altered).is_err());
         // A fresh nonce each time.
         assert_ne!(key("0123456789").seal(&password), sealed);
+    }
+
+    #[test]
+    fn the_webhook_key_does_not_open_what_the_mail_key_sealed() {
+        let secret = SigningSecret::parse("0123456789".repeat(4)).unwrap();
+        let sealed = CredentialKey::derive(&secret).seal_bytes(b"abc");
+        assert!(
+            CredentialKey::for_webhooks(&secret)
+                .open_bytes(&sealed)
+                .is_err()
+        );
+        let webhook = CredentialKey::for_webhooks(&secret);
+        assert_eq!(
+            webhook.open_bytes(&webhook.seal_bytes(b"abc")).unwrap(),
+            b"abc"
+        );
     }
 }

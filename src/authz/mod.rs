@@ -37,6 +37,8 @@ pub enum Permission {
     ManageSettings,
     /// Create, list, regenerate and revoke API keys.
     ManageApiKeys,
+    /// Webhook endpoints, their secrets and delivery logs.
+    ManageWebhooks,
     DeleteWorkspace,
 }
 
@@ -63,8 +65,8 @@ impl Permission {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rule {
     pub permission: Permission,
-    /// A secret API key is accepted (for agents, never Owners). Only agent management
-    /// (`/api/agents*`) takes keys; a key can never manage keys.
+    /// A secret API key is accepted. Agent management (`/api/agents*`), the event log and
+    /// webhooks take keys; a key can never manage keys.
     pub api_key: bool,
 }
 
@@ -113,6 +115,7 @@ mod tests {
             ChangeRoles,
             ManageSettings,
             ManageApiKeys,
+            ManageWebhooks,
             DeleteWorkspace,
         ] {
             assert!(permission.granted_to(Role::Owner), "{permission:?}");

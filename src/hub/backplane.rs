@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Hub;
 use super::events::{Body, Envelope};
-use crate::pubsub;
+use supportdesk_core::pubsub;
 
 /// Publishes what `outbox` yields until `stop`.
 pub async fn publish(

@@ -195,5 +195,25 @@ mod tests {
         assert_eq!(back.audience, Audience::Joined(Uuid::max()));
         assert_eq!(back.except_user, Some(Uuid::max()));
         assert_eq!(back.payload.get(), sent.payload.get());
+        // The worker's webhook deliveries read the workspace of logged batches only.
+        assert_eq!(supportdesk_core::pubsub::logged_workspace(&wire), None);
+    }
+
+    #[test]
+    fn the_worker_reads_the_workspace_of_a_logged_batch() {
+        let workspace_id = Uuid::now_v7();
+        let envelope = Envelope {
+            origin: Uuid::nil(),
+            sent_at: OffsetDateTime::UNIX_EPOCH,
+            body: Body::Logged {
+                workspace_id,
+                events: Vec::new(),
+            },
+        };
+        let wire = serde_json::to_string(&envelope).unwrap();
+        assert_eq!(
+            supportdesk_core::pubsub::logged_workspace(&wire),
+            Some(workspace_id)
+        );
     }
 }

@@ -98,7 +98,7 @@ impl Hub {
             tokens: ConnectionTokens::new(redis.clone(), namespace, redis_timeout),
             presence: Presence::new(redis.clone(), namespace, replica, redis_timeout),
             replica,
-            channel: format!("{namespace}:hub:events"),
+            channel: supportdesk_core::pubsub::events_channel(namespace),
             redis,
             redis_timeout,
             reads,

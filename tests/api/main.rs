@@ -86,3 +86,4 @@ mod email_clients;
 mod email_imap;
 mod email_sending;
 mod helpers_email;
+mod webhooks;

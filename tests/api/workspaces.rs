@@ -60,7 +60,10 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "storage_usage",
             "ticket_comments",
             "tickets",
-            "visitor_reply_emails"
+            "visitor_reply_emails",
+            "webhook_attempts",
+            "webhook_endpoints",
+            "webhook_requests"
         ]
     );
     let version: i32 =

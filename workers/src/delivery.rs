@@ -24,6 +24,7 @@ use sqlx::PgPool;
 use supportdesk_core::config::WorkerSettings;
 use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_core::outbox::messages::conversation_email::{self, Delivered};
+use supportdesk_core::outbox::messages::webhook_disabled;
 use supportdesk_core::outbox::messages::workspace_smtp::{self, SmtpOutcome, WorkspaceSmtp};
 use supportdesk_core::outbox::messages::{
     agent_digest, invitation, mailbox_failing, password_reset, verification, visitor_reply,
@@ -36,7 +37,7 @@ use supportdesk_core::tenancy::deletion::delete_workspace;
 
 use crate::email::render::{Email, Renderer};
 use crate::email::transport::Mailer;
-use crate::email::{conversation, smtp_test};
+use crate::email::{conversation, smtp_test, webhook_disabled as webhook_disabled_email};
 use crate::queues::OutboxTask;
 
 pub struct Deliverer {
@@ -152,6 +153,14 @@ impl Deliverer {
                 workspace_id,
                 user_id,
             } => self.send_smtp_test(attempt, workspace_id, user_id).await,
+            OutboxMessage::WebhookDisabledEmail {
+                workspace_id,
+                endpoint_id,
+                user_id,
+            } => {
+                self.send_webhook_disabled(attempt, workspace_id, endpoint_id, user_id)
+                    .await
+            }
             _ => self.send_email(attempt).await,
         };
         let outcome = self.outcome(attempt, result);
@@ -339,6 +348,28 @@ impl Deliverer {
             })
     }
 
+    /// Tells an Owner the product disabled a webhook endpoint. Enabled again meanwhile (or
+    /// gone) is `Skipped`.
+    async fn send_webhook_disabled(
+        &self,
+        attempt: &Attempt,
+        workspace_id: uuid::Uuid,
+        endpoint_id: uuid::Uuid,
+        user_id: uuid::Uuid,
+    ) -> Result<Outcome, Failure> {
+        let disabled = webhook_disabled::pending(&self.db, workspace_id, endpoint_id, user_id)
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the endpoint: {e}")))?;
+        let Some(disabled) = disabled else {
+            return Ok(Outcome::Skipped);
+        };
+        let settings = format!("{}/settings", self.renderer.app_url());
+        let message =
+            webhook_disabled_email::build(&disabled, self.renderer.from().clone(), &settings)
+                .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
+        self.transmit(&self.mailer, attempt, message).await
+    }
+
     /// How workspace `workspace_id`'s customer emails leave now. A password that cannot be
     /// opened fails the send for good, shown on the server's status.
     async fn route(
@@ -506,7 +537,8 @@ impl Deliverer {
             | OutboxMessage::AgentDigestEmail { .. }
             | OutboxMessage::VisitorReplyEmail { .. }
             | OutboxMessage::ConversationEmail { .. }
-            | OutboxMessage::SmtpTestEmail { .. } => None,
+            | OutboxMessage::SmtpTestEmail { .. }
+            | OutboxMessage::WebhookDisabledEmail { .. } => None,
         })
     }
 }

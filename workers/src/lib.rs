@@ -15,6 +15,7 @@ pub mod relay;
 pub mod spares;
 pub mod unsent_files;
 pub mod wake;
+pub mod webhooks;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use supportdesk_core::db;
 use supportdesk_core::email_tokens::EmailTokenKey;
 use supportdesk_core::outbox::MessageKind;
 use supportdesk_core::sealed_credentials::CredentialKey;
+use supportdesk_core::webhooks::guard::AddressGuard;
 use tokio_util::sync::CancellationToken;
 
 use crate::delivery::{Deliverer, deliver};
@@ -100,6 +102,19 @@ pub async fn run(
         stop.clone(),
     ));
     let event_retention = tokio::spawn(event_retention::run(db.clone(), stop.clone()));
+    let webhooks = webhooks::Webhooks::new(
+        db.clone(),
+        CredentialKey::for_webhooks(&settings.email.token_secret),
+        webhooks::http::Sender::new(
+            AddressGuard::new(settings.webhooks.allowed_private_ranges.clone()),
+            settings.webhooks.allow_http,
+        )?,
+    );
+    let webhooks = tokio::spawn(webhooks.run(
+        settings.redis.client().context("REDIS_URL")?,
+        supportdesk_core::pubsub::events_channel(&namespace),
+        stop.clone(),
+    ));
     let unsent_files = tokio::spawn(unsent_files::run(db.clone(), store, stop.clone()));
     // SPARE_SCHEMAS=0: no refill; creating a workspace then makes its schema on the spot.
     let spares = (worker.spare_schemas > 0)
@@ -156,6 +171,7 @@ pub async fn run(
     let _ = tokio::time::timeout(Duration::from_secs(3), relay).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), janitor).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), event_retention).await;
+    let _ = tokio::time::timeout(Duration::from_secs(21), webhooks).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), unsent_files).await;
     if let Some(spares) = spares {
         let _ = tokio::time::timeout(Duration::from_secs(1), spares).await;

@@ -36,6 +36,7 @@ pub const MISSED_HEARTBEATS: usize = 6;
 /// `{namespace}:email:password-reset`, `{namespace}:email:agent-digest`,
 /// `{namespace}:email:visitor-reply`, `{namespace}:email:conversation`,
 /// `{namespace}:email:mailbox-failing`, `{namespace}:email:smtp-test`,
+/// `{namespace}:email:webhook-disabled`,
 /// `{namespace}:workspace:drop`. A queue per kind, so a
 /// backlog of one (a bulk invitation, say) never delays another (a reset someone waits for).
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
@@ -49,6 +50,7 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::ConversationEmail => "email:conversation",
         MessageKind::MailboxFailingEmail => "email:mailbox-failing",
         MessageKind::SmtpTestEmail => "email:smtp-test",
+        MessageKind::WebhookDisabledEmail => "email:webhook-disabled",
     };
     format!("{namespace}:{suffix}")
 }

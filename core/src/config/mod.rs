@@ -18,6 +18,7 @@ mod inbound;
 mod redis;
 mod secret;
 mod storage;
+mod webhooks;
 mod worker;
 
 use std::collections::HashMap;
@@ -33,6 +34,7 @@ pub use self::inbound::InboundEmailSettings;
 pub use self::redis::RedisSettings;
 pub use self::secret::SigningSecret;
 pub use self::storage::{S3Location, StorageLocation, StorageSettings};
+pub use self::webhooks::WebhookSettings;
 pub use self::worker::WorkerSettings;
 
 /// Which process is loading its settings: each reads only what it uses, so the worker, which
@@ -91,6 +93,7 @@ pub struct Settings {
     pub email: EmailSettings,
     pub inbound: InboundEmailSettings,
     pub storage: StorageSettings,
+    pub webhooks: WebhookSettings,
     /// The worker's own settings: `Some` when loaded for [`Component::Worker`], `None` in the
     /// API, which runs no worker and so does not read (or refuse) them.
     pub worker: Option<WorkerSettings>,
@@ -163,6 +166,7 @@ impl Settings {
         )?;
         let redis = RedisSettings::try_from(section::<self::redis::Raw>(&source)?)?;
         let storage = StorageSettings::from_raw(section(&source)?, development)?;
+        let webhooks = WebhookSettings::try_from(section::<webhooks::Raw>(&source)?)?;
         let worker = match component {
             Component::Worker => Some(WorkerSettings::try_from(section::<worker::Raw>(&source)?)?),
             Component::Api => None,
@@ -175,6 +179,7 @@ impl Settings {
             email,
             inbound,
             storage,
+            webhooks,
             worker,
         })
     }

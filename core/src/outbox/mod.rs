@@ -34,10 +34,11 @@ pub enum MessageKind {
     ConversationEmail,
     MailboxFailingEmail,
     SmtpTestEmail,
+    WebhookDisabledEmail,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
@@ -47,6 +48,7 @@ impl MessageKind {
         Self::ConversationEmail,
         Self::MailboxFailingEmail,
         Self::SmtpTestEmail,
+        Self::WebhookDisabledEmail,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -60,6 +62,7 @@ impl MessageKind {
             Self::ConversationEmail => "conversation_email",
             Self::MailboxFailingEmail => "mailbox_failing_email",
             Self::SmtpTestEmail => "smtp_test_email",
+            Self::WebhookDisabledEmail => "webhook_disabled_email",
         }
     }
 
@@ -99,6 +102,13 @@ pub enum OutboxMessage {
     /// A test email to Owner `user_id` through the workspace's outgoing mail server
     /// (`messages::workspace_smtp`).
     SmtpTestEmail { workspace_id: Uuid, user_id: Uuid },
+    /// Tells Owner `user_id` that the product disabled webhook endpoint `endpoint_id`
+    /// (`messages::webhook_disabled`).
+    WebhookDisabledEmail {
+        workspace_id: Uuid,
+        endpoint_id: Uuid,
+        user_id: Uuid,
+    },
 }
 
 impl OutboxMessage {
@@ -113,6 +123,7 @@ impl OutboxMessage {
             Self::ConversationEmail { .. } => MessageKind::ConversationEmail,
             Self::MailboxFailingEmail { .. } => MessageKind::MailboxFailingEmail,
             Self::SmtpTestEmail { .. } => MessageKind::SmtpTestEmail,
+            Self::WebhookDisabledEmail { .. } => MessageKind::WebhookDisabledEmail,
         }
     }
 
@@ -153,6 +164,15 @@ impl OutboxMessage {
                 workspace_id,
                 user_id,
             } => serde_json::json!({ "workspaceId": workspace_id, "userId": user_id }),
+            Self::WebhookDisabledEmail {
+                workspace_id,
+                endpoint_id,
+                user_id,
+            } => serde_json::json!({
+                "workspaceId": workspace_id,
+                "endpointId": endpoint_id,
+                "userId": user_id,
+            }),
         }
     }
 
@@ -189,6 +209,11 @@ impl OutboxMessage {
             }),
             MessageKind::SmtpTestEmail => Some(Self::SmtpTestEmail {
                 workspace_id: id("workspaceId")?,
+                user_id: id("userId")?,
+            }),
+            MessageKind::WebhookDisabledEmail => Some(Self::WebhookDisabledEmail {
+                workspace_id: id("workspaceId")?,
+                endpoint_id: id("endpointId")?,
                 user_id: id("userId")?,
             }),
         }

@@ -6,3 +6,4 @@ pub mod notifications;
 pub mod render;
 pub mod smtp_test;
 pub mod transport;
+pub mod webhook_disabled;

@@ -22,4 +22,5 @@ mod probes;
 mod relay;
 mod spares;
 mod team;
+mod webhooks;
 mod workspace_smtp;

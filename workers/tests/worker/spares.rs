@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 19] = [
+const TENANT_TABLES: [&str; 22] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -37,6 +37,9 @@ const TENANT_TABLES: [&str; 19] = [
     "ticket_comments",
     "tickets",
     "visitor_reply_emails",
+    "webhook_attempts",
+    "webhook_endpoints",
+    "webhook_requests",
 ];
 
 /// (name, version) of every listed spare, oldest first.

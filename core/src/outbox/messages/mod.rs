@@ -15,6 +15,7 @@ pub mod mailbox_failing;
 pub mod password_reset;
 pub mod verification;
 pub mod visitor_reply;
+pub mod webhook_disabled;
 pub mod workspace;
 pub mod workspace_smtp;
 

@@ -731,6 +731,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's webhook endpoints (never their secrets). */
+        get: operations["getApiWebhooks"];
+        put?: never;
+        /**
+         * Add an endpoint. It receives the events recorded from now on; its secret is in the
+         *     response and nowhere else.
+         */
+        post: operations["postApiWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One endpoint. */
+        get: operations["getApiWebhooksId"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint and its delivery log. */
+        delete: operations["deleteApiWebhooksId"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint; what is left out stays. Enabling it again clears its failure. */
+        patch: operations["patchApiWebhooksId"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest first: requests not attempted yet (`pending`), then
+         *     every attempt of the last 30 days.
+         */
+        get: operations["getApiWebhooksIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an earlier delivery's event again (whatever became of it), before the endpoint goes
+         *     on with newer events.
+         */
+        post: operations["postApiWebhooksIdDeliveriesDeliveryIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret; the previous one keeps signing beside it (two signatures) for 24
+         *     hours, so receivers can switch without losing a delivery.
+         */
+        post: operations["postApiWebhooksIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.test` event to the endpoint now (enabled or not), to check the receiver
+         *     and its signature verification.
+         */
+        post: operations["postApiWebhooksIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspace": {
         parameters: {
             query?: never;
@@ -1589,6 +1709,21 @@ export interface components {
             /** @example Refund for order #1042 */
             subject: string;
         };
+        CreateWebhook: {
+            description?: string | null;
+            /** @description Default true. */
+            enabled?: boolean | null;
+            /**
+             * @description Event types from the event log's catalogue, or `["*"]` for all.
+             * @example [
+             *       "conversation.created",
+             *       "message.created"
+             *     ]
+             */
+            eventTypes: string[];
+            /** @description `https://` (plain `http://` only where the operator allows it). */
+            url: string;
+        };
         CreateWorkspaceRequest: {
             /** @example Acme Support */
             name: string;
@@ -1615,6 +1750,11 @@ export interface components {
             /** @description Why it failed (the server's answer, or the bounce it sent back). */
             error?: string | null;
             status: components["schemas"]["DeliveryStatus"];
+        };
+        DeliveryPage: {
+            deliveries: components["schemas"]["Delivery"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last. */
+            nextCursor?: string | null;
         };
         /** @enum {string} */
         DeliveryStatus: "pending" | "sent" | "failed";
@@ -2186,6 +2326,14 @@ export interface components {
              */
             body: string;
         };
+        /** @description A delivery asked for by hand. */
+        Requested: {
+            /**
+             * Format: uuid
+             * @description The event's id (`webhook-id`); its attempt appears in the delivery log.
+             */
+            eventId: string;
+        };
         /**
          * @description A ticket's requester as a request names it: an existing contact, or one found or created
          *     by email.
@@ -2213,6 +2361,10 @@ export interface components {
              * @example admin
              */
             role: string;
+        };
+        RotatedSecret: {
+            /** @description The new secret; the previous one keeps signing beside it for 24 hours. */
+            secret: string;
         };
         Selected: {
             /** Format: date-time */
@@ -2391,6 +2543,13 @@ export interface components {
             /** @example WebSockets */
             transport: string;
         };
+        UpdateWebhook: {
+            description?: string | null;
+            /** @description Enabling again clears a failure and a reason the product gave for disabling it. */
+            enabled?: boolean | null;
+            eventTypes?: string[] | null;
+            url?: string | null;
+        };
         /** @description The User resource (spec: id, email, fullName, emailVerified, createdAt). */
         User: {
             /** Format: date-time */
@@ -2476,6 +2635,39 @@ export interface components {
         /** @description A message as a visitor sees it: theirs (`incoming`) or an agent's reply (`outgoing`). */
         VisitorMessage: components["schemas"]["Message"] & {
             author?: components["schemas"]["Author"] | null;
+        };
+        /** @description An endpoint as listed: never its secret. */
+        Webhook: {
+            /** Format: date-time */
+            createdAt: string;
+            description: string;
+            /** @description Why the product turned it off (a 410 answer, five days of failures). */
+            disabledReason?: string | null;
+            enabled: boolean;
+            /** @description Event types it receives (`conversation.created`, ...), or `["*"]` for all. */
+            eventTypes: string[];
+            /** Format: date-time */
+            failingSince?: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @description The last failed attempt's error. */
+            lastError?: string | null;
+            state: components["schemas"]["WebhookState"];
+            /** @example https://hooks.example.com/support */
+            url: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** @enum {string} */
+        WebhookState: "healthy" | "failing" | "disabled";
+        /** @description An endpoint with its signing secret, returned once. */
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /**
+             * @description `whsec_...`: the Standard Webhooks secret to verify signatures with. Shown only now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
         };
         WidgetSettings: {
             /** @description Origins (`https://www.example.com`) whose pages may start widget sessions. */
@@ -5283,6 +5475,441 @@ export interface operations {
                 };
             };
             /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Created; `secret` is shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The workspace has 20 endpoints already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteApiWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchApiWebhooksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiWebhooksIdDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Rows per page: 1 to 200, default 50. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page; absent for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiWebhooksIdDeliveriesDeliveryIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+                /** @description A delivery of the endpoint's log */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; its attempt appears in the log */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Requested"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiWebhooksIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown this once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecret"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiWebhooksIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Endpoint id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; its attempt appears in the log */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Requested"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,6 @@
 //! Listening on a Redis pub/sub channel for as long as the process runs: what the membership
-//! cache (invalidations) and the chat hub (events across replicas) both need.
+//! cache (invalidations), the chat hub (events across replicas) and the worker's webhook
+//! deliveries (woken by committed events) need.
 //!
 //! A subscription that fails is made again after a pause that doubles up to 5 s. A half-open
 //! connection delivers nothing and reports nothing, so the subscription pings every second
@@ -10,10 +11,40 @@
 use std::time::Duration;
 
 use futures::StreamExt;
+use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
 
 /// How often the subscription proves it still hears.
 const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// The channel on which every API replica publishes the events it commits (the chat hub's
+/// backplane): `{namespace}:hub:events`.
+pub fn events_channel(namespace: &str) -> String {
+    format!("{namespace}:hub:events")
+}
+
+/// The workspace a message of [`events_channel`] names, when it carries logged events (the
+/// hub's `{"body": {"kind": "logged", "content": {"workspaceId": ...}}}`); `None` for
+/// typing and presence, and for anything unreadable.
+pub fn logged_workspace(payload: &str) -> Option<Uuid> {
+    #[derive(Deserialize)]
+    struct Envelope {
+        body: Body,
+    }
+    #[derive(Deserialize)]
+    #[serde(tag = "kind", content = "content", rename_all = "camelCase")]
+    enum Body {
+        #[serde(rename_all = "camelCase")]
+        Logged { workspace_id: Uuid },
+        #[serde(other)]
+        Other,
+    }
+    match serde_json::from_str::<Envelope>(payload).ok()?.body {
+        Body::Logged { workspace_id } => Some(workspace_id),
+        Body::Other => None,
+    }
+}
 
 /// A channel to listen on and how long Redis may take to answer.
 pub struct Channel<'a> {
