@@ -57,6 +57,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::tickets::router(state))
         .merge(crate::events::router(state))
         .merge(crate::webhooks::router(state))
+        .merge(crate::audit::router(state))
         .merge(crate::canned_responses::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))

@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod api_keys;
 pub mod attachments;
+pub mod audit;
 pub mod auth;
 pub mod authz;
 pub mod canned_responses;

@@ -51,6 +51,7 @@ use utoipa::{Modify, OpenApi};
         (name = "canned-responses", description = "Saved replies: everyone uses them, Owners write them"),
         (name = "widget", description = "The chat widget's visitor API: sessions from a site key, the visitor's conversation"),
         (name = "email", description = "The email channel: the support address (Owners) and mail handed over by the MTA"),
+        (name = "audit", description = "The audit log of security-relevant changes (Owners)"),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks): endpoints, secrets, delivery logs (Owners and API keys)"),
     )
 )]

@@ -26,6 +26,8 @@ pub enum Change {
 /// change itself, and the conversations and tickets a deactivation sent back to the team);
 /// none when nothing changed.
 pub struct Applied {
+    /// The agent as it was before.
+    pub before: Agent,
     pub agent: Agent,
     pub events: Vec<DomainEvent>,
 }
@@ -41,6 +43,7 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
     if agent.role.is_owner() || matches!(change, Change::SetRole(role) if role.is_owner()) {
         tenant.actor.may_touch_owners()?;
     }
+    let before = agent.clone();
     let (conn, schema) = tenant.parts();
     let (status, role) = match change {
         Change::Deactivate => (Some("deactivated"), None),
@@ -86,7 +89,11 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
         })));
         events.extend(released);
     }
-    Ok(Applied { agent, events })
+    Ok(Applied {
+        before,
+        agent,
+        events,
+    })
 }
 
 /// Serialises team changes within one workspace, so that two Owners demoting or

@@ -12,18 +12,21 @@ use utoipa::{IntoParams, ToSchema};
 
 use crate::agents::lifecycle::{self, Change};
 use crate::agents::record::{self, Agent, Presence, StatusFilter};
+use crate::audit::{self, Action, Entry};
 use crate::authz::Role;
 use crate::authz::{Actor, Principal};
 use crate::email_address::EmailAddress;
 use crate::error::responses::{TeamManageErrors, TeamViewErrors};
 use crate::error::{Error, FieldChecks, Problem, Result};
 use crate::events;
+use crate::extract::ClientIp;
 use crate::extract::{AppJson, AppQuery, PathId};
 use crate::invitations::{self, Invitation};
 use crate::pagination::PageQuery;
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
+use serde_json::json;
 
 /// Invitation emails go to addresses nobody has verified yet; a bound per workspace keeps a
 /// compromised Owner token or key from turning us into a spam relay.
@@ -157,6 +160,7 @@ pub struct InvitationCreated {
 )]
 pub async fn invite(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     AppJson(request): AppJson<InviteRequest>,
 ) -> Result<(StatusCode, AppJson<InvitationCreated>)> {
@@ -208,6 +212,15 @@ pub async fn invite(
         actor.user_id(),
     )
     .await?;
+    let entry = Entry::new(
+        &actor,
+        Some(client),
+        Action::MemberInvited,
+        "invitation",
+        invitation.id,
+    )
+    .changes(json!({ "email": email.as_str(), "role": role }));
+    audit::record(&mut tx, &actor.schema, entry).await?;
     tx.commit().await?;
     tracing::info!(invitation_id = %invitation.id, workspace_id = %actor.workspace_id, "invitation sent");
     Ok((
@@ -230,10 +243,11 @@ pub async fn invite(
 )]
 pub async fn deactivate(
     State(state): State<AppState>,
+    client: ClientIp,
     agent: PathId<Agent>,
     tenant: TenantTx,
 ) -> Result<AppJson<Agent>> {
-    change(&state, agent, tenant, Change::Deactivate).await
+    change(&state, client, agent, tenant, Change::Deactivate).await
 }
 
 /// Reactivate a deactivated agent: access is restored on the next request.
@@ -248,10 +262,11 @@ pub async fn deactivate(
 )]
 pub async fn reactivate(
     State(state): State<AppState>,
+    client: ClientIp,
     agent: PathId<Agent>,
     tenant: TenantTx,
 ) -> Result<AppJson<Agent>> {
-    change(&state, agent, tenant, Change::Reactivate).await
+    change(&state, client, agent, tenant, Change::Reactivate).await
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -275,6 +290,7 @@ pub struct RoleRequest {
 )]
 pub async fn change_role(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     agent: PathId<Agent>,
     AppJson(request): AppJson<RoleRequest>,
@@ -284,7 +300,7 @@ pub async fn change_role(
         .parse()
         .map_err(|e: String| Error::invalid_field("role", e))?;
     let tenant = TenantTx::begin(&state, actor).await?;
-    change(&state, agent, tenant, Change::SetRole(role)).await
+    change(&state, client, agent, tenant, Change::SetRole(role)).await
 }
 
 /// The person on whose authority an invitation goes out (the member, or the Owner who created
@@ -319,12 +335,34 @@ async fn inviting_person(state: &AppState, actor: &Actor) -> Result<uuid::Uuid> 
 
 async fn change(
     state: &AppState,
+    client: ClientIp,
     PathId { id, .. }: PathId<Agent>,
     mut tenant: TenantTx,
     change: Change,
 ) -> Result<AppJson<Agent>> {
     let workspace_id = tenant.actor.workspace_id;
-    let lifecycle::Applied { agent, events } = lifecycle::apply(&mut tenant, id, change).await?;
+    let lifecycle::Applied {
+        before,
+        agent,
+        events,
+    } = lifecycle::apply(&mut tenant, id, change).await?;
+    if !events.is_empty() {
+        let action = match change {
+            Change::Deactivate => Action::MemberDeactivated,
+            Change::Reactivate => Action::MemberReactivated,
+            Change::SetRole(_) => Action::RoleChanged,
+        };
+        let entry = Entry::new(&tenant.actor, Some(client), action, "member", agent.user_id)
+            .changes(audit::diff_of(
+                &[
+                    ("role", json!(before.role), json!(agent.role)),
+                    ("status", json!(before.status), json!(agent.status)),
+                ],
+                json!({ "email": agent.email, "name": agent.full_name }),
+            ));
+        let (conn, schema) = tenant.parts();
+        audit::record(conn, schema, entry).await?;
+    }
     events::record(state, tenant, events).await?;
     state.memberships.changed(agent.user_id, workspace_id).await;
     tracing::info!(agent_id = %agent.id, %workspace_id, ?change, "team changed");

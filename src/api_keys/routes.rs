@@ -6,15 +6,17 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::{self, Action, Entry};
 use crate::authz::Actor;
 use crate::credentials::api_key::ApiKeySecret;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Problem, Result};
-use crate::extract::{AppJson, PathId, Resource};
+use crate::extract::{AppJson, ClientIp, PathId, Resource};
 use crate::state::AppState;
 
 const NAME_MAX_CHARS: usize = 100;
@@ -106,6 +108,7 @@ pub async fn list(State(state): State<AppState>, actor: Actor) -> Result<AppJson
 )]
 pub async fn create(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     AppJson(request): AppJson<CreateApiKeyRequest>,
 ) -> Result<(StatusCode, AppJson<ApiKeyWithSecret>)> {
@@ -155,6 +158,15 @@ pub async fn create(
     )
     .fetch_one(&mut *tx)
     .await?;
+    let entry = Entry::new(
+        &actor,
+        Some(client),
+        Action::ApiKeyCreated,
+        "api_key",
+        api_key.id,
+    )
+    .changes(json!({ "name": api_key.name, "prefix": api_key.prefix }));
+    audit::record(&mut tx, &actor.schema, entry).await?;
     tx.commit().await?;
     tracing::info!(key_id = %api_key.id, workspace_id = %actor.workspace_id, "API key created");
     Ok((
@@ -178,10 +190,12 @@ pub async fn create(
 )]
 pub async fn regenerate(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<AppJson<ApiKeyWithSecret>> {
     let secret = ApiKeySecret::generate();
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let api_key = sqlx::query_as!(
         ApiKey,
         r#"UPDATE public.api_keys
@@ -194,9 +208,19 @@ pub async fn regenerate(
         secret.lookup(),
         &secret.digest()[..],
     )
-    .fetch_optional(&state.db)
+    .fetch_optional(&mut *tx)
     .await?
     .ok_or(Error::NotFound("API key"))?;
+    let entry = Entry::new(
+        &actor,
+        Some(client),
+        Action::ApiKeyRegenerated,
+        "api_key",
+        id,
+    )
+    .changes(json!({ "name": api_key.name, "prefix": api_key.prefix }));
+    audit::record(&mut tx, &actor.schema, entry).await?;
+    tx.commit().await?;
     tracing::info!(key_id = %api_key.id, workspace_id = %actor.workspace_id, "API key regenerated");
     Ok(AppJson(ApiKeyWithSecret {
         api_key,
@@ -216,19 +240,25 @@ pub async fn regenerate(
 )]
 pub async fn revoke(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     PathId { id, .. }: PathId<ApiKey>,
 ) -> Result<StatusCode> {
-    let deleted = sqlx::query!(
-        "DELETE FROM public.api_keys WHERE id = $1 AND workspace_id = $2",
-        id,
-        actor.workspace_id,
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    let deleted: Option<String> = sqlx::query_scalar(
+        "DELETE FROM public.api_keys WHERE id = $1 AND workspace_id = $2 RETURNING name",
     )
-    .execute(&state.db)
+    .bind(id)
+    .bind(actor.workspace_id)
+    .fetch_optional(&mut *tx)
     .await?;
-    if deleted.rows_affected() == 0 {
+    let Some(name) = deleted else {
         return Err(Error::NotFound("API key"));
-    }
+    };
+    let entry = Entry::new(&actor, Some(client), Action::ApiKeyRevoked, "api_key", id)
+        .changes(json!({ "name": name }));
+    audit::record(&mut tx, &actor.schema, entry).await?;
+    tx.commit().await?;
     tracing::info!(key_id = %id, workspace_id = %actor.workspace_id, "API key revoked");
     Ok(StatusCode::NO_CONTENT)
 }

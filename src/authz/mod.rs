@@ -39,6 +39,8 @@ pub enum Permission {
     ManageApiKeys,
     /// Webhook endpoints, their secrets and delivery logs.
     ManageWebhooks,
+    /// Read the audit log.
+    ViewAuditLog,
     DeleteWorkspace,
 }
 
@@ -116,6 +118,7 @@ mod tests {
             ManageSettings,
             ManageApiKeys,
             ManageWebhooks,
+            ViewAuditLog,
             DeleteWorkspace,
         ] {
             assert!(permission.granted_to(Role::Owner), "{permission:?}");

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::attachments::record::{self as attachments, Attachment};
-use crate::conversations::requests::Recipients;
+use crate::email_address::EmailAddress;
 use crate::email_channel::details::{self as email_details, EmailDetails};
 use crate::pagination::{Page, TimeKey};
 
@@ -80,6 +80,19 @@ pub fn rfc3339_utc(column: &str) -> String {
           || coalesce('.' || nullif(rtrim(to_char({column} AT TIME ZONE 'UTC', 'US'), '0'), ''), '')
           || 'Z')"
     )
+}
+
+/// The recipients an agent chose for a reply by email; `None` keeps the thread's.
+#[derive(Debug, Default, Clone)]
+pub struct Recipients {
+    pub to: Option<Vec<EmailAddress>>,
+    pub cc: Option<Vec<EmailAddress>>,
+}
+
+impl Recipients {
+    pub fn chosen(&self) -> bool {
+        self.to.is_some() || self.cc.is_some()
+    }
 }
 
 /// A reply or note of a member, as [`add_by_member`] writes it: the files must be this

@@ -7,6 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::attachments::MAX_PER_MESSAGE;
+use crate::conversations::messages::Recipients;
 use crate::conversations::record::{Change, ConversationStatus};
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, Result};
@@ -108,19 +109,6 @@ pub struct NewMessage {
     pub body: String,
     pub attachment_ids: Vec<Uuid>,
     pub recipients: Recipients,
-}
-
-/// The recipients an agent chose for a reply by email; `None` keeps the thread's.
-#[derive(Debug, Default, Clone)]
-pub struct Recipients {
-    pub to: Option<Vec<EmailAddress>>,
-    pub cc: Option<Vec<EmailAddress>>,
-}
-
-impl Recipients {
-    pub fn chosen(&self) -> bool {
-        self.to.is_some() || self.cc.is_some()
-    }
 }
 
 /// Recipients a message names at most, in To and in Cc each.

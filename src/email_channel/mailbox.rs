@@ -65,6 +65,13 @@ pub struct NewMailbox {
     folder: String,
 }
 
+impl NewMailbox {
+    /// A new password comes with it.
+    pub fn sets_password(&self) -> bool {
+        self.password.is_some()
+    }
+}
+
 impl MailboxInput {
     pub fn check(self, checks: &mut FieldChecks) -> Option<NewMailbox> {
         let host = check_server(["imap.host", "imap.port"], &self.host, self.port, checks);

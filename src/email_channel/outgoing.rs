@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::address::{self, our_message_id};
 use super::details::{Delivery, DeliveryStatus, EmailDetails, EmailParty};
 use super::threading;
-use crate::conversations::requests::Recipients;
+use crate::conversations::messages::Recipients;
 use crate::error::{Error, Result};
 
 /// How many ids of the thread `References` carries at most (the first and the newest).

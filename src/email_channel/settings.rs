@@ -5,16 +5,18 @@
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use super::address;
 use super::mailbox::{self, Mailbox, MailboxInput};
 use super::smtp::{self, SmtpInput, SmtpServer};
+use crate::audit::{self, Action, Entry};
 use crate::authz::Actor;
 use crate::email_address::EmailAddress;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, FieldChecks, Result};
-use crate::extract::AppJson;
+use crate::extract::{AppJson, ClientIp};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 use supportdesk_core::sealed_credentials::CredentialKey;
@@ -108,6 +110,7 @@ pub async fn get(
 )]
 pub async fn put(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     AppJson(input): AppJson<EmailSettingsInput>,
 ) -> Result<AppJson<EmailSettings>> {
@@ -144,8 +147,13 @@ pub async fn put(
     // Checked: every `Some(Some(None))` was a failed check, returned above.
     let imap = imap.map(Option::flatten);
     let smtp_server = smtp_server.map(Option::flatten);
+    let passwords = (
+        matches!(&imap, Some(Some(new)) if new.sets_password()),
+        matches!(&smtp_server, Some(Some(new)) if new.sets_password()),
+    );
     let mut tenant = TenantTx::begin(&state, actor.clone()).await?;
     let (conn, schema) = tenant.parts();
+    let before = load(&state, &mut *conn, &actor).await?;
     match imap {
         Some(Some(new)) => {
             let key = credential_key(&state);
@@ -175,8 +183,56 @@ pub async fn put(
             "needs the support address to send from: set the address first",
         ));
     }
+    let mut changes = audit::diff(&[
+        ("address", json!(before.address), json!(settings.address)),
+        (
+            "imap",
+            server_of(before.imap.as_ref()),
+            server_of(settings.imap.as_ref()),
+        ),
+        (
+            "smtp",
+            server_of(before.smtp.as_ref()),
+            server_of(settings.smtp.as_ref()),
+        ),
+    ]);
+    if let Some(map) = changes.as_object_mut() {
+        // That a password changed, never the password.
+        for (field, set) in [
+            ("imap.password", passwords.0),
+            ("smtp.password", passwords.1),
+        ] {
+            if set {
+                map.insert(field.to_owned(), json!("changed"));
+            }
+        }
+    }
+    if changes.as_object().is_some_and(|c| !c.is_empty()) {
+        let entry = Entry::new(
+            &actor,
+            Some(client),
+            Action::EmailSettingsChanged,
+            "email_settings",
+            "workspace",
+        )
+        .changes(changes);
+        let (conn, schema) = tenant.parts();
+        audit::record(conn, schema, entry).await?;
+    }
     tenant.commit().await?;
     Ok(AppJson(settings))
+}
+
+/// A mail server's settings as the audit log compares them: where it is and who logs in, not
+/// how watching or sending goes.
+fn server_of(server: Option<&impl Serialize>) -> serde_json::Value {
+    let mut value = json!(server);
+    if let Some(map) = value.as_object_mut() {
+        for transient in ["status", "lastError", "checkedAt"] {
+            map.remove(transient);
+        }
+    }
+    value
 }
 
 /// The key mail server passwords are sealed with (from `EMAIL_TOKEN_SECRET`, which the worker

@@ -87,6 +87,13 @@ pub struct NewSmtp {
     password: Option<SecretString>,
 }
 
+impl NewSmtp {
+    /// A new password comes with it.
+    pub fn sets_password(&self) -> bool {
+        self.password.is_some()
+    }
+}
+
 impl SmtpInput {
     pub fn check(self, checks: &mut FieldChecks) -> Option<NewSmtp> {
         let host = check_server(["smtp.host", "smtp.port"], &self.host, self.port, checks);

@@ -15,6 +15,7 @@ use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::{self, Action, Entry};
 use crate::auth::REGISTER_QUOTA;
 use crate::auth::extract::{bearer, check_not_revoked, decode};
 use crate::auth::users::{self, User};
@@ -88,7 +89,7 @@ pub async fn accept(
             ));
         }
         check_not_revoked(&state, &claims).await?;
-        let workspace = join_as(&state, claims.sub, &request.token).await?;
+        let workspace = join_as(&state, claims.sub, &request.token, client).await?;
         return Ok((StatusCode::OK, AppJson(Joined { workspace })).into_response());
     }
     let (full_name, password) = new_account(request.full_name, request.password)?;
@@ -120,7 +121,7 @@ pub async fn accept(
     let Membership {
         workspace,
         recorded,
-    } = join(&mut tx, &invitation, user.id).await?;
+    } = join(&mut tx, &invitation, user.id, client).await?;
     tx.commit().await?;
     state.events.committed(invitation.workspace_id, &recorded);
     state
@@ -176,7 +177,12 @@ fn new_account(full_name: Option<String>, password: Option<String>) -> Result<(S
 }
 
 /// An existing account joins, if its email is the invited one.
-async fn join_as(state: &AppState, user_id: Uuid, token: &str) -> Result<MembershipSummary> {
+async fn join_as(
+    state: &AppState,
+    user_id: Uuid,
+    token: &str,
+    client: ClientIp,
+) -> Result<MembershipSummary> {
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let invitation = open_invitation(&mut tx, token, true).await?;
     let email = sqlx::query_scalar!("SELECT email FROM public.users WHERE id = $1", user_id)
@@ -192,7 +198,7 @@ async fn join_as(state: &AppState, user_id: Uuid, token: &str) -> Result<Members
     let Membership {
         workspace,
         recorded,
-    } = join(&mut tx, &invitation, user_id).await?;
+    } = join(&mut tx, &invitation, user_id, client).await?;
     tx.commit().await?;
     state.events.committed(invitation.workspace_id, &recorded);
     state
@@ -241,6 +247,7 @@ async fn join(
     tx: &mut PgConnection,
     invitation: &OpenInvitation,
     user_id: Uuid,
+    client: ClientIp,
 ) -> Result<Membership> {
     let inserted = sqlx::query!(
         "INSERT INTO public.memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
@@ -277,6 +284,17 @@ async fn join(
     let agent = crate::agents::record::find_by_user(&mut *tx, &schema, user_id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("the new member's profile is missing"))?;
+    let entry = Entry::new(
+        audit::By::User(user_id),
+        Some(client),
+        Action::MemberJoined,
+        "member",
+        user_id,
+    )
+    .changes(serde_json::json!({
+        "invitation": invitation.id, "email": invitation.email, "role": invitation.role,
+    }));
+    audit::record(&mut *tx, &schema, entry).await?;
     let by = By::Agent(agent.id);
     let joined = DomainEvent::AgentChanged(Box::new(AgentChanged {
         change: AgentChange::Joined,

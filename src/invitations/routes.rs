@@ -9,11 +9,12 @@ use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::audit::{self, Action, Entry};
 use crate::authz::Actor;
 use crate::authz::Role;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
-use crate::extract::{AppJson, AppQuery, PathId};
+use crate::extract::{AppJson, AppQuery, ClientIp, PathId};
 use crate::invitations::{Invitation, InvitationStatus};
 use crate::pagination::{Page, PageQuery, TimeKey};
 use crate::state::AppState;
@@ -79,19 +80,32 @@ pub async fn list(
 )]
 pub async fn revoke(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     PathId { id, .. }: PathId<Invitation>,
 ) -> Result<StatusCode> {
-    let revoked = sqlx::query!(
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    let revoked: Option<String> = sqlx::query_scalar(
         "UPDATE public.invitations SET revoked_at = now()
-          WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
-        id,
-        actor.workspace_id,
+          WHERE id = $1 AND workspace_id = $2 AND accepted_at IS NULL AND revoked_at IS NULL
+      RETURNING email",
     )
-    .execute(&state.db)
+    .bind(id)
+    .bind(actor.workspace_id)
+    .fetch_optional(&mut *tx)
     .await?;
-    if revoked.rows_affected() == 0 {
+    let Some(email) = revoked else {
         return Err(Error::NotFound("invitation"));
-    }
+    };
+    let entry = Entry::new(
+        &actor,
+        Some(client),
+        Action::InvitationRevoked,
+        "invitation",
+        id,
+    )
+    .changes(serde_json::json!({ "email": email }));
+    audit::record(&mut tx, &actor.schema, entry).await?;
+    tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

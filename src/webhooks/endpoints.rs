@@ -5,6 +5,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sqlx::PgConnection;
 use supportdesk_core::sealed_credentials::CredentialKey;
 use supportdesk_core::tenancy::TenantSchema;
@@ -14,11 +15,12 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::{self, Action, By, Entry};
 use crate::authz::Actor;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, FieldChecks, Problem, Result};
 use crate::events::catalogue::DomainEvent;
-use crate::extract::{AppJson, PathId, Resource};
+use crate::extract::{AppJson, ClientIp, PathId, Resource};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 
@@ -323,6 +325,7 @@ pub async fn list(mut tenant: Tenant) -> Result<AppJson<WebhookList>> {
 )]
 pub async fn create(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     AppJson(request): AppJson<CreateWebhook>,
 ) -> Result<(StatusCode, AppJson<WebhookWithSecret>)> {
@@ -336,6 +339,7 @@ pub async fn create(
     let bytes = secret::generate();
     let sealed = key(&state).seal_bytes(&bytes);
     let workspace_id = actor.workspace_id;
+    let by = By::from(&actor);
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     // Serialises endpoint creation per workspace, so the bound holds under concurrent requests.
@@ -370,6 +374,10 @@ pub async fn create(
     .await?;
     count_endpoints(&mut *conn, schema, workspace_id).await?;
     let webhook = find(&mut *conn, schema, id).await?;
+    let entry = Entry::new(by, Some(client), Action::WebhookCreated, "webhook", id).changes(
+        json!({ "url": webhook.url, "eventTypes": webhook.event_types, "enabled": webhook.enabled }),
+    );
+    audit::record(&mut *conn, schema, entry).await?;
     tenant.commit().await?;
     Ok((
         StatusCode::CREATED,
@@ -411,6 +419,7 @@ pub async fn get(
 )]
 pub async fn update(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     PathId { id, .. }: PathId<Webhook>,
     AppJson(request): AppJson<UpdateWebhook>,
@@ -424,8 +433,10 @@ pub async fn update(
     if !checks.is_empty() {
         return Err(checks.failed());
     }
+    let by = By::from(&actor);
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
+    let before = find(&mut *conn, schema, id).await?;
     let changed = sqlx::query(schema.sql(
         "UPDATE {schema}.webhook_endpoints
             SET url = coalesce($2, url), description = coalesce($3, description),
@@ -449,6 +460,25 @@ pub async fn update(
         return Err(Error::NotFound(Webhook::NAME));
     }
     let webhook = find(&mut *conn, schema, id).await?;
+    let changes = audit::diff(&[
+        ("url", json!(before.url), json!(webhook.url)),
+        (
+            "description",
+            json!(before.description),
+            json!(webhook.description),
+        ),
+        (
+            "eventTypes",
+            json!(before.event_types),
+            json!(webhook.event_types),
+        ),
+        ("enabled", json!(before.enabled), json!(webhook.enabled)),
+    ]);
+    if changes.as_object().is_some_and(|c| !c.is_empty()) {
+        let entry =
+            Entry::new(by, Some(client), Action::WebhookChanged, "webhook", id).changes(changes);
+        audit::record(&mut *conn, schema, entry).await?;
+    }
     tenant.commit().await?;
     Ok(AppJson(webhook))
 }
@@ -465,21 +495,27 @@ pub async fn update(
 )]
 pub async fn delete(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     PathId { id, .. }: PathId<Webhook>,
 ) -> Result<StatusCode> {
     let workspace_id = actor.workspace_id;
+    let by = By::from(&actor);
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
-    let deleted = sqlx::query(schema.sql("DELETE FROM {schema}.webhook_endpoints WHERE id = $1"))
-        .bind(id)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected();
-    if deleted == 0 {
+    let deleted: Option<String> = sqlx::query_scalar(
+        schema.sql("DELETE FROM {schema}.webhook_endpoints WHERE id = $1 RETURNING url"),
+    )
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(url) = deleted else {
         return Err(Error::NotFound(Webhook::NAME));
-    }
+    };
     count_endpoints(&mut *conn, schema, workspace_id).await?;
+    let entry = Entry::new(by, Some(client), Action::WebhookDeleted, "webhook", id)
+        .changes(json!({ "url": url }));
+    audit::record(&mut *conn, schema, entry).await?;
     tenant.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -497,11 +533,13 @@ pub async fn delete(
 )]
 pub async fn rotate(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     PathId { id, .. }: PathId<Webhook>,
 ) -> Result<AppJson<RotatedSecret>> {
     let bytes = secret::generate();
     let sealed = key(&state).seal_bytes(&bytes);
+    let by = By::from(&actor);
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     let rotated = sqlx::query(schema.sql(
@@ -519,6 +557,14 @@ pub async fn rotate(
     if rotated == 0 {
         return Err(Error::NotFound(Webhook::NAME));
     }
+    let entry = Entry::new(
+        by,
+        Some(client),
+        Action::WebhookSecretRotated,
+        "webhook",
+        id,
+    );
+    audit::record(&mut *conn, schema, entry).await?;
     tenant.commit().await?;
     Ok(AppJson(RotatedSecret {
         secret: secret::shown(&bytes),

@@ -9,15 +9,17 @@
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sqlx::PgConnection;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::{self, Action, Entry};
 use crate::authz::Actor;
 use crate::credentials::widget_identity;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, FieldChecks, Result};
-use crate::extract::AppJson;
+use crate::extract::{AppJson, ClientIp};
 use crate::state::AppState;
 
 use super::site_key::{AllowedOrigin, MAX_ORIGINS, SiteKey};
@@ -163,12 +165,14 @@ pub async fn get(State(state): State<AppState>, actor: Actor) -> Result<AppJson<
 )]
 pub async fn update(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     AppJson(patch): AppJson<WidgetSettingsPatch>,
 ) -> Result<AppJson<WidgetSettings>> {
     let origins = patch.allowed_origins.map(origins).transpose()?;
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let mut row = ensure(&mut tx, actor.workspace_id, true).await?;
+    let before = (row.allowed_origins.clone(), row.identity_verification);
     if let Some(origins) = origins {
         row.allowed_origins = origins;
     }
@@ -196,6 +200,29 @@ pub async fn update(
     )
     .execute(&mut *tx)
     .await?;
+    let changes = audit::diff(&[
+        (
+            "allowedOrigins",
+            json!(before.0),
+            json!(row.allowed_origins),
+        ),
+        (
+            "identityVerification",
+            json!(before.1),
+            json!(row.identity_verification),
+        ),
+    ]);
+    if changes.as_object().is_some_and(|c| !c.is_empty()) {
+        let entry = Entry::new(
+            &actor,
+            Some(client),
+            Action::WidgetSettingsChanged,
+            "widget",
+            actor.workspace_id,
+        )
+        .changes(changes);
+        audit::record(&mut tx, &actor.schema, entry).await?;
+    }
     tx.commit().await?;
     if turned_on {
         state
@@ -239,6 +266,7 @@ fn origins(values: Vec<String>) -> Result<Vec<String>> {
 )]
 pub async fn regenerate_site_key(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
 ) -> Result<AppJson<RegeneratedSiteKey>> {
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
@@ -251,6 +279,16 @@ pub async fn regenerate_site_key(
     )
     .execute(&mut *tx)
     .await?;
+    // The site key is public (it is in every page that embeds the widget): recorded whole.
+    let entry = Entry::new(
+        &actor,
+        Some(client),
+        Action::WidgetSiteKeyRegenerated,
+        "widget",
+        actor.workspace_id,
+    )
+    .changes(json!({ "siteKey": site_key.as_str() }));
+    audit::record(&mut tx, &actor.schema, entry).await?;
     tx.commit().await?;
     Ok(AppJson(RegeneratedSiteKey { site_key }))
 }
@@ -266,6 +304,7 @@ pub async fn regenerate_site_key(
 )]
 pub async fn regenerate_identity_secret(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
 ) -> Result<AppJson<RegeneratedSecret>> {
     let nonce = widget_identity::new_nonce();
@@ -279,6 +318,14 @@ pub async fn regenerate_identity_secret(
     )
     .execute(&mut *tx)
     .await?;
+    let entry = Entry::new(
+        &actor,
+        Some(client),
+        Action::WidgetIdentitySecretRegenerated,
+        "widget",
+        actor.workspace_id,
+    );
+    audit::record(&mut tx, &actor.schema, entry).await?;
     tx.commit().await?;
     Ok(AppJson(RegeneratedSecret {
         secret: state.widget_identity.secret(actor.workspace_id, &nonce),

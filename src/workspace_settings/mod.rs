@@ -10,6 +10,7 @@ use inbox::{InboxSettings, InboxSettingsPatch};
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sqlx::PgConnection;
 use sqlx::types::Json;
 use supportdesk_core::tenancy::TenantSchema;
@@ -18,10 +19,11 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::audit::{self, Action, Entry};
 use crate::authz::{Actor, Permission, RequireExt, Rule};
 use crate::error::Result;
 use crate::error::responses::OwnerErrors;
-use crate::extract::AppJson;
+use crate::extract::{AppJson, ClientIp};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 
@@ -75,14 +77,17 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<WorkspaceSettings>> {
 )]
 pub async fn update(
     State(state): State<AppState>,
+    client: ClientIp,
     actor: Actor,
     AppJson(patch): AppJson<SettingsPatch>,
 ) -> Result<AppJson<WorkspaceSettings>> {
     let branding_patch = patch.branding.map(BrandingPatch::validate).transpose()?;
     let (branding_given, inbox_given) = (branding_patch.is_some(), patch.inbox.is_some());
+    let by = audit::By::from(&actor);
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     let mut settings = load(&mut *conn, schema, true).await?;
+    let before = (json!(settings.branding), json!(settings.inbox));
     if let Some(patch) = branding_patch {
         settings.branding.apply(patch);
     }
@@ -96,8 +101,23 @@ pub async fn update(
         ))
         .bind(Json(&settings.branding))
         .bind(Json(&settings.inbox))
-        .fetch_one(conn)
+        .fetch_one(&mut *conn)
         .await?;
+        let changes = audit::diff(&[
+            ("branding", before.0, json!(settings.branding)),
+            ("inbox", before.1, json!(settings.inbox)),
+        ]);
+        if changes.as_object().is_some_and(|c| !c.is_empty()) {
+            let entry = Entry::new(
+                by,
+                Some(client),
+                Action::SettingsChanged,
+                "settings",
+                "workspace",
+            )
+            .changes(changes);
+            audit::record(conn, schema, entry).await?;
+        }
     }
     tenant.commit().await?;
     Ok(AppJson(settings))

@@ -9,17 +9,20 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use supportdesk_core::outbox::{self, OutboxMessage};
+use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::audit::{self, Action, Entry};
 use crate::auth::extract::UserToken;
 use crate::authz::Actor;
 use crate::authz::Role;
 use crate::error::responses::{MemberErrors, OwnerErrors, UserTokenErrors};
 use crate::error::{Error, FieldChecks, Problem, Result};
-use crate::extract::{AppJson, PathId, Resource};
+use crate::extract::{AppJson, ClientIp, PathId, Resource};
 use crate::memberships::{MembershipSummary, memberships_of};
 use crate::rate_limit::{Decision, Quota};
 use crate::state::AppState;
@@ -188,22 +191,24 @@ impl Resource for Workspace {
 )]
 pub async fn select(
     State(state): State<AppState>,
+    client: ClientIp,
     UserToken(user_id): UserToken,
     PathId {
         id: workspace_id, ..
     }: PathId<Workspace>,
 ) -> Result<AppJson<Selected>> {
-    let row = sqlx::query!(
-        r#"SELECT w.name, w.slug, m.role AS "role: Role", m.status, u.token_version
-             FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
-             JOIN public.users u ON u.id = m.user_id
-            WHERE m.user_id = $1 AND m.workspace_id = $2 AND w.status = 'active'"#,
-        user_id,
-        workspace_id,
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    let row: Option<SelectedRow> = sqlx::query_as(
+        "SELECT w.name, w.slug, w.schema_name, m.role, m.status, u.token_version
+           FROM public.memberships m JOIN public.workspaces w ON w.id = m.workspace_id
+           JOIN public.users u ON u.id = m.user_id
+          WHERE m.user_id = $1 AND m.workspace_id = $2 AND w.status = 'active'",
     )
-    .fetch_optional(&state.db)
-    .await?
-    .ok_or(Error::NotFound("workspace"))?;
+    .bind(user_id)
+    .bind(workspace_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let row = row.ok_or(Error::NotFound("workspace"))?;
     if row.status != "active" {
         return Err(Error::forbidden(
             "membership_deactivated",
@@ -213,6 +218,18 @@ pub async fn select(
     let issued = state
         .jwt
         .issue_workspace(user_id, workspace_id, row.role, row.token_version)?;
+    // A workspace token is a sign-in to the workspace: recorded with the token it issued.
+    let schema = TenantSchema::parse(&row.schema_name).map_err(|e| anyhow::anyhow!(e))?;
+    let entry = Entry::new(
+        audit::By::User(user_id),
+        Some(client),
+        Action::SignedIn,
+        "workspace",
+        workspace_id,
+    )
+    .changes(json!({ "role": row.role }));
+    audit::record(&mut tx, &schema, entry).await?;
+    tx.commit().await?;
     Ok(AppJson(Selected {
         token: issued.token,
         expires_at: issued.expires_at,
@@ -223,6 +240,16 @@ pub async fn select(
             role: row.role,
         },
     }))
+}
+
+#[derive(sqlx::FromRow)]
+struct SelectedRow {
+    name: String,
+    slug: String,
+    schema_name: String,
+    role: Role,
+    status: String,
+    token_version: i32,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -282,7 +309,11 @@ pub async fn current(mut tenant: Tenant) -> Result<AppJson<CurrentWorkspace>> {
         OwnerErrors,
     )
 )]
-pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<StatusCode> {
+pub async fn delete(
+    State(state): State<AppState>,
+    client: ClientIp,
+    actor: Actor,
+) -> Result<StatusCode> {
     let workspace_id = actor.workspace_id;
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let marked = sqlx::query!(
@@ -292,6 +323,15 @@ pub async fn delete(State(state): State<AppState>, actor: Actor) -> Result<Statu
     .execute(&mut *tx)
     .await?;
     if marked.rows_affected() == 1 {
+        // Kept until the worker drops the workspace's schema, and in the logs.
+        let entry = Entry::new(
+            &actor,
+            Some(client),
+            Action::WorkspaceDeletionRequested,
+            "workspace",
+            workspace_id,
+        );
+        audit::record(&mut tx, &actor.schema, entry).await?;
         outbox::enqueue(&mut tx, &OutboxMessage::DropWorkspace { workspace_id }).await?;
     }
     tx.commit().await?;

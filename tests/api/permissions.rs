@@ -269,6 +269,15 @@ fn routes() -> Vec<Route> {
             Allowed(200),
             Allowed(200),
         ),
+        // The audit log: Owners only, never an API key.
+        route(
+            Method::GET,
+            "/api/audit-log",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
         // Webhooks: Owners and API keys.
         route(
             Method::GET,

@@ -121,7 +121,7 @@ async fn concurrent_creates_each_take_another_spare_or_make_their_own_schema() {
     for (token, (id, created_at)) in tokens.iter().zip(&created) {
         let schema = format!("ws_{}", id.simple());
         let oid = schema_oid(&app, &schema).await.expect("its schema exists");
-        assert_eq!(table_count(&app, &schema).await, 22, "{schema}");
+        assert_eq!(table_count(&app, &schema).await, 23, "{schema}");
         if spare_oids.contains(&oid) {
             claimed.push(oid);
         }
@@ -164,7 +164,7 @@ async fn a_create_that_fails_gives_its_spare_back() {
         spare_oid,
         "not renamed"
     );
-    assert_eq!(table_count(&app, spare.name()).await, 22);
+    assert_eq!(table_count(&app, spare.name()).await, 23);
 
     // A taken slug: refused before any spare is touched.
     sqlx::query("ALTER TABLE public.memberships DROP CONSTRAINT refuse_all")
@@ -188,7 +188,7 @@ async fn creating_works_with_no_spare_and_never_takes_a_stale_one() {
     let app = spawn_app().await;
     let (token, _) = app.signed_up(&unique_email()).await;
     let (id, created_at) = create_as_new_user(&app, &token, "Without spares").await;
-    assert_eq!(table_count(&app, &format!("ws_{}", id.simple())).await, 22);
+    assert_eq!(table_count(&app, &format!("ws_{}", id.simple())).await, 23);
     assert_workspace_works(&app, &token, id, created_at).await;
 
     // A spare of an older tenant version (made before an upgrade) stays where it is.

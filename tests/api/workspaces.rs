@@ -45,6 +45,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "agent_notices",
             "agent_profiles",
             "attachments",
+            "audit_log",
             "canned_responses",
             "contacts",
             "conversation_reads",

@@ -1,6 +1,6 @@
-//! Keeps every workspace's event log within its retention: events older than
-//! [`RETENTION`] are deleted, oldest first, in batches of [`BATCH`], and the workspace's
-//! `pruned_through` moves with them, so `GET /api/events` answers 410 to a reader asking for
+//! Keeps every workspace's event log within its retention, and its audit log within a year:
+//! events older than [`RETENTION`] are deleted, oldest first, in batches of [`BATCH`], and the
+//! workspace's `pruned_through` moves with them, so `GET /api/events` answers 410 to a reader asking for
 //! what follows a pruned event rather than returning a page with a hole in it.
 //!
 //! Workspaces are visited from the control plane in pages (never all schemas at once), each
@@ -65,6 +65,10 @@ pub async fn prune_all(db: &PgPool, retention: Duration) -> sqlx::Result<u64> {
             let Ok(schema) = TenantSchema::parse(schema) else {
                 continue;
             };
+            // The audit log keeps a year: one bounded batch per pass is plenty.
+            if let Err(err) = prune_audit_batch(db, &schema).await {
+                tracing::warn!(error = %err, %workspace_id, "could not prune its audit log");
+            }
             for _ in 0..BATCHES_PER_WORKSPACE {
                 match prune_batch(db, &schema, retention).await {
                     Ok(count) => {
@@ -81,6 +85,22 @@ pub async fn prune_all(db: &PgPool, retention: Duration) -> sqlx::Result<u64> {
             }
         }
     }
+}
+
+/// Deletes up to [`BATCH`] audit entries older than a year (the table's trigger refuses any
+/// younger); how many it deleted.
+pub async fn prune_audit_batch(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<u64> {
+    let deleted = sqlx::query(schema.sql(
+        "DELETE FROM {schema}.audit_log WHERE id IN (
+             SELECT id FROM {schema}.audit_log
+              WHERE at < now() - interval '1 year' - interval '1 minute'
+              ORDER BY at LIMIT $1)",
+    ))
+    .bind(BATCH)
+    .execute(db)
+    .await?
+    .rows_affected();
+    Ok(deleted)
 }
 
 /// Deletes up to [`BATCH`] of the workspace's oldest events that are older than `retention`

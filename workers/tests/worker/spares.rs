@@ -17,10 +17,11 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 22] = [
+const TENANT_TABLES: [&str; 23] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
+    "audit_log",
     "canned_responses",
     "contacts",
     "conversation_reads",

@@ -109,6 +109,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's audit log, newest first. `Accept: text/csv` exports every matching entry. */
+        get: operations["getApiAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/canned-responses": {
         parameters: {
             query?: never;
@@ -1459,6 +1476,39 @@ export interface components {
              * @description Images: width and height in pixels (as displayed); null for other files.
              */
             width?: number | null;
+        };
+        AuditActor: {
+            /**
+             * Format: uuid
+             * @description The user's or the API key's id.
+             */
+            id?: string | null;
+            /** @description `user`, `apiKey` or `operator`. */
+            kind: string;
+            /** @description As it was called then. */
+            name: string;
+        };
+        AuditEntry: {
+            /** @example member.role_changed */
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            /** Format: date-time */
+            at: string;
+            /** @description `{"field": {"from": ..., "to": ...}}` or facts of the action; never a secret. */
+            changes: Record<string, never>;
+            /** Format: uuid */
+            id: string;
+            /** @description The client's address (through `TRUSTED_PROXIES`). */
+            ip?: string | null;
+            target: components["schemas"]["AuditTarget"];
+        };
+        AuditPage: {
+            entries: components["schemas"]["AuditEntry"][];
+            nextCursor?: string | null;
+        };
+        AuditTarget: {
+            id?: string | null;
+            type: string;
         };
         /** @description A user token and the user it identifies. */
         AuthResponse: {
@@ -3094,6 +3144,63 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only this user's or API key's entries. */
+                actor?: string;
+                /** @description Only this action (`member.role_changed`, ...). */
+                action?: string;
+                /** @description Only entries at or after this time (RFC 3339). */
+                from?: string;
+                /** @description Only entries before this time (RFC 3339). */
+                to?: string;
+                /** @description Rows per page: 1 to 200, default 50. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page; absent for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries (or, for `Accept: text/csv`, a CSV file of them all) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
