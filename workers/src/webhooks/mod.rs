@@ -15,7 +15,8 @@
 //! A visit leases the workspace's due endpoints (`lease_owner`, `lease_until`: one worker per
 //! endpoint, taken over when a dead worker's lease lapses) and delivers to each in a task of
 //! its own, at most [`CONCURRENCY`] at once, so a slow or dead receiver holds up only itself.
-//! Attempts older than 30 days are pruned, in batches, by the same loop.
+//! Attempts older than 30 days are pruned, in batches, by the same loop, which also measures
+//! the oldest undelivered event's age every 30 s (`webhook_backlog_age_seconds`).
 
 mod endpoint;
 pub mod http;
@@ -43,6 +44,8 @@ pub const CONCURRENCY: usize = 64;
 /// The delivery log is kept this long.
 const ATTEMPTS_KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+/// How often `webhook_backlog_age_seconds` is measured.
+const BACKLOG_EVERY: Duration = Duration::from_secs(30);
 const PRUNE_BATCH: i64 = 1000;
 
 pub struct Webhooks {
@@ -122,6 +125,8 @@ impl Webhooks {
         passes.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut prunes = tokio::time::interval(PRUNE_EVERY);
         prunes.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut backlogs = tokio::time::interval(BACKLOG_EVERY);
+        backlogs.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let visit: Vec<(Uuid, TenantSchema)> = tokio::select! {
                 () = stop.cancelled() => break,
@@ -137,6 +142,11 @@ impl Webhooks {
                 },
                 _ = prunes.tick() => {
                     self.prune(&workspaces).await;
+                    continue;
+                }
+                _ = backlogs.tick() => {
+                    let age = self.backlog_age(&workspaces).await;
+                    metrics::gauge!("webhook_backlog_age_seconds").set(age);
                     continue;
                 }
                 woken = woken.recv() => match woken {
@@ -242,6 +252,30 @@ impl Webhooks {
         if let Err(e) = released {
             tracing::warn!(endpoint = %id, error = %e, "releasing a webhook lease failed; it lapses");
         }
+    }
+
+    /// How long the oldest event an enabled endpoint has not received yet has waited, over
+    /// every workspace (0 when none waits): what an alert on stuck deliveries watches.
+    async fn backlog_age(&self, workspaces: &HashMap<Uuid, TenantSchema>) -> f64 {
+        let mut oldest: f64 = 0.0;
+        for (workspace_id, schema) in workspaces {
+            let age: sqlx::Result<f64> = sqlx::query_scalar(schema.sql(
+                "SELECT coalesce(max(extract(epoch FROM now() - e.occurred_at)), 0)::float8
+                   FROM {schema}.webhook_endpoints w
+                   CROSS JOIN LATERAL (SELECT occurred_at FROM {schema}.events
+                                        WHERE seq > w.cursor ORDER BY seq LIMIT 1) e
+                  WHERE w.enabled",
+            ))
+            .fetch_one(&self.db)
+            .await;
+            match age {
+                Ok(age) => oldest = oldest.max(age),
+                Err(e) => {
+                    tracing::warn!(%workspace_id, error = %e, "measuring the webhook backlog failed");
+                }
+            }
+        }
+        oldest
     }
 
     /// Deletes attempts older than the delivery log keeps, a batch per workspace per pass.

@@ -45,7 +45,7 @@ impl Hit {
 
 /// A receiver on a local port; each path behaves as its name says (`ok`, `flaky`: 500 once,
 /// `busy`: 429 once with `Retry-After: 7`, `gone`: 410, `down`: always 500, `redirect`: 302 to
-/// `ok`, `slow-first`: the first request waits 4 s).
+/// `ok`, `slow-first`: the first request waits 4 s, `hang`: never answers in time).
 #[derive(Clone, Default)]
 struct Receiver {
     hits: Arc<Mutex<Vec<Hit>>>,
@@ -99,6 +99,15 @@ async fn take(
     body: String,
 ) -> axum::response::Response {
     let seen = receiver.hits(&name).len();
+    if name == "hang" {
+        receiver
+            .hits
+            .lock()
+            .unwrap()
+            .push(hit(&name, &headers, body));
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        return (StatusCode::OK, "too late").into_response();
+    }
     if name == "slow-first" && seen == 0 {
         receiver
             .hits
@@ -352,8 +361,16 @@ async fn events_arrive_signed_in_order_and_verify_with_the_reference_library() {
     assert_eq!(tested.json()["type"], "webhook.test");
     assert_eq!(tested.id(), test["eventId"].as_str().unwrap());
     verify_with_reference_library(&[(new_secret.as_str(), tested)]);
-    let log = deliveries(&stack, &token, &endpoint).await;
-    assert_eq!(log.len(), logged.len() + 2);
+    // Logged once each answer is in.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let log = loop {
+        let log = deliveries(&stack, &token, &endpoint).await;
+        if log.len() == logged.len() + 2 && log.iter().all(|d| d["status"] != "pending") {
+            break log;
+        }
+        assert!(Instant::now() < deadline, "{log:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     assert!(
         log.iter()
             .all(|d| d["status"] == "succeeded" && d["responseStatus"] == 200)
@@ -374,7 +391,8 @@ async fn failures_are_retried_410_disables_and_five_days_of_failure_gives_up() {
     let (busy, _) = add_endpoint(&stack, &token, &url("busy"), types.clone()).await;
     let (gone, _) = add_endpoint(&stack, &token, &url("gone"), types.clone()).await;
     let (down, _) = add_endpoint(&stack, &token, &url("down"), types.clone()).await;
-    let (redirect, _) = add_endpoint(&stack, &token, &url("redirect"), types).await;
+    let (redirect, _) = add_endpoint(&stack, &token, &url("redirect"), types.clone()).await;
+    let (hang, _) = add_endpoint(&stack, &token, &url("hang"), types).await;
     // `down` has failed every attempt for six days already.
     let (schema,): (String,) = sqlx::query_as(
         "SELECT w.schema_name FROM public.webhook_workspaces h
@@ -461,9 +479,36 @@ async fn failures_are_retried_410_disables_and_five_days_of_failure_gives_up() {
     assert_eq!(status, 202);
     let again = receiver.wait_for("gone", 2, Duration::from_secs(10)).await;
     assert_eq!(again[0].id(), again[1].id());
-    let gone_log = deliveries(&stack, &token, &gone).await;
-    assert_eq!(gone_log[0]["attempt"], 2);
-    assert!(started.elapsed() < Duration::from_secs(40));
+    // Logged once the answer is in.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let gone_log = deliveries(&stack, &token, &gone).await;
+        if gone_log[0]["attempt"] == 2 && gone_log[0]["status"] == "failed" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{gone_log:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A receiver that never answers: the attempt gives up after 15 s and is retried later,
+    // while every other endpoint above was served meanwhile.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let log = loop {
+        let log = deliveries(&stack, &token, &hang).await;
+        if !log.is_empty() {
+            break log;
+        }
+        assert!(Instant::now() < deadline, "the hanging attempt never ended");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(log[0]["status"], "failed");
+    assert!(
+        log[0]["error"].as_str().unwrap().contains("within 15 s"),
+        "{log:?}"
+    );
+    let latency = log[0]["latencyMs"].as_i64().unwrap();
+    assert!((15_000..17_000).contains(&latency), "{latency}");
+    assert_eq!(webhook(&stack, &token, &hang).await["state"], "failing");
+    assert!(started.elapsed() < Duration::from_secs(45));
     let _ = busy;
 }
 
