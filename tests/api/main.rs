@@ -80,6 +80,7 @@ mod widget_trust;
 mod widget_visitors;
 
 // The email channel.
+mod audit_browser;
 mod audit_log;
 mod email_browser;
 mod email_channel;

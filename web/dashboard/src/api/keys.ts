@@ -25,6 +25,9 @@ export const keys = {
   attachment: (ws: string, id: string) => ["ws", ws, "attachment", id] as const,
   typing: (ws: string) => ["ws", ws, "live", "typing"] as const,
   settings: (ws: string) => ["ws", ws, "settings"] as const,
+  /** The audit log's pages for one query (`auditQueryString` of its filters). */
+  auditLog: (ws: string, query: string) => ["ws", ws, "settings", "audit-log", query] as const,
+  allAuditLog: (ws: string) => ["ws", ws, "settings", "audit-log"] as const,
   widget: (ws: string) => ["ws", ws, "settings", "widget"] as const,
   email: (ws: string) => ["ws", ws, "settings", "email"] as const,
   apiKeys: (ws: string) => ["ws", ws, "settings", "api-keys"] as const,

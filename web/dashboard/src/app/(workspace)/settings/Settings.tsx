@@ -5,6 +5,7 @@
 
 import { useWorkspace } from "../WorkspaceContext";
 import { ApiKeys } from "./ApiKeys";
+import { AuditLog } from "./AuditLog";
 import { Branding } from "./Branding";
 import { CannedResponses } from "./CannedResponses";
 import { DeleteWorkspace } from "./DeleteWorkspace";
@@ -37,6 +38,7 @@ function OwnerSettings() {
       <ApiKeys />
       <CannedResponses />
       <Storage />
+      <AuditLog />
       <DeleteWorkspace />
     </>
   );
