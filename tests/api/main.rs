@@ -89,3 +89,4 @@ mod email_imap;
 mod email_sending;
 mod helpers_email;
 mod webhooks;
+mod webhooks_browser;

@@ -31,6 +31,9 @@ export const keys = {
   widget: (ws: string) => ["ws", ws, "settings", "widget"] as const,
   email: (ws: string) => ["ws", ws, "settings", "email"] as const,
   apiKeys: (ws: string) => ["ws", ws, "settings", "api-keys"] as const,
+  webhooks: (ws: string) => ["ws", ws, "settings", "webhooks"] as const,
+  /** One endpoint's delivery log (pages, newest first). */
+  webhookDeliveries: (ws: string, id: string) => ["ws", ws, "settings", "webhook-deliveries", id] as const,
   storage: (ws: string) => ["ws", ws, "settings", "storage"] as const,
   canned: (ws: string, q = "") => ["ws", ws, "canned", q] as const,
   allCanned: (ws: string) => ["ws", ws, "canned"] as const,

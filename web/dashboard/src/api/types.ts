@@ -26,6 +26,8 @@ export type StorageUse = Schemas["StorageUse"];
 export type Ticket = Schemas["Ticket"];
 export type TicketList = Schemas["TicketList"];
 export type TicketStatus = Schemas["TicketStatus"];
+export type Webhook = Schemas["Webhook"];
+export type WebhookWithSecret = Schemas["WebhookWithSecret"];
 export type WidgetSettings = Schemas["WidgetSettings"];
 
 export const CONVERSATION_STATUSES: readonly ConversationStatus[] = ["open", "pending", "resolved"];
