@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::endpoints::{self, Webhook};
 use crate::authz::Actor;
 use crate::error::responses::OwnerErrors;
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::extract::{AppJson, AppQuery, PathId};
 use crate::pagination::{PageQuery, TimeKey};
 use crate::state::AppState;
@@ -21,6 +21,7 @@ use crate::tenancy::context::{Tenant, TenantTx};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
 #[sqlx(type_name = "text", rename_all = "lowercase")]
+#[schema(as = WebhookDeliveryStatus)]
 pub enum DeliveryStatus {
     Succeeded,
     Failed,
@@ -31,6 +32,7 @@ pub enum DeliveryStatus {
 /// One attempt to deliver one event to the endpoint.
 #[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = WebhookDelivery)]
 pub struct Delivery {
     pub id: Uuid,
     /// The event's id: `webhook-id` of the request, the same on every attempt.
@@ -54,6 +56,7 @@ pub struct Delivery {
 
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = WebhookDeliveryPage)]
 pub struct DeliveryPage {
     pub deliveries: Vec<Delivery>,
     /// Pass as `cursor` for the next (older) page; null on the last.
@@ -63,6 +66,7 @@ pub struct DeliveryPage {
 /// A delivery asked for by hand.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = WebhookRequested)]
 pub struct Requested {
     /// The event's id (`webhook-id`); its attempt appears in the delivery log.
     pub event_id: Uuid,
@@ -129,8 +133,9 @@ pub async fn list(
         ("deliveryId" = Uuid, Path, description = "A delivery of the endpoint's log"),
     ),
     responses(
-        (status = 202, description = "Queued; its attempt appears in the log", body = Requested),
+        (status = 202, description = "Queued (or already queued); its attempt appears in the log", body = Requested),
         OwnerErrors,
+        (status = 410, description = "The event is older than the log keeps (`event_pruned`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn retry(
@@ -151,7 +156,18 @@ pub async fn retry(
     .bind(id)
     .fetch_optional(&mut *conn)
     .await?;
-    let (event_id, event_seq) = event.ok_or(Error::NotFound("delivery"))?;
+    let Some((event_id, event_seq)) = event else {
+        // A request not attempted yet is already queued: asking again changes nothing.
+        let queued: Option<(Uuid,)> = sqlx::query_as(schema.sql(
+            "SELECT event_id FROM {schema}.webhook_requests WHERE id = $1 AND endpoint_id = $2",
+        ))
+        .bind(delivery)
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        let (event_id,) = queued.ok_or(Error::NotFound("delivery"))?;
+        return Ok((StatusCode::ACCEPTED, AppJson(Requested { event_id })));
+    };
     if let Some(seq) = event_seq {
         let kept: Option<(i64,)> =
             sqlx::query_as(schema.sql("SELECT seq FROM {schema}.events WHERE seq = $1"))

@@ -120,6 +120,22 @@ async fn owners_and_keys_keep_endpoints_whose_secret_is_shown_once_and_sealed() 
     assert_eq!(log["deliveries"][0]["status"], "pending", "{log}");
     assert_eq!(log["deliveries"][0]["eventId"], test["eventId"]);
     assert_eq!(log["deliveries"][0]["eventType"], "webhook.test");
+    // Retrying what is still queued changes nothing.
+    let pending = log["deliveries"][0]["id"].as_str().expect("id");
+    let again = app
+        .json_ok(
+            Method::POST,
+            &format!("/api/webhooks/{id}/deliveries/{pending}/retry"),
+            &json!({}),
+            token,
+            StatusCode::ACCEPTED,
+        )
+        .await;
+    assert_eq!(again["eventId"], test["eventId"]);
+    let log = app
+        .get_ok(&format!("/api/webhooks/{id}/deliveries"), token)
+        .await;
+    assert_eq!(log["deliveries"].as_array().expect("log").len(), 1);
 
     // Agents may not; another workspace sees nothing of it.
     let agent = app.member(&owner, "agent").await;

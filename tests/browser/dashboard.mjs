@@ -255,7 +255,8 @@ try {
   doing("the agent joins by the emailed link");
   const joinLink = await emailedLink(agent.email, "/join");
   await agentPage.goto(joinLink);
-  await agentPage.getByRole("heading", { name: "Join a workspace" }).waitFor();
+  // "Join a workspace" until the invitation's preview names it, then "Join <workspace>".
+  await agentPage.getByRole("heading", { name: /^Join / }).first().waitFor();
   await shot(agentPage, "join");
   await field(agentPage, "Full name").fill(agent.name);
   await field(agentPage, "Password").fill(PASSWORD);

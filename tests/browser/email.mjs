@@ -280,6 +280,8 @@ try {
   await page.getByRole("button", { name: "Send reply" }).click();
   const refusal = await refusedReply;
   assert.equal(refusal.status(), 400, `an IP address in Cc is refused: ${refusal.status()}`);
+  // The answer is in; the page shows its error a render later.
+  await ccField.and(page.locator('[aria-describedby$="-error"], [aria-describedby*="-error "]')).waitFor({ timeout: 5_000 });
   const ccErrorId = ((await ccField.getAttribute("aria-describedby")) ?? "").split(" ").find((id) => id.endsWith("-error"));
   assert.ok(ccErrorId, "Cc is described by its error");
   const ccError = (await page.locator(`[id="${ccErrorId}"]`).textContent()) ?? "";
@@ -416,6 +418,7 @@ try {
   await smtp.getByRole("button", { name: "Use this SMTP server" }).click();
   const refused = await saved;
   assert.equal(refused.status(), 400, `a host with a space is refused: ${refused.status()}`);
+  await host.and(page.locator('[aria-describedby$="-error"], [aria-describedby*="-error "]')).waitFor({ timeout: 5_000 });
   const hostErrorId = ((await host.getAttribute("aria-describedby")) ?? "").split(" ").find((id) => id.endsWith("-error"));
   assert.ok(hostErrorId, "the host field is described by its error");
   assert.match((await page.locator(`[id="${hostErrorId}"]`).textContent()) ?? "", /host name or an IP address/);

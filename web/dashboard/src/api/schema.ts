@@ -1801,11 +1801,6 @@ export interface components {
             error?: string | null;
             status: components["schemas"]["DeliveryStatus"];
         };
-        DeliveryPage: {
-            deliveries: components["schemas"]["Delivery"][];
-            /** @description Pass as `cursor` for the next (older) page; null on the last. */
-            nextCursor?: string | null;
-        };
         /** @enum {string} */
         DeliveryStatus: "pending" | "sent" | "failed";
         /** @description A message's email details. */
@@ -2376,14 +2371,6 @@ export interface components {
              */
             body: string;
         };
-        /** @description A delivery asked for by hand. */
-        Requested: {
-            /**
-             * Format: uuid
-             * @description The event's id (`webhook-id`); its attempt appears in the delivery log.
-             */
-            eventId: string;
-        };
         /**
          * @description A ticket's requester as a request names it: an existing contact, or one found or created
          *     by email.
@@ -2706,8 +2693,54 @@ export interface components {
             /** @example https://hooks.example.com/support */
             url: string;
         };
+        /** @description One attempt to deliver one event to the endpoint. */
+        WebhookDelivery: {
+            /**
+             * Format: int32
+             * @description From 1.
+             */
+            attempt: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Why it failed: the status, a timeout, a refused address, ... */
+            error?: string | null;
+            /**
+             * Format: uuid
+             * @description The event's id: `webhook-id` of the request, the same on every attempt.
+             */
+            eventId: string;
+            /** @example message.created */
+            eventType: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: int32 */
+            latencyMs?: number | null;
+            /** @description The first 2 KiB of the receiver's answer. */
+            responseBody?: string | null;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status, if it answered.
+             */
+            responseStatus?: number | null;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+        };
+        WebhookDeliveryPage: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last. */
+            nextCursor?: string | null;
+        };
+        /** @enum {string} */
+        WebhookDeliveryStatus: "succeeded" | "failed" | "pending";
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];
+        };
+        /** @description A delivery asked for by hand. */
+        WebhookRequested: {
+            /**
+             * Format: uuid
+             * @description The event's id (`webhook-id`); its attempt appears in the delivery log.
+             */
+            eventId: string;
         };
         /** @enum {string} */
         WebhookState: "healthy" | "failing" | "disabled";
@@ -5861,7 +5894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeliveryPage"];
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
             400: components["responses"]["InvalidRequest"];
@@ -5904,13 +5937,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Queued; its attempt appears in the log */
+            /** @description Queued (or already queued); its attempt appears in the log */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Requested"];
+                    "application/json": components["schemas"]["WebhookRequested"];
                 };
             };
             /** @description Missing, malformed, expired or revoked credentials */
@@ -5934,6 +5967,15 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            /** @description The event is older than the log keeps (`event_pruned`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -6002,7 +6044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Requested"];
+                    "application/json": components["schemas"]["WebhookRequested"];
                 };
             };
             /** @description Missing, malformed, expired or revoked credentials */

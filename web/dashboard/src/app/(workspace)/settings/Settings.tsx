@@ -30,7 +30,8 @@ function OwnerSettings() {
     <>
       <nav aria-label="Settings sections" className="toc">
         <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#email-heading">Email</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
-        <a href="#webhooks-heading">Webhooks</a> <a href="#canned-heading">Canned responses</a> <a href="#storage-heading">Files</a> <a href="#danger-heading">Delete workspace</a>
+        <a href="#webhooks-heading">Webhooks</a> <a href="#canned-heading">Canned responses</a> <a href="#storage-heading">Files</a>{" "}
+        <a href="#audit-heading">Audit log</a> <a href="#danger-heading">Delete workspace</a>
       </nav>
       <Branding />
       <InboxSettings />
