@@ -17,13 +17,12 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{insert_users, ms, percentile, post_json};
+use common::{insert_users, ms, percentile, post_json, serve_api, workspace_via_api};
 use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
@@ -34,8 +33,7 @@ use supportdesk_core::config::Settings;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_core::tenancy::migrations::provision;
 use supportdesk_test_support::database::TestDatabase;
-use supportdesk_test_support::process::KillOnDrop;
-use supportdesk_test_support::{free_port, test_env};
+use supportdesk_test_support::test_env;
 use uuid::Uuid;
 
 fn knob(name: &str, default: usize) -> usize {
@@ -224,37 +222,7 @@ async fn run() -> anyhow::Result<()> {
         ],
     );
     let settings = Settings::load_from(None, Some(env.clone()))?;
-    let migrate = Command::new(env!("CARGO_BIN_EXE_supportdesk"))
-        .arg("migrate")
-        .env_clear()
-        .envs(&env)
-        .output()?;
-    ensure!(migrate.status.success(), "supportdesk migrate failed");
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _server = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_supportdesk"))
-            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .env_clear()
-            .envs(&env)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()?,
-    );
-    let mut healthy = false;
-    for _ in 0..100 {
-        if client
-            .get(format!("{base}/healthz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status() == 200)
-        {
-            healthy = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    ensure!(healthy, "the API did not become healthy");
+    let (_server, base) = serve_api(&client, &env).await?;
     let pool = database.pool().await;
     let jwt = JwtKeys::new(
         settings
@@ -272,22 +240,8 @@ async fn run() -> anyhow::Result<()> {
     let mut workspaces = Vec::new();
     for (i, (user_id, _)) in owners.iter().enumerate() {
         let user_token = jwt.issue_user(*user_id, 0)?.token;
-        let created = post_json(
-            &client,
-            format!("{base}/workspaces"),
-            &user_token,
-            json!({"name": format!("Events {i}")}),
-        )
-        .await?;
-        let id: Uuid = created["id"].as_str().context("id")?.parse()?;
-        let selected = post_json(
-            &client,
-            format!("{base}/workspaces/{id}/select"),
-            &user_token,
-            json!({}),
-        )
-        .await?;
-        let token = selected["token"].as_str().context("token")?.to_owned();
+        let (id, token) =
+            workspace_via_api(&client, &base, &user_token, &format!("Events {i}")).await?;
         let mut conversations = Vec::new();
         for c in 0..4 {
             let conversation = post_json(

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use axum::extract::{Path, State};
-use common::{insert_users, ms, percentile, post_json};
+use common::{insert_users, ms, percentile, post_json, serve_api, workspace_via_api};
 use serde_json::{Value, json};
 use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk_core::config::Settings;
@@ -178,23 +178,7 @@ async fn run() -> anyhow::Result<()> {
         ],
     );
     let settings = Settings::load_from(None, Some(env.clone()))?;
-    let migrate = Command::new(env!("CARGO_BIN_EXE_supportdesk"))
-        .arg("migrate")
-        .env_clear()
-        .envs(&env)
-        .output()?;
-    ensure!(migrate.status.success(), "supportdesk migrate failed");
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _server = KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_supportdesk"))
-            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-            .env_clear()
-            .envs(&env)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()?,
-    );
+    let (_server, base) = serve_api(&client, &env).await?;
     let worker_binary = std::path::Path::new(env!("CARGO_BIN_EXE_supportdesk"))
         .with_file_name("supportdesk-worker");
     ensure!(
@@ -211,20 +195,6 @@ async fn run() -> anyhow::Result<()> {
             .stderr(Stdio::null())
             .spawn()?,
     );
-    let mut healthy = false;
-    for _ in 0..100 {
-        if client
-            .get(format!("{base}/healthz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status() == 200)
-        {
-            healthy = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    ensure!(healthy, "the API did not become healthy");
     let pool = database.pool().await;
     let jwt = JwtKeys::new(
         settings
@@ -242,22 +212,8 @@ async fn run() -> anyhow::Result<()> {
     let mut first_token = String::new();
     for (i, (user_id, _)) in owners.iter().enumerate() {
         let user_token = jwt.issue_user(*user_id, 0)?.token;
-        let created = post_json(
-            &client,
-            format!("{base}/workspaces"),
-            &user_token,
-            json!({"name": format!("Hooks {i}")}),
-        )
-        .await?;
-        let id = created["id"].as_str().context("id")?.to_owned();
-        let selected = post_json(
-            &client,
-            format!("{base}/workspaces/{id}/select"),
-            &user_token,
-            json!({}),
-        )
-        .await?;
-        let token = selected["token"].as_str().context("token")?.to_owned();
+        let (_, token) =
+            workspace_via_api(&client, &base, &user_token, &format!("Hooks {i}")).await?;
         let conversation = post_json(
             &client,
             format!("{base}/api/conversations"),

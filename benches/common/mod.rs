@@ -89,3 +89,74 @@ pub async fn insert_users(
     .fetch_all(pool)
     .await?)
 }
+
+/// The release API (`supportdesk`) as deployed: `migrate` over `env`'s database, then `serve`
+/// on a free port until the returned child is dropped; and its base URL, once healthy.
+pub async fn serve_api(
+    client: &reqwest::Client,
+    env: &std::collections::HashMap<String, String>,
+) -> anyhow::Result<(supportdesk_test_support::process::KillOnDrop, String)> {
+    use std::process::{Command, Stdio};
+    let migrate = Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+        .arg("migrate")
+        .env_clear()
+        .envs(env)
+        .output()?;
+    ensure!(migrate.status.success(), "supportdesk migrate failed");
+    let port = supportdesk_test_support::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let server = supportdesk_test_support::process::KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+            .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+            .env_clear()
+            .envs(env)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?,
+    );
+    for _ in 0..100 {
+        if client
+            .get(format!("{base}/healthz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status() == 200)
+        {
+            return Ok((server, base));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    anyhow::bail!("the API did not become healthy")
+}
+
+/// A workspace made through the API by `user_token` and selected: (its id, the workspace
+/// token).
+pub async fn workspace_via_api(
+    client: &reqwest::Client,
+    base: &str,
+    user_token: &str,
+    name: &str,
+) -> anyhow::Result<(Uuid, String)> {
+    let created = post_json(
+        client,
+        format!("{base}/workspaces"),
+        user_token,
+        serde_json::json!({ "name": name }),
+    )
+    .await?;
+    let id: Uuid = created["id"]
+        .as_str()
+        .ok_or_else(|| anyhow::anyhow!("no id in {created}"))?
+        .parse()?;
+    let selected = post_json(
+        client,
+        format!("{base}/workspaces/{id}/select"),
+        user_token,
+        serde_json::json!({}),
+    )
+    .await?;
+    let token = selected["token"]
+        .as_str()
+        .ok_or_else(|| anyhow::anyhow!("no token in {selected}"))?
+        .to_owned();
+    Ok((id, token))
+}

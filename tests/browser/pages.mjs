@@ -83,3 +83,40 @@ export async function tabTo(page, locator, limit = 80) {
   }
   throw new Error(`${limit} presses of Tab never reached ${locator}`);
 }
+
+/**
+ * A journey's bookkeeping: each step printed as `ok - ...` when it passes, the step under way
+ * (`current`, named when something fails), and checks whose failure does not stop the journey
+ * (what follows does not depend on them): such a check prints `not ok - ...` at once and is
+ * kept in `failed`, and the run fails at its end with every one of them.
+ */
+export function journey() {
+  const failed = [];
+  let current = "starting";
+  return {
+    failed,
+    get current() {
+      return current;
+    },
+    step(name) {
+      console.log(`ok - ${name}`);
+    },
+    doing(name) {
+      current = name;
+    },
+    async check(name, body) {
+      try {
+        await body();
+        console.log(`ok - ${name}`);
+      } catch (error) {
+        const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+        failed.push(`${name}: ${why}`);
+        console.log(`not ok - ${name}: ${why}`);
+      }
+    },
+  };
+}
+
+/** `text` as a regular expression that matches it literally. */
+export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+

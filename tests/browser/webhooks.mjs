@@ -39,7 +39,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, visit } from "./pages.mjs";
+import { assertNoViolations, DESKTOP, visit, escapeRegExp, journey } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.WEBHOOKS_TEST_CONFIG ?? "null");
 const required = ["api", "dashboard", "workspaceName", "workspaceToken", "endpointUrl", "refusedUrl", "result", "screenshots"];
@@ -63,31 +63,10 @@ const TIMEOUT = 20_000;
 const run = Date.now().toString(36);
 const dashboard = (path) => new URL(path, cfg.dashboard).toString();
 const field = (scope, label) => scope.getByLabel(label, { exact: true });
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escape = escapeRegExp;
 
-let currentStep = "starting";
-function step(name) {
-  console.log(`ok - ${name}`);
-}
-function doing(name) {
-  currentStep = name;
-}
-
-/**
- * A check whose failure does not stop the journey (what follows does not depend on it): it
- * prints `not ok - ...` at once, and the run fails at its end with every one of them.
- */
-const failed = [];
-async function check(name, body) {
-  try {
-    await body();
-    step(name);
-  } catch (error) {
-    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    failed.push(`${name}: ${why}`);
-    console.log(`not ok - ${name}: ${why}`);
-  }
-}
+const progress = journey();
+const { step, doing, check, failed } = progress;
 
 /**
  * Screenshots at desktop and phone sizes, each checked with axe (pages.mjs); `target`, when
@@ -511,9 +490,9 @@ try {
   step("every check passed");
 } catch (error) {
   exitCode = 1;
-  console.error(`not ok - ${currentStep}: ${error instanceof Error ? error.message : error}`);
+  console.error(`not ok - ${progress.current}: ${error instanceof Error ? error.message : error}`);
   if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
-  if (page && currentStep !== "every check of the journey") {
+  if (page && progress.current !== "every check of the journey") {
     await page.screenshot({ path: join(cfg.screenshots, "failure.png"), fullPage: true }).catch(() => {});
     const shown = await page.locator("main").innerText().catch(() => "");
     console.error(`--- the page at the failure (${page.url()}), saved as failure.png:\n${shown}`);
