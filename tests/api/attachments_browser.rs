@@ -10,14 +10,13 @@
 
 use std::time::Duration;
 
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 use supportdesk_test_support::free_port;
 use supportdesk_test_support::web::{
     NextServer, artifacts, chromium, require_browser_tools, run_driver, serve_page,
 };
 
-use crate::helpers::{Owner, PASSWORD, spawn_app_with, unique_email};
+use crate::helpers::{PASSWORD, spawn_app_with, unique_email};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_and_a_visitor_send_each_other_files() {
@@ -34,24 +33,9 @@ async fn an_agent_and_a_visitor_send_each_other_files() {
     // The agent: an Owner who signs in through the dashboard's own form.
     let email = unique_email();
     let (user_token, user_id) = app.verified_user(&email).await;
-    let created = app
-        .create_workspace(&user_token, "Files", Some("files"))
+    let owner = app
+        .owned_workspace(user_token, user_id, "Files", "files")
         .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let workspace: Value = created.json().await.unwrap();
-    let workspace_id = workspace["id"].as_str().unwrap().to_owned();
-    let selected: Value = app
-        .select(&user_token, &workspace_id)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let owner = Owner {
-        user_token,
-        user_id,
-        workspace_id: workspace_id.parse().unwrap(),
-        workspace_token: selected["token"].as_str().unwrap().to_owned(),
-    };
 
     // The customer's page, on an origin the workspace allows.
     let page = format!(
@@ -83,7 +67,7 @@ async fn an_agent_and_a_visitor_send_each_other_files() {
         "widget": widget_origin,
         "host": format!("{host_origin}/?siteKey={site_key}"),
         "agent": {"email": email, "password": PASSWORD},
-        "workspaceName": workspace["name"],
+        "workspaceName": "Files",
         "screenshots": screenshots,
         "chromium": chromium(),
     });

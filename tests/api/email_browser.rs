@@ -12,14 +12,13 @@
 
 use std::time::Duration;
 
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 use supportdesk_test_support::free_port;
 use supportdesk_test_support::web::{
     NextServer, artifacts, chromium, require_browser_tools, run_driver,
 };
 
-use crate::helpers::{Owner, PASSWORD, spawn_app_with, unique_email};
+use crate::helpers::{PASSWORD, spawn_app_with, unique_email};
 use crate::helpers_email::INBOUND_SECRET;
 
 /// Carla's first email as a mail client writes it: to the support address, her boss in Cc,
@@ -61,24 +60,9 @@ async fn an_agent_answers_an_email_in_the_browser_and_the_customer_answers_back(
     // The agent: a verified Owner who signs in through the dashboard's own form.
     let email = unique_email();
     let (user_token, user_id) = app.verified_user(&email).await;
-    let created = app
-        .create_workspace(&user_token, "Printers", Some("printers"))
+    let owner = app
+        .owned_workspace(user_token, user_id, "Printers", "printers")
         .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let workspace: Value = created.json().await.unwrap();
-    let workspace_id = workspace["id"].as_str().unwrap().to_owned();
-    let selected: Value = app
-        .select(&user_token, &workspace_id)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let owner = Owner {
-        user_token,
-        user_id,
-        workspace_id: workspace_id.parse().unwrap(),
-        workspace_token: selected["token"].as_str().unwrap().to_owned(),
-    };
     let token = owner.workspace_token.clone();
     app.set_support_address(&token, "support@acme.test").await;
     let to = app.inbound_address(&owner).await;
@@ -105,7 +89,7 @@ async fn an_agent_answers_an_email_in_the_browser_and_the_customer_answers_back(
         "api": api,
         "dashboard": dashboard_origin,
         "agent": {"email": email, "password": PASSWORD},
-        "workspaceName": workspace["name"],
+        "workspaceName": "Printers",
         "workspaceToken": token,
         "inbound": {"url": format!("{api}/inbound/email"), "secret": INBOUND_SECRET, "to": to},
         "screenshots": screenshots,

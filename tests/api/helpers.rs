@@ -243,13 +243,23 @@ impl TestApp {
         (token, user_id)
     }
 
-    /// A new verified user owning a new workspace: (user token, user id, workspace id,
-    /// workspace token).
+    /// A new verified user owning a new workspace ("Workspace <slug>"), selected.
     pub async fn owner_with_workspace(&self, slug: &str) -> Owner {
         let (user_token, user_id) = self.verified_user(&unique_email()).await;
-        let created = self
-            .create_workspace(&user_token, &format!("Workspace {slug}"), Some(slug))
-            .await;
+        self.owned_workspace(user_token, user_id, &format!("Workspace {slug}"), slug)
+            .await
+    }
+
+    /// A workspace `name` made by the user `user_token` / `user_id`, and selected: the Owner
+    /// as the tests use them.
+    pub async fn owned_workspace(
+        &self,
+        user_token: String,
+        user_id: Uuid,
+        name: &str,
+        slug: &str,
+    ) -> Owner {
+        let created = self.create_workspace(&user_token, name, Some(slug)).await;
         assert_eq!(created.status(), StatusCode::CREATED);
         let workspace_id: Uuid = created.json::<Value>().await.expect("json")["id"]
             .as_str()

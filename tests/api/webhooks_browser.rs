@@ -72,20 +72,12 @@ async fn an_owner_manages_webhook_endpoints_in_the_browser() {
 
     // The Owner: a verified user who signs in through the dashboard's own form.
     let email = unique_email();
-    let (user_token, _) = app.verified_user(&email).await;
-    let created = app
-        .create_workspace(&user_token, "Hooks", Some("hooks-browser"))
+    let (user_token, user_id) = app.verified_user(&email).await;
+    let owner = app
+        .owned_workspace(user_token, user_id, "Hooks", "hooks-browser")
         .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let workspace: Value = created.json().await.unwrap();
-    let workspace_id = workspace["id"].as_str().unwrap().to_owned();
-    let selected: Value = app
-        .select(&user_token, &workspace_id)
-        .await
-        .json()
-        .await
-        .unwrap();
-    let token = selected["token"].as_str().unwrap().to_owned();
+    let workspace_id = owner.workspace_id.to_string();
+    let token = owner.workspace_token.clone();
     let (schema,): (String,) =
         sqlx::query_as("SELECT schema_name FROM public.workspaces WHERE id = $1::uuid")
             .bind(&workspace_id)
@@ -166,7 +158,7 @@ async fn an_owner_manages_webhook_endpoints_in_the_browser() {
         "api": api,
         "dashboard": dashboard_origin,
         "agent": {"email": email, "password": PASSWORD},
-        "workspaceName": workspace["name"],
+        "workspaceName": "Hooks",
         "workspaceToken": token,
         "endpointUrl": endpoint_url,
         "refusedUrl": "http://10.0.0.8/hooks",
