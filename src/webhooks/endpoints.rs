@@ -185,17 +185,12 @@ fn check_url(state: &AppState, raw: &str, checks: &mut FieldChecks) -> Option<St
         checks.add("url", "must not carry credentials");
         return None;
     }
+    if url.host().is_none() {
+        checks.add("url", "must name a host");
+        return None;
+    }
     let guard = AddressGuard::new(settings.allowed_private_ranges.clone());
-    let literal = match url.host() {
-        Some(url::Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),
-        Some(url::Host::Ipv6(ip)) => Some(std::net::IpAddr::V6(ip)),
-        Some(url::Host::Domain(_)) => None,
-        None => {
-            checks.add("url", "must name a host");
-            return None;
-        }
-    };
-    if let Some(reason) = literal.and_then(|ip| guard.refusal(ip)) {
+    if let Some(reason) = guard.url_refusal(&url) {
         checks.add("url", format!("must not point at {reason}"));
         return None;
     }

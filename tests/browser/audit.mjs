@@ -25,7 +25,6 @@
 
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { assertNoViolations, DESKTOP, visit, journey } from "./pages.mjs";
 
@@ -45,7 +44,7 @@ const CSV_HEADER = "id,at,actor_kind,actor_id,actor_name,ip,action";
 const dashboard = (path) => new URL(path, cfg.dashboard).toString();
 
 const progress = journey();
-const { step, doing, check, failed } = progress;
+const { step, doing, check } = progress;
 
 /** Screenshots at desktop and phone sizes, each checked with axe (pages.mjs), the Audit log section at the top. */
 async function shot(page, name) {
@@ -334,18 +333,10 @@ try {
   assertNoViolations();
   step("axe found no WCAG 2.1 A/AA violation on Settings -> Audit log, filtered or not, at desktop and phone sizes");
 
-  doing("every check of the journey");
-  assert.ok(failed.length === 0, `${failed.length} check(s) failed:\n  - ${failed.join("\n  - ")}`);
-  step("every check passed");
+  progress.allChecksPassed();
 } catch (error) {
   exitCode = 1;
-  console.error(`not ok - ${progress.current}: ${error instanceof Error ? error.message : error}`);
-  if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
-  if (page && progress.current !== "every check of the journey") {
-    await page.screenshot({ path: join(cfg.screenshots, "failure.png"), fullPage: true }).catch(() => {});
-    const shown = await page.locator("main").innerText().catch(() => "");
-    console.error(`--- the page at the failure (${page.url()}), saved as failure.png:\n${shown}`);
-  }
+  await progress.stopped(error, page, cfg.screenshots);
 } finally {
   await browser?.close().catch(() => {});
 }

@@ -52,7 +52,7 @@ const field = (page, label) => page.getByLabel(label, { exact: true });
 const escape = escapeRegExp;
 
 const progress = journey();
-const { step, doing, check, failed } = progress;
+const { step, doing, check } = progress;
 
 /** Screenshots at desktop and phone sizes, each checked with axe (pages.mjs). */
 async function shot(page, name, fullPage = false) {
@@ -437,18 +437,10 @@ try {
   assert.deepEqual(emailPageViolations, [], `axe found WCAG 2.1 A/AA violation(s):\n${emailPageViolations.join("\n")}`);
   step("axe found no WCAG 2.1 A/AA violation on the email conversation and the Email settings");
 
-  doing("every check of the journey");
-  assert.ok(failed.length === 0, `${failed.length} check(s) failed:\n  - ${failed.join("\n  - ")}`);
-  step("every check passed");
+  progress.allChecksPassed();
 } catch (error) {
   exitCode = 1;
-  console.error(`not ok - ${progress.current}: ${error instanceof Error ? error.message : error}`);
-  if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
-  if (page && progress.current !== "every check of the journey") {
-    await page.screenshot({ path: join(cfg.screenshots, "failure.png"), fullPage: true }).catch(() => {});
-    const shown = await page.locator("main").innerText().catch(() => "");
-    console.error(`--- the page at the failure (${page.url()}), saved as failure.png:\n${shown}`);
-  }
+  await progress.stopped(error, page, cfg.screenshots);
 } finally {
   await browser?.close().catch(() => {});
 }

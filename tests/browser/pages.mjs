@@ -104,6 +104,27 @@ export function journey() {
     doing(name) {
       current = name;
     },
+    /** The journey's last step: every check passed. */
+    allChecksPassed() {
+      current = "every check of the journey";
+      if (failed.length > 0) {
+        throw new Error(`${failed.length} check(s) failed:\n  - ${failed.join("\n  - ")}`);
+      }
+      console.log("ok - every check passed");
+    },
+    /**
+     * Reports what stopped the journey, with the page as it stood (its text, and
+     * `failure.png` in `screenshots`) unless only the checks' summary failed.
+     */
+    async stopped(error, page, screenshots) {
+      console.error(`not ok - ${current}: ${error instanceof Error ? error.message : error}`);
+      if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
+      if (page && current !== "every check of the journey") {
+        await page.screenshot({ path: `${screenshots}/failure.png`, fullPage: true }).catch(() => {});
+        const shown = await page.locator("main").innerText().catch(() => "");
+        console.error(`--- the page at the failure (${page.url()}), saved as failure.png:\n${shown}`);
+      }
+    },
     async check(name, body) {
       try {
         await body();

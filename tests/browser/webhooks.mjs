@@ -37,7 +37,6 @@
 
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { assertNoViolations, DESKTOP, visit, escapeRegExp, journey } from "./pages.mjs";
 
@@ -66,7 +65,7 @@ const field = (scope, label) => scope.getByLabel(label, { exact: true });
 const escape = escapeRegExp;
 
 const progress = journey();
-const { step, doing, check, failed } = progress;
+const { step, doing, check } = progress;
 
 /**
  * Screenshots at desktop and phone sizes, each checked with axe (pages.mjs); `target`, when
@@ -485,18 +484,10 @@ try {
 
   writeFileSync(cfg.result, JSON.stringify(result));
 
-  doing("every check of the journey");
-  assert.ok(failed.length === 0, `${failed.length} check(s) failed:\n  - ${failed.join("\n  - ")}`);
-  step("every check passed");
+  progress.allChecksPassed();
 } catch (error) {
   exitCode = 1;
-  console.error(`not ok - ${progress.current}: ${error instanceof Error ? error.message : error}`);
-  if (error instanceof Error && error.stack) console.error(error.stack.split("\n").slice(1, 4).join("\n"));
-  if (page && progress.current !== "every check of the journey") {
-    await page.screenshot({ path: join(cfg.screenshots, "failure.png"), fullPage: true }).catch(() => {});
-    const shown = await page.locator("main").innerText().catch(() => "");
-    console.error(`--- the page at the failure (${page.url()}), saved as failure.png:\n${shown}`);
-  }
+  await progress.stopped(error, page, cfg.screenshots);
 } finally {
   await browser?.close().catch(() => {});
 }

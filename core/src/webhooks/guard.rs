@@ -37,6 +37,19 @@ impl AddressGuard {
     }
 }
 
+impl AddressGuard {
+    /// Why the address written as `url`'s host may not be called, if it is one (a host name
+    /// is judged when it is resolved).
+    pub fn url_refusal(&self, url: &url::Url) -> Option<&'static str> {
+        let ip = match url.host()? {
+            url::Host::Ipv4(ip) => IpAddr::V4(ip),
+            url::Host::Ipv6(ip) => IpAddr::V6(ip),
+            url::Host::Domain(_) => return None,
+        };
+        self.refusal(ip)
+    }
+}
+
 fn refusal_v4(ip: Ipv4Addr) -> Option<&'static str> {
     let [a, b, ..] = ip.octets();
     if ip.is_loopback() {

@@ -6,7 +6,7 @@
 //! when the connection is made, so a DNS answer that changed since the endpoint was saved
 //! cannot slip through; an address written in the URL is judged before sending.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -90,12 +90,7 @@ impl Sender {
         if url.scheme() != "https" && !(url.scheme() == "http" && self.allow_http) {
             return failed(format!("{}:// endpoints are not allowed", url.scheme()));
         }
-        let literal = match url.host() {
-            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-            _ => None,
-        };
-        if let Some(reason) = literal.and_then(|ip| self.guard.refusal(ip)) {
+        if let Some(reason) = self.guard.url_refusal(&url) {
             return failed(format!(
                 "address refused: {} is {reason}",
                 url.host_str().unwrap_or("")

@@ -27,16 +27,7 @@ pub async fn pending(
     let Some(ws) = workspace::active(&mut conn, workspace_id).await? else {
         return Ok(None);
     };
-    let owner: Option<(String, String)> = sqlx::query_as(
-        "SELECT u.email, u.full_name
-           FROM public.memberships ms JOIN public.users u ON u.id = ms.user_id
-          WHERE ms.workspace_id = $1 AND ms.user_id = $2 AND ms.role = 'admin'
-            AND ms.status = 'active'",
-    )
-    .bind(workspace_id)
-    .bind(user_id)
-    .fetch_optional(&mut *conn)
-    .await?;
+    let owner = workspace::active_owner(&mut conn, workspace_id, user_id).await?;
     let Some((email, full_name)) = owner else {
         return Ok(None);
     };

@@ -27,3 +27,22 @@ pub async fn active(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Wo
     })
     .transpose()
 }
+
+/// Owner `user_id` of workspace `workspace_id`, while they are an active Owner: their email
+/// and full name (who an Owner's email about the workspace goes to).
+pub async fn active_owner(
+    conn: &mut PgConnection,
+    workspace_id: Uuid,
+    user_id: Uuid,
+) -> sqlx::Result<Option<(String, String)>> {
+    sqlx::query_as(
+        "SELECT u.email, u.full_name
+           FROM public.memberships ms JOIN public.users u ON u.id = ms.user_id
+          WHERE ms.workspace_id = $1 AND ms.user_id = $2 AND ms.role = 'admin'
+            AND ms.status = 'active'",
+    )
+    .bind(workspace_id)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await
+}
