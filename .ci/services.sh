@@ -228,6 +228,61 @@ ensure_s3s_fs() {
   fi
   export S3S_FS="$prefix/bin/s3s-fs"
 }
+# Citus, the PostgreSQL extension the cluster tests and benchmark run on, from the source in
+# ../shared/vendor (Debian packages no Citus; checked against the digest beside it), built once
+# per PostgreSQL server version into ~/.cache and installed into that server's directories
+# (which is where PostgreSQL loads extensions from). Citus 13.2 also defines
+# have_createdb_privilege() for PostgreSQL 15, which 15.14 and later export themselves: the
+# build keeps Citus's copy for earlier minors only. Exports PG_BINDIR, the server binaries
+# tests/support/src/citus.rs starts a cluster with.
+CITUS_VERSION=13.2.2
+ensure_citus() {
+  local major bindir pgconfig
+  major=$(ls /usr/lib/postgresql 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$major" ] || { ensure_postgres; major=$(ls /usr/lib/postgresql | sort -V | tail -n 1); }
+  bindir=/usr/lib/postgresql/$major/bin
+  export PG_BINDIR=$bindir
+  pgconfig=$bindir/pg_config
+  local need=()
+  [ -x "$pgconfig" ] || need+=("postgresql-server-dev-$major")
+  command -v setpriv >/dev/null || need+=(util-linux)
+  dpkg -s liblz4-dev >/dev/null 2>&1 || need+=(liblz4-dev)
+  dpkg -s libzstd-dev >/dev/null 2>&1 || need+=(libzstd-dev)
+  dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
+  [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+  local server
+  server=$("$pgconfig" --version | awk '{print $2}')
+  local cache="$HOME/.cache/supportdesk-tools/citus-$CITUS_VERSION-pg$server"
+  local libdir
+  libdir=$("$pgconfig" --pkglibdir)
+  if [ ! -f "$cache/done" ]; then
+    local tarball=../shared/vendor/citus-$CITUS_VERSION.tar.gz
+    [ -f "$tarball" ] || { echo "$tarball is missing: the Citus source comes from ../shared" >&2; return 1; }
+    (cd "$(dirname "$tarball")" && sha256sum --check --quiet "citus-$CITUS_VERSION.tar.gz.sha256") \
+      || { echo "$tarball does not match its digest" >&2; return 1; }
+    echo "building Citus $CITUS_VERSION for PostgreSQL $server (a few minutes, once)" >&2
+    local src
+    src=$(mktemp -d)
+    (
+      set -e
+      tar xzf "$tarball" -C "$src"
+      cd "$src/citus-$CITUS_VERSION"
+      perl -0pi -e 's/(\nstatic inline bool\nhave_createdb_privilege\(void\)\n\{.*?\n\}\n)/\n#if PG_VERSION_NUM < 150014$1#endif\n/s' \
+        src/include/pg_version_compat.h
+      grep -q 'PG_VERSION_NUM < 150014' src/include/pg_version_compat.h
+      PG_CONFIG=$pgconfig ./configure --without-libcurl >/dev/null
+      make -j"$(nproc)" >/dev/null
+      rm -rf "$cache"
+      make install DESTDIR="$cache/root" >/dev/null
+      touch "$cache/done"
+    ) || { rm -rf "$src"; echo "building Citus failed" >&2; return 1; }
+    rm -rf "$src"
+  fi
+  if ! cmp -s "$cache/root$libdir/citus.so" "$libdir/citus.so"; then
+    echo "installing Citus $CITUS_VERSION into PostgreSQL $server" >&2
+    as_root cp -a "$cache/root/." /
+  fi
+}
 # Licences, sources and advisories of the dependency graph.
 ensure_cargo_deny() { ensure_cargo_tool deny cargo-deny 0.20.2; }
 # Checks .sqlx/ (the compile-time checked statements) against migrations/.

@@ -104,8 +104,9 @@ async fn replies_per_second(
         tasks.push(tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 if with_event {
+                    let mut tx = pool.begin().await?;
                     messages::add_by_member(
-                        &pool,
+                        &mut tx,
                         &schema,
                         &MemberMessage {
                             conversation_id: conversation,
@@ -119,6 +120,7 @@ async fn replies_per_second(
                     )
                     .await?
                     .context("the reply was written")?;
+                    tx.commit().await?;
                 } else {
                     reply_without_event(&pool, &schema, conversation, owner).await?;
                 }
@@ -291,8 +293,9 @@ async fn run() -> anyhow::Result<()> {
             .fetch_one(&pool)
             .await?;
         for _ in have..1_200 {
+            let mut tx = pool.begin().await?;
             messages::add_by_member(
-                &pool,
+                &mut tx,
                 &schema,
                 &MemberMessage {
                     conversation_id: workspace.conversations[0],
@@ -305,6 +308,7 @@ async fn run() -> anyhow::Result<()> {
                 Uuid::now_v7(),
             )
             .await?;
+            tx.commit().await?;
         }
     }
     let extra = total.saturating_sub(workspaces.len());

@@ -282,7 +282,13 @@ fn summarize(fields: &FieldErrors) -> String {
 /// A database failure no statement named (see [`OnConstraint`]): 503 when a retry will
 /// likely cure it, else a 500.
 fn database_problem(err: &sqlx::Error) -> Problem {
-    if is_unavailable(err) {
+    if is_node_unavailable(err) {
+        Problem::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "tenant_unavailable",
+            "this workspace's data is unavailable right now; try again shortly",
+        )
+    } else if is_unavailable(err) {
         Problem::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "unavailable",
@@ -290,6 +296,18 @@ fn database_problem(err: &sqlx::Error) -> Problem {
         )
     } else {
         internal_problem()
+    }
+}
+
+/// The database answered, but could not reach the server that holds this workspace's schema:
+/// on Citus, the coordinator reports a worker node it cannot connect to, or that went away
+/// mid-statement, as a connection failure (SQLSTATE class 08), which PostgreSQL itself never
+/// sends about its own session. Only that node's workspaces are affected; the others keep
+/// being served.
+fn is_node_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| code.starts_with("08")),
+        _ => false,
     }
 }
 

@@ -33,7 +33,7 @@ pub async fn control_plane(database: &DatabaseSettings) -> anyhow::Result<Migrat
     let result = embedded::migrations::runner()
         .set_abort_divergent(true)
         .set_abort_missing(true)
-        .run_async(&mut SqlxMigrator(&mut conn))
+        .run_async(&mut SqlxMigrator::new(&mut conn))
         .await;
     // Closing the connection releases the lock even if the unlock below never runs.
     let _ = sqlx::query("SELECT pg_advisory_unlock($1)")

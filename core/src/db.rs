@@ -34,7 +34,8 @@ const IDLE_CHECK_AFTER: Duration = Duration::from_secs(30);
 /// re-plan what the cached plan already knows. JIT is off: a generic plan cannot see a
 /// page's `LIMIT`, so it costs the inbox list as if it read a tenth of the table and JIT
 /// compiled it on every execution (15 ms of a 4 ms request, measured at 100 000
-/// conversations), for statements that only ever read a page.
+/// conversations), for statements that only ever read a page. On a Citus coordinator the
+/// session then switches to custom plans ([`prepare_session`]).
 fn connect_options(database: &DatabaseSettings) -> PgConnectOptions {
     let tuning = database.tuning;
     let options = database
@@ -70,7 +71,9 @@ pub fn pool(database: &DatabaseSettings, max_connections: u32) -> PgPool {
                 Ok(true)
             })
         })
-        .after_connect(|conn, _| Box::pin(async move { require_empty_search_path(conn).await }))
+        .after_connect(move |conn, _| {
+            Box::pin(async move { prepare_session(conn, tuning.pooler).await })
+        })
         .connect_lazy_with(options)
 }
 
@@ -101,6 +104,7 @@ impl ReadPool {
                 let manager = ReadConnections {
                     options: connect_options(database),
                     lifetime: database.tuning.connection_lifetime,
+                    pooler: database.tuning.pooler,
                 };
                 managed::Pool::builder(manager)
                     .max_size(per_shard)
@@ -142,6 +146,7 @@ impl ReadPool {
 pub struct ReadConnections {
     options: PgConnectOptions,
     lifetime: Duration,
+    pooler: Pooler,
 }
 
 impl managed::Manager for ReadConnections {
@@ -150,7 +155,7 @@ impl managed::Manager for ReadConnections {
 
     async fn create(&self) -> Result<PgConnection, sqlx::Error> {
         let mut conn = PgConnection::connect_with(&self.options).await?;
-        require_empty_search_path(&mut conn).await?;
+        prepare_session(&mut conn, self.pooler).await?;
         Ok(conn)
     }
 
@@ -169,26 +174,54 @@ impl managed::Manager for ReadConnections {
     }
 }
 
-/// Refuses a session whose `search_path` is not empty: behind PgBouncer it comes from the
-/// database's or role's settings, and a forgotten `ALTER DATABASE ... SET search_path = ''`
-/// must fail at the first connection, not weaken tenant isolation silently. A simple query
-/// (one message), so a transaction-mode pooler cannot split it across server connections.
-async fn require_empty_search_path(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
-    let row = sqlx::raw_sql("SELECT current_setting('search_path')")
-        .fetch_one(&mut *conn)
-        .await?;
+/// Checks a new session, and fits it to the server, in one simple query (one message, so a
+/// transaction-mode pooler cannot split it across server connections):
+///
+/// - Refuses a session whose `search_path` is not empty: behind PgBouncer it comes from the
+///   database's or role's settings, and a forgotten `ALTER DATABASE ... SET search_path = ''`
+///   must fail at the first connection, not weaken tenant isolation silently.
+/// - On a Citus coordinator, plans every execution anew (`plan_cache_mode =
+///   force_custom_plan`). Citus cannot make a generic plan of a statement that modifies in a
+///   CTE with parameters (the event log's append is one), and routes a statement by the
+///   values it is given; its router plans are cheap to make. Behind PgBouncer, which must not
+///   see a session setting, the database carries it instead (docs/citus.md).
+async fn prepare_session(conn: &mut sqlx::PgConnection, pooler: Pooler) -> Result<(), sqlx::Error> {
+    let row = sqlx::raw_sql(
+        "SELECT current_setting('search_path'),
+                EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus'),
+                current_setting('plan_cache_mode')",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
     let path: String = row.try_get(0)?;
-    if path.trim().is_empty() || path.trim() == "\"\"" {
-        Ok(())
-    } else {
-        Err(sqlx::Error::Configuration(
+    let citus: bool = row.try_get(1)?;
+    let plans: String = row.try_get(2)?;
+    if !(path.trim().is_empty() || path.trim() == "\"\"") {
+        return Err(sqlx::Error::Configuration(
             format!(
                 "sessions must start with an empty search_path, this one has {path:?}; \
                  behind PgBouncer run ALTER DATABASE <name> SET search_path = ''"
             )
             .into(),
-        ))
+        ));
     }
+    if citus && plans != "force_custom_plan" {
+        match pooler {
+            Pooler::Direct => {
+                sqlx::raw_sql("SET plan_cache_mode = force_custom_plan")
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            Pooler::PgBouncer => {
+                return Err(sqlx::Error::Configuration(
+                    "on Citus, sessions must plan every execution: run ALTER DATABASE <name> \
+                     SET plan_cache_mode = force_custom_plan"
+                        .into(),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Begins a transaction on a pooled connection, with `statement` (`BEGIN` when `None`),

@@ -146,29 +146,46 @@ pub async fn find_by_user<'e>(
 /// never disagrees with the control plane once committed. Nothing to copy without a
 /// membership.
 ///
-/// One statement, read and write together, and not kept prepared: its text names one tenant
-/// and runs once per membership change (every workspace created runs it once), so caching it
-/// would only fill the connection's statement cache, whose evictions cost a round trip each,
-/// and its backend's memory with plans never used again.
+/// Two statements: the control plane is read first and the tenant's table written with what
+/// it said, because a tenant statement never reads `public` (on Citus the two live on
+/// different nodes, and a statement over both would ship rows between them). The write is
+/// not kept prepared: its text names one tenant and runs once per membership change (every
+/// workspace created runs it once), so caching it would only fill the connection's statement
+/// cache, whose evictions cost a round trip each, and its backend's memory with plans never
+/// used again.
 pub async fn sync_member(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     user_id: Uuid,
 ) -> sqlx::Result<()> {
-    sqlx::query(schema.sql(
-        "INSERT INTO {schema}.agent_profiles
-                (user_id, display_name, email, full_name, role, status, joined_at)
-         SELECT m.user_id, u.full_name, u.email, u.full_name, m.role, m.status, m.created_at
+    let member: Option<(String, String, String, String, OffsetDateTime)> = sqlx::query_as(
+        "SELECT u.full_name, u.email, m.role, m.status, m.created_at
            FROM public.memberships m
            JOIN public.users u ON u.id = m.user_id
            JOIN public.workspaces w ON w.id = m.workspace_id
-          WHERE w.schema_name = $1 AND m.user_id = $2
+          WHERE w.schema_name = $1 AND m.user_id = $2",
+    )
+    .bind(schema.name())
+    .bind(user_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((full_name, email, role, status, joined_at)) = member else {
+        return Ok(());
+    };
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.agent_profiles
+                (user_id, display_name, email, full_name, role, status, joined_at)
+         VALUES ($1, $2, $3, $2, $4, $5, $6)
          ON CONFLICT (user_id) DO UPDATE
             SET email = EXCLUDED.email, full_name = EXCLUDED.full_name, role = EXCLUDED.role,
                 status = EXCLUDED.status, joined_at = EXCLUDED.joined_at",
     ))
-    .bind(schema.name())
     .bind(user_id)
+    .bind(full_name)
+    .bind(email)
+    .bind(role)
+    .bind(status)
+    .bind(joined_at)
     .persistent(false)
     .execute(&mut *conn)
     .await?;

@@ -87,7 +87,7 @@ pub fn link_all<'a>(
 }
 
 /// The columns of [`Attachment`], of the table aliased `a`.
-const COLUMNS: &str = "a.id, a.name, a.content_type, a.size, a.width, a.height,
+pub(crate) const COLUMNS: &str = "a.id, a.name, a.content_type, a.size, a.width, a.height,
                        a.thumbnail_type IS NOT NULL AS has_thumbnail";
 
 /// An attachment's facts as JSON, in [`Attachment`]'s shape without links: what the event

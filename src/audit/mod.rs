@@ -186,19 +186,31 @@ pub async fn record(
         By::ApiKey(id) => ("apiKey", Some(id), None),
         By::Operator(command) => ("operator", None, Some(command)),
     };
+    // The actor's name as it is now, from the control plane (read apart from the write: a
+    // tenant statement never reads `public`).
+    let name: String = match (operator, id) {
+        (Some(command), _) => command.to_owned(),
+        (None, Some(id)) => {
+            sqlx::query_scalar(
+                "SELECT coalesce((SELECT full_name FROM public.users WHERE id = $1),
+                             (SELECT name FROM public.api_keys WHERE id = $1), '')",
+            )
+            .bind(id)
+            .fetch_one(&mut *conn)
+            .await?
+        }
+        (None, None) => String::new(),
+    };
     sqlx::query(schema.sql(
         "INSERT INTO {schema}.audit_log
                 (id, actor_kind, actor_id, actor_name, ip, action, target_type, target_id,
                  changes)
-         VALUES ($1, $2, $3,
-                 coalesce($4, (SELECT full_name FROM public.users WHERE id = $3),
-                          (SELECT name FROM public.api_keys WHERE id = $3), ''),
-                 $5::inet, $6, $7, $8, $9)",
+         VALUES ($1, $2, $3, $4, $5::inet, $6, $7, $8, $9)",
     ))
     .bind(Uuid::now_v7())
     .bind(kind)
     .bind(id)
-    .bind(operator)
+    .bind(name)
     .bind(entry.ip.map(|ip| ip.to_string()))
     .bind(entry.action.as_str())
     .bind(entry.target_type)

@@ -10,6 +10,7 @@ use sqlx::PgPool;
 use supportdesk_core::config::Settings;
 use supportdesk_core::db;
 use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::citus::{self, NodeAddress};
 use supportdesk_core::tenancy::deletion::delete_workspace;
 use supportdesk_core::tenancy::migrations::{MigrateAllReport, Progress, Selection, migrate_all};
 use uuid::Uuid;
@@ -39,7 +40,7 @@ pub enum TenantsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// List workspaces with their schema version and member count.
+    /// List workspaces with their schema version, member count and (on Citus) node.
     List {
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -57,6 +58,19 @@ pub enum TenantsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Move a workspace to another Citus worker node while it keeps serving.
+    Move {
+        /// The workspace's slug.
+        slug: String,
+        /// The node as Citus registered it (`citus_add_node`), HOST:PORT.
+        #[arg(long, value_name = "HOST:PORT")]
+        to: NodeAddress,
+    },
+    /// Spread workspaces evenly over the Citus worker nodes (after adding one), and wait.
+    Rebalance,
+    /// Distribute the workspaces still on the Citus coordinator (made before schema-based
+    /// sharding was turned on) to the worker nodes, one at a time.
+    Distribute,
     /// Delete a workspace and all its data, now.
     Drop {
         /// The workspace's slug.
@@ -136,6 +150,63 @@ pub async fn run(settings: &Settings, command: TenantsCommand) -> anyhow::Result
                 print_migrate_report(&report);
             }
             fail_if_any_failed(&report)?;
+        }
+        TenantsCommand::Move { slug, to } => {
+            let schema = sqlx::query_scalar!(
+                "SELECT schema_name FROM public.workspaces WHERE slug = $1 AND status = 'active'",
+                slug,
+            )
+            .fetch_optional(&pool)
+            .await?
+            .with_context(|| format!("no active workspace {slug}"))?;
+            let schema = TenantSchema::parse(&schema).map_err(|e| anyhow::anyhow!(e))?;
+            let from = citus::placements(&pool).await?.remove(schema.name());
+            let Some(from) = from else {
+                bail!(
+                    "{slug} is not a distributed schema: is this a Citus coordinator with schema-based sharding?"
+                );
+            };
+            if from == to {
+                println!("{slug} is on {to} already");
+            } else {
+                citus::move_schema(&pool, &schema, &to).await?;
+                println!("moved {slug} from {from} to {to}");
+            }
+        }
+        TenantsCommand::Rebalance => {
+            citus::rebalance(&pool).await?;
+            let mut counts: std::collections::BTreeMap<String, usize> = citus::workers(&pool)
+                .await?
+                .into_iter()
+                .map(|node| (node.to_string(), 0))
+                .collect();
+            for node in citus::placements(&pool).await?.into_values() {
+                *counts.entry(node.to_string()).or_default() += 1;
+            }
+            for (node, count) in counts {
+                println!("{node}: {count} workspace schema(s)");
+            }
+        }
+        TenantsCommand::Distribute => {
+            if !citus::is_citus(&pool).await? {
+                bail!("this database is not a Citus coordinator");
+            }
+            let placed = citus::placements(&pool).await?;
+            let schemas: Vec<String> = sqlx::query_scalar(
+                "SELECT schema_name FROM public.workspaces WHERE status = 'active' ORDER BY created_at",
+            )
+            .fetch_all(&pool)
+            .await?;
+            let mut moved = 0;
+            for name in schemas.iter().filter(|s| !placed.contains_key(s.as_str())) {
+                let schema = TenantSchema::parse(name).map_err(|e| anyhow::anyhow!(e))?;
+                citus::distribute(&pool, &schema).await?;
+                moved += 1;
+            }
+            println!(
+                "distributed {moved} workspace schema(s); {} already were",
+                schemas.len() - moved
+            );
         }
         TenantsCommand::Drop { slug, yes } => {
             if !yes {
@@ -242,30 +313,49 @@ struct TenantRow {
     status: String,
     schema_version: i32,
     members: i64,
+    /// The Citus node holding the workspace's schema (`HOST:PORT`); null off Citus.
+    node: Option<String>,
 }
 
 async fn list(pool: &PgPool, json: bool) -> anyhow::Result<()> {
-    let rows = sqlx::query_as!(
-        TenantRow,
-        r#"SELECT w.id, w.slug, w.name, w.status, w.schema_version,
+    let mut placements = citus::placements(pool).await?;
+    let rows: Vec<TenantRow> = sqlx::query!(
+        r#"SELECT w.id, w.slug, w.name, w.status, w.schema_version, w.schema_name,
                   (SELECT count(*) FROM public.memberships m
                     WHERE m.workspace_id = w.id AND m.status = 'active') AS "members!"
              FROM public.workspaces w ORDER BY w.created_at"#,
     )
     .fetch_all(pool)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| TenantRow {
+        node: placements.remove(&r.schema_name).map(|n| n.to_string()),
+        id: r.id,
+        slug: r.slug,
+        name: r.name,
+        status: r.status,
+        schema_version: r.schema_version,
+        members: r.members,
+    })
+    .collect();
     if json {
         println!("{}", serde_json::to_string(&rows)?);
         return Ok(());
     }
     println!(
-        "{:<36}  {:<24}  {:<9}  {:>7}  {:>7}  name",
-        "id", "slug", "status", "version", "members"
+        "{:<36}  {:<24}  {:<9}  {:>7}  {:>7}  {:<21}  name",
+        "id", "slug", "status", "version", "members", "node"
     );
     for row in rows {
         println!(
-            "{:<36}  {:<24}  {:<9}  {:>7}  {:>7}  {}",
-            row.id, row.slug, row.status, row.schema_version, row.members, row.name
+            "{:<36}  {:<24}  {:<9}  {:>7}  {:>7}  {:<21}  {}",
+            row.id,
+            row.slug,
+            row.status,
+            row.schema_version,
+            row.members,
+            row.node.as_deref().unwrap_or("-"),
+            row.name
         );
     }
     Ok(())

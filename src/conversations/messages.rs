@@ -55,9 +55,8 @@ pub struct Added {
 }
 
 /// A message an agent just posted, with its author's profile and its place in the event log.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct Posted {
-    #[sqlx(flatten)]
     pub added: Added,
     /// The author's agent id (the event's actor).
     pub agent_id: Uuid,
@@ -68,8 +67,6 @@ pub struct Posted {
     /// A reply to an unassigned conversation in a workspace whose replies assign
     /// (`settings.inbox.autoAssignOnReply`): the author should take it.
     pub claims: bool,
-    /// The files the message took, without links.
-    pub attachments: sqlx::types::Json<Vec<Attachment>>,
 }
 
 /// SQL writing the timestamp `column` as the REST API writes times: UTC, RFC 3339, the
@@ -107,88 +104,147 @@ pub struct MemberMessage<'a> {
     pub recipients: &'a Recipients,
 }
 
-/// [`add_by_member`]'s statement, written once (it names the time format, not the tenant).
-static ADD_BY_MEMBER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "WITH a AS (SELECT id, display_name, avatar_url FROM {{schema}}.agent_profiles
-                     WHERE user_id = $4),
-              c AS (UPDATE {{schema}}.conversations
-                       SET last_message_at = greatest(last_message_at, now()), updated_at = now()
-                     WHERE id = $1 AND EXISTS (SELECT 1 FROM a)
-                     RETURNING id, contact_id, assignee_id),
-              m AS (INSERT INTO {{schema}}.messages (conversation_id, kind, body, author_agent_id)
-                    SELECT c.id, $2, $3, a.id FROM c, a
-                     WHERE cardinality($6::uuid[]) = 0
-                        OR (SELECT count(*) FROM {{schema}}.attachments
-                             WHERE id = ANY($6) AND conversation_id = $1
-                               AND message_id IS NULL AND uploader_kind <> 'visitor')
-                           = cardinality($6::uuid[])
-                    RETURNING id, kind, body, author_agent_id, created_at),
-              t AS (UPDATE {{schema}}.attachments f SET message_id = m.id FROM m
-                     WHERE f.id = ANY($6) AND f.conversation_id = $1 AND f.message_id IS NULL
-                     RETURNING f.*),
-              files AS (SELECT coalesce(json_agg({attachment} ORDER BY t.created_at, t.id),
-                                        '[]'::json) AS list
-                          FROM t),
-              h AS (UPDATE {{schema}}.event_log_head SET seq = seq + 1
-                     WHERE EXISTS (SELECT 1 FROM m) RETURNING seq),
-              e AS (INSERT INTO {{schema}}.events (seq, id, type, actor_kind, actor_id, data)
-                    SELECT h.seq, $5, 'message.created', 'agent', a.id,
-                           json_build_object(
-                               'conversationId', c.id, 'contactId', c.contact_id,
-                               'id', m.id, 'kind', m.kind, 'body', m.body,
-                               'authorAgentId', m.author_agent_id,
-                               'createdAt', {created_at},
-                               'attachments', files.list,
-                               'author', json_build_object('displayName', a.display_name,
-                                                           'avatarUrl', a.avatar_url))
-                      FROM h, m, c, a, files
-                    RETURNING seq, occurred_at)
-         SELECT m.id, m.kind, m.body, m.author_agent_id, m.created_at, c.contact_id,
-                a.id AS agent_id, a.display_name AS author_display_name,
-                a.avatar_url AS author_avatar_url,
-                e.seq AS event_seq, e.occurred_at AS event_occurred_at,
-                (m.kind = 'outgoing' AND c.assignee_id IS NULL
-                 AND coalesce((SELECT (s.inbox ->> 'autoAssignOnReply')::boolean
-                                 FROM {{schema}}.settings s), true)) AS claims,
-                files.list AS attachments
-           FROM m, c, a, e, files",
-        created_at = rfc3339_utc("m.created_at"),
-        attachment = attachments::json_of("t"),
-    )
-});
+/// The `message.created` event's data, in the shape of `events::catalogue::MessageCreated`
+/// (written here, where the message is made: the catalogue names this module's records).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageCreatedData<'a> {
+    conversation_id: Uuid,
+    contact_id: Uuid,
+    #[serde(flatten)]
+    message: &'a Message,
+    author: AuthorData<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AuthorData<'a> {
+    display_name: &'a str,
+    avatar_url: Option<&'a str>,
+}
 
 /// Adds the reply or note of the member `user_id` (their agent profile the author) to
 /// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
-/// (id `event_id`) in the event log: one statement, so it commits on its own in a single
-/// round trip. It also tells whether the reply should assign the conversation to its author
-/// ([`Posted::claims`]), so that the common case, a conversation already assigned, costs
-/// nothing more. `None` when there is no such conversation, or the member has no profile.
+/// (id `event_id`) in the event log, in the caller's transaction. It also tells whether the
+/// reply should assign the conversation to its author ([`Posted::claims`]). `None` when there
+/// is no such conversation, the member has no profile, or the files are not this
+/// conversation's unsent uploads: the caller rolls back what was written.
 ///
-/// The event's data is built here, in the shape of `events::catalogue::MessageCreated`, because
-/// the message's id and time are only known inside the statement. Its time is written exactly
-/// as the REST API writes it (UTC, RFC 3339, trailing zeros of the fraction dropped), since the
-/// events API hands the stored text to readers as it is; `tests/api/events.rs` compares the two.
-pub async fn add_by_member<'c>(
-    conn: impl sqlx::PgExecutor<'c>,
+/// A statement at a time, each on one tenant table. (It was one statement of data-modifying
+/// CTEs, one round trip; Citus runs such a statement in steps and ships each step's rows to
+/// every worker node, so one node down would fail every workspace's replies.) The event's
+/// time is written exactly as the REST API writes it, since the events API hands the stored
+/// text to readers as it is; `tests/api/events.rs` compares the two.
+pub async fn add_by_member(
+    conn: &mut PgConnection,
     schema: &TenantSchema,
     message: &MemberMessage<'_>,
     user_id: Uuid,
     event_id: Uuid,
 ) -> sqlx::Result<Option<Posted>> {
-    let mut posted: Option<Posted> = sqlx::query_as(schema.sql(&ADD_BY_MEMBER))
-        .bind(message.conversation_id)
-        .bind(message.kind)
-        .bind(message.body)
-        .bind(user_id)
-        .bind(event_id)
+    let author: Option<(Uuid, String, Option<String>)> = sqlx::query_as(schema.sql(
+        "SELECT id, display_name, avatar_url FROM {schema}.agent_profiles WHERE user_id = $1",
+    ))
+    .bind(user_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((agent_id, display_name, avatar_url)) = author else {
+        return Ok(None);
+    };
+    let conversation: Option<(Uuid, Option<Uuid>)> = sqlx::query_as(schema.sql(
+        "UPDATE {schema}.conversations
+            SET last_message_at = greatest(last_message_at, now()), updated_at = now()
+          WHERE id = $1
+         RETURNING contact_id, assignee_id",
+    ))
+    .bind(message.conversation_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((contact_id, assignee_id)) = conversation else {
+        return Ok(None);
+    };
+    let mut added: Message = sqlx::query_as(schema.sql(
+        "INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
+         VALUES ($1, $2, $3, $4)
+         RETURNING id, kind, body, author_agent_id, created_at",
+    ))
+    .bind(message.conversation_id)
+    .bind(message.kind)
+    .bind(message.body)
+    .bind(agent_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if !message.attachment_ids.is_empty() {
+        let taken = sqlx::query(schema.sql(
+            "UPDATE {schema}.attachments SET message_id = $1
+              WHERE id = ANY($2) AND conversation_id = $3 AND message_id IS NULL
+                AND uploader_kind <> 'visitor'",
+        ))
+        .bind(added.id)
         .bind(message.attachment_ids)
-        .fetch_optional(conn)
+        .bind(message.conversation_id)
+        .execute(&mut *conn)
         .await?;
-    if let Some(posted) = &mut posted {
-        posted.added.message.attachments = std::mem::take(&mut posted.attachments.0);
+        if usize::try_from(taken.rows_affected()).ok() != Some(message.attachment_ids.len()) {
+            return Ok(None);
+        }
+        added.attachments = sqlx::query_as(schema.sql(&format!(
+            "SELECT {columns} FROM {{schema}}.attachments a
+              WHERE a.message_id = $1 ORDER BY a.created_at, a.id",
+            columns = attachments::COLUMNS,
+        )))
+        .bind(added.id)
+        .fetch_all(&mut *conn)
+        .await?;
     }
-    Ok(posted)
+    let claims = message.kind == MessageKind::Outgoing
+        && assignee_id.is_none()
+        && sqlx::query_scalar::<_, Option<bool>>(
+            schema.sql("SELECT (inbox ->> 'autoAssignOnReply')::boolean FROM {schema}.settings"),
+        )
+        .fetch_optional(&mut *conn)
+        .await?
+        .flatten()
+        .unwrap_or(true);
+    let data = serde_json::to_string(&MessageCreatedData {
+        conversation_id: message.conversation_id,
+        contact_id,
+        message: &added,
+        author: AuthorData {
+            display_name: &display_name,
+            avatar_url: avatar_url.as_deref(),
+        },
+    })
+    .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    // Last: the log's head stays locked from here to the commit.
+    let event_seq: i64 = sqlx::query_scalar(
+        schema.sql("UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq"),
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    let event_occurred_at: OffsetDateTime = sqlx::query_scalar(schema.sql(
+        "INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+         VALUES ($1, $2, 'message.created', 'agent', $3, $4::json)
+         RETURNING occurred_at",
+    ))
+    .bind(event_seq)
+    .bind(event_id)
+    .bind(agent_id)
+    .bind(data)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Some(Posted {
+        added: Added {
+            message: added,
+            contact_id,
+        },
+        agent_id,
+        author_display_name: display_name,
+        author_avatar_url: avatar_url,
+        event_seq,
+        event_occurred_at,
+        claims,
+    }))
 }
 
 /// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`
@@ -201,21 +257,34 @@ pub async fn add(
     body: &str,
     author: Option<Uuid>,
 ) -> sqlx::Result<Option<Added>> {
-    sqlx::query_as(schema.sql(
-        "WITH c AS (UPDATE {schema}.conversations
-                       SET last_message_at = greatest(last_message_at, now()), updated_at = now()
-                     WHERE id = $1 RETURNING id, contact_id)
-         INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
-         SELECT c.id, $2, $3, $4 FROM c
-         RETURNING id, kind, body, author_agent_id, created_at,
-                   (SELECT contact_id FROM c) AS contact_id",
+    // Two statements on one tenant's tables (a data-modifying CTE is a plan Citus runs in
+    // steps, shipping each step's rows to every worker node).
+    let contact_id: Option<Uuid> = sqlx::query_scalar(schema.sql(
+        "UPDATE {schema}.conversations
+            SET last_message_at = greatest(last_message_at, now()), updated_at = now()
+          WHERE id = $1 RETURNING contact_id",
+    ))
+    .bind(conversation_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(contact_id) = contact_id else {
+        return Ok(None);
+    };
+    let message: Message = sqlx::query_as(schema.sql(
+        "INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
+         VALUES ($1, $2, $3, $4)
+         RETURNING id, kind, body, author_agent_id, created_at",
     ))
     .bind(conversation_id)
     .bind(kind)
     .bind(body)
     .bind(author)
-    .fetch_optional(conn)
-    .await
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Some(Added {
+        message,
+        contact_id,
+    }))
 }
 
 /// A page of a conversation's messages, oldest first, and the cursor of the next one.

@@ -22,16 +22,27 @@ async fn mark_read(
     id: Uuid,
     user_id: Uuid,
 ) -> sqlx::Result<bool> {
+    // The reader and the conversation first, then the mark: an `INSERT ... SELECT` over the
+    // tenant's tables that writes `now()` is a plan Citus 13.2 deparses wrongly.
+    let agent: Option<Uuid> = sqlx::query_scalar(schema.sql(
+        "SELECT a.id FROM {schema}.agent_profiles a
+          WHERE a.user_id = $2 AND EXISTS (SELECT 1 FROM {schema}.conversations c WHERE c.id = $1)",
+    ))
+    .bind(id)
+    .bind(user_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(agent) = agent else {
+        return Ok(false);
+    };
     let marked = sqlx::query(schema.sql(
         "INSERT INTO {schema}.conversation_reads AS r (conversation_id, agent_id, read_at)
-         SELECT c.id, a.id, now()
-           FROM {schema}.conversations c, {schema}.agent_profiles a
-          WHERE c.id = $1 AND a.user_id = $2
+         VALUES ($1, $2, now())
          ON CONFLICT (conversation_id, agent_id)
             DO UPDATE SET read_at = greatest(r.read_at, EXCLUDED.read_at)",
     ))
     .bind(id)
-    .bind(user_id)
+    .bind(agent)
     .execute(conn)
     .await?;
     Ok(marked.rows_affected() == 1)

@@ -61,12 +61,16 @@ async fn load(
     conn: &mut sqlx::PgConnection,
     actor: &Actor,
 ) -> Result<EmailSettings> {
-    let (slug, tag, support): (String, String, Option<String>) = sqlx::query_as(actor.schema.sql(
-        "SELECT w.slug, w.inbound_tag, s.address
-               FROM public.workspaces w, {schema}.email_settings s
-              WHERE w.id = $1",
-    ))
-    .bind(actor.workspace_id)
+    let (slug, tag): (String, String) =
+        sqlx::query_as("SELECT slug, inbound_tag FROM public.workspaces WHERE id = $1")
+            .bind(actor.workspace_id)
+            .fetch_one(&mut *conn)
+            .await?;
+    let support: Option<String> = sqlx::query_scalar(
+        actor
+            .schema
+            .sql("SELECT address FROM {schema}.email_settings"),
+    )
     .fetch_one(&mut *conn)
     .await?;
     let imap = mailbox::find(conn, actor.workspace_id).await?;

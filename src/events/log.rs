@@ -87,25 +87,35 @@ pub async fn append(
         data.push(json);
     }
     let (kind, id, user_id) = by.parts();
+    // Two statements: the numbers taken from the head (its row lock held until commit, so
+    // numbers are taken in commit order), with the acting member's agent id when only their
+    // account is known; then the events. One statement that did both (a data-modifying CTE
+    // feeding an `INSERT ... SELECT`) is a plan Citus runs in steps and, for a table with a
+    // `now()` default, deparses wrongly; these two are plain single-node statements.
+    let (base, actor_id): (i64, Option<Uuid>) = sqlx::query_as(schema.sql(
+        "UPDATE {schema}.event_log_head SET seq = seq + $1
+         RETURNING seq - $1,
+                   coalesce($2, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $3))",
+    ))
+    .bind(i64::try_from(events.len()).unwrap_or(i64::MAX))
+    .bind(id)
+    .bind(user_id)
+    .fetch_one(&mut *conn)
+    .await?;
     let rows: Vec<(i64, Uuid, time::OffsetDateTime, Option<Uuid>)> = sqlx::query_as(schema.sql(
-        "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + $4
-                           RETURNING seq - $4 AS base)
-             INSERT INTO {schema}.events
-                    (seq, id, type, actor_kind, actor_id, data, conversation_id)
-             SELECT head.base + e.n, e.id, e.type, $5,
-                    coalesce($6, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $7)),
-                    e.data, e.conversation_id
-                 FROM head, unnest($1::uuid[], $2::text[], $3::text[]::json[], $8::uuid[])
-                          WITH ORDINALITY AS e(id, type, data, conversation_id, n)
-             RETURNING seq, id, occurred_at, actor_id",
+        "INSERT INTO {schema}.events
+                (seq, id, type, actor_kind, actor_id, data, conversation_id)
+         SELECT $4 + e.n, e.id, e.type, $5, $6, e.data, e.conversation_id
+           FROM unnest($1::uuid[], $2::text[], $3::text[]::json[], $7::uuid[])
+                    WITH ORDINALITY AS e(id, type, data, conversation_id, n)
+         RETURNING seq, id, occurred_at, actor_id",
     ))
     .bind(&ids)
     .bind(&types)
     .bind(&data)
-    .bind(i64::try_from(events.len()).unwrap_or(i64::MAX))
+    .bind(base)
     .bind(kind)
-    .bind(id)
-    .bind(user_id)
+    .bind(actor_id)
     .bind(&activity_of)
     .fetch_all(conn)
     .await?;

@@ -203,6 +203,11 @@ pub async fn upsert_unverified_sender(
 
 /// The contact whose `column` is the address (among the rows `only` narrows to, which must be
 /// the predicate of the unique index the conflict names), created if new, named if unnamed.
+///
+/// Found and locked first, then named or created, so that whether this call created or named
+/// it is known exactly. (One upsert cannot tell the second, as `RETURNING` shows the row as
+/// written, and Citus refuses the subqueries and the `now()` in `DO UPDATE` it would need.) A
+/// create that loses a race to another finds the winner's row on the next turn.
 async fn upsert_by(
     conn: &mut PgConnection,
     schema: &TenantSchema,
@@ -214,19 +219,54 @@ async fn upsert_by(
         .strip_prefix(" AND ")
         .map(|p| format!(" WHERE {p}"))
         .unwrap_or_default();
-    sqlx::query_as(schema.sql(&format!(
-        "WITH known AS (SELECT name FROM {{schema}}.contacts WHERE {column} = $1{only})
-         INSERT INTO {{schema}}.contacts AS contacts ({column}, name) VALUES ($1, $2)
-         ON CONFLICT ({column}){conflict_where} DO UPDATE
-            SET name = coalesce(contacts.name, EXCLUDED.name),
-                updated_at = CASE WHEN contacts.name IS NULL AND EXCLUDED.name IS NOT NULL
-                                  THEN now() ELSE contacts.updated_at END
-         RETURNING id, name, email, claimed_email, external_id, (xmax = 0) AS created,
-                   (xmax <> 0 AND $2::text IS NOT NULL
-                    AND EXISTS (SELECT 1 FROM known WHERE known.name IS NULL)) AS named"
-    )))
-    .bind(contact.email.as_str())
-    .bind(&contact.name)
-    .fetch_one(conn)
-    .await
+    const COLUMNS: &str = "id, name, email, claimed_email, external_id";
+    // A conflict means the row exists (committed): the next turn finds it. Bounded all the
+    // same, against a row deleted between every two turns.
+    for _ in 0..3 {
+        let known: Option<Contact> = sqlx::query_as(schema.sql(&format!(
+            "SELECT {COLUMNS} FROM {{schema}}.contacts WHERE {column} = $1{only} FOR UPDATE"
+        )))
+        .bind(contact.email.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(known) = known {
+            let Some(name) = contact.name.as_deref().filter(|_| known.name.is_none()) else {
+                return Ok(Upserted {
+                    contact: known,
+                    created: false,
+                    named: false,
+                });
+            };
+            let named: Contact = sqlx::query_as(schema.sql(&format!(
+                "UPDATE {{schema}}.contacts SET name = $2, updated_at = now() WHERE id = $1
+                 RETURNING {COLUMNS}"
+            )))
+            .bind(known.id)
+            .bind(name)
+            .fetch_one(&mut *conn)
+            .await?;
+            return Ok(Upserted {
+                contact: named,
+                created: false,
+                named: true,
+            });
+        }
+        let created: Option<Contact> = sqlx::query_as(schema.sql(&format!(
+            "INSERT INTO {{schema}}.contacts ({column}, name) VALUES ($1, $2)
+             ON CONFLICT ({column}){conflict_where} DO NOTHING
+             RETURNING {COLUMNS}"
+        )))
+        .bind(contact.email.as_str())
+        .bind(&contact.name)
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(created) = created {
+            return Ok(Upserted {
+                contact: created,
+                created: true,
+                named: false,
+            });
+        }
+    }
+    Err(sqlx::Error::RowNotFound)
 }

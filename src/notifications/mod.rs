@@ -104,8 +104,7 @@ pub async fn contact_wrote(
 
 /// `messages::add_by_member`, with what the message sets off written in its transaction: a
 /// reply schedules the email of the visitor's unseen replies, a note tells the agents it
-/// mentions. A message that can set off nothing (a note without `@`) stays the one
-/// statement committed on its own.
+/// mentions.
 pub async fn add_by_member(
     state: &AppState,
     schema: &TenantSchema,
@@ -125,10 +124,6 @@ pub async fn add_by_member(
         MessageKind::Note => body.contains('@'),
         MessageKind::Incoming => false,
     };
-    if !sets_off && attachment_ids.is_empty() {
-        let posted = messages::add_by_member(&state.db, schema, message, user_id, event_id).await?;
-        return Ok(posted);
-    }
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // The files first: a concurrent message taking one of them waits here, then finds it
     // taken, and writes nothing.
@@ -144,7 +139,7 @@ pub async fn add_by_member(
         tx.rollback().await?;
         return Ok(None);
     }
-    let posted = messages::add_by_member(&mut *tx, schema, message, user_id, event_id).await?;
+    let posted = messages::add_by_member(&mut tx, schema, message, user_id, event_id).await?;
     let Some(posted) = posted else {
         tx.rollback().await?;
         return Ok(None);

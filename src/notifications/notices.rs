@@ -69,18 +69,30 @@ pub async fn notify(
     if recipients.is_empty() {
         return Ok(0);
     }
+    // Who did it, as an agent of the workspace; read apart from the insert (an `INSERT ...
+    // SELECT` reading the tenant's tables is a plan Citus 13.2 deparses wrongly for a table
+    // with a `now()` default).
+    let actor: Option<Uuid> = match notice.by_user {
+        Some(user) => {
+            sqlx::query_scalar(
+                schema.sql("SELECT id FROM {schema}.agent_profiles WHERE user_id = $1"),
+            )
+            .bind(user)
+            .fetch_optional(&mut *conn)
+            .await?
+        }
+        None => None,
+    };
     sqlx::query(schema.sql(
         "INSERT INTO {schema}.agent_notices
                 (agent_id, kind, conversation_id, message_id, actor_agent_id)
-         SELECT r.id, $2, $3, $4,
-                (SELECT a.id FROM {schema}.agent_profiles a WHERE a.user_id = $5)
-           FROM unnest($1::uuid[]) AS r(id)",
+         SELECT r.id, $2, $3, $4, $5 FROM unnest($1::uuid[]) AS r(id)",
     ))
     .bind(&recipients)
     .bind(notice.kind.as_str())
     .bind(notice.conversation_id)
     .bind(notice.message_id)
-    .bind(notice.by_user)
+    .bind(actor)
     .execute(&mut *conn)
     .await?;
     agent_digest::schedule(conn, schema, &recipients).await?;

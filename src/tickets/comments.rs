@@ -30,10 +30,19 @@ pub async fn add(
     body: &str,
     author: Uuid,
 ) -> sqlx::Result<Option<Comment>> {
+    // Two statements on one tenant's tables (a data-modifying CTE is a plan Citus runs in
+    // steps, shipping each step's rows to every worker node).
+    let touched =
+        sqlx::query(schema.sql("UPDATE {schema}.tickets SET updated_at = now() WHERE id = $1"))
+            .bind(ticket_id)
+            .execute(&mut *conn)
+            .await?;
+    if touched.rows_affected() == 0 {
+        return Ok(None);
+    }
     sqlx::query_as(schema.sql(
-        "WITH t AS (UPDATE {schema}.tickets SET updated_at = now() WHERE id = $1 RETURNING id)
-         INSERT INTO {schema}.ticket_comments (ticket_id, body, author_agent_id)
-         SELECT t.id, $2, $3 FROM t
+        "INSERT INTO {schema}.ticket_comments (ticket_id, body, author_agent_id)
+         VALUES ($1, $2, $3)
          RETURNING id, body, author_agent_id, created_at",
     ))
     .bind(ticket_id)

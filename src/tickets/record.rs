@@ -247,8 +247,10 @@ pub async fn update(
     }
     if let Some(status) = changes.status {
         query.push(", status = ").push_bind(status);
+        // `least` skips a null: the time it was first resolved, else now. (Not `coalesce`:
+        // Citus refuses `now()` inside it in an update.)
         query.push(if status.is_done() {
-            ", resolved_at = coalesce(resolved_at, now())"
+            ", resolved_at = least(resolved_at, now())"
         } else {
             ", resolved_at = NULL"
         });

@@ -354,10 +354,16 @@ pub async fn create(
         ));
     }
     let id = Uuid::now_v7();
+    // The log's head now: the endpoint hears what happens from here on. (Read apart: an
+    // `INSERT ... SELECT` over the tenant's tables into one with a `now()` default is a plan
+    // Citus 13.2 deparses wrongly.)
+    let head: i64 = sqlx::query_scalar(schema.sql("SELECT seq FROM {schema}.event_log_head"))
+        .fetch_one(&mut *conn)
+        .await?;
     sqlx::query(schema.sql(
         "INSERT INTO {schema}.webhook_endpoints
                 (id, url, description, event_types, enabled, secret_sealed, cursor)
-         SELECT $1, $2, $3, $4, $5, $6, h.seq FROM {schema}.event_log_head h",
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
     ))
     .bind(id)
     .bind(&url)
@@ -365,6 +371,7 @@ pub async fn create(
     .bind(&event_types)
     .bind(request.enabled.unwrap_or(true))
     .bind(&sealed)
+    .bind(head)
     .execute(&mut *conn)
     .await?;
     count_endpoints(&mut *conn, schema, workspace_id).await?;

@@ -843,13 +843,22 @@ async fn deactivating_an_agent_releases_their_open_work_and_keeps_their_history(
 }
 
 /// Counts sessions of this database waiting for a lock in a statement containing `sql`.
-async fn waiting(app: &TestApp, sql: &str) -> i64 {
-    sqlx::query_scalar(
-        "SELECT count(*) FROM pg_stat_activity
+/// Sessions waiting for a lock while running a statement containing `sql`. On a Citus
+/// cluster the wait is on the worker node, in the statement the coordinator sent it (shard
+/// names, values in place of parameters): there `shard_sql` is looked for, in the cluster's
+/// own view of every node's sessions.
+async fn waiting(app: &TestApp, sql: &str, shard_sql: &str) -> i64 {
+    let (view, fragment) = if supportdesk_test_support::citus::cluster_mode() {
+        ("citus_stat_activity", shard_sql)
+    } else {
+        ("pg_stat_activity", sql)
+    };
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {view}
           WHERE datname = current_database() AND wait_event_type = 'Lock'
-            AND strpos(query, $1) > 0",
-    )
-    .bind(sql)
+            AND strpos(query, $1) > 0"
+    )))
+    .bind(fragment)
     .fetch_one(&app.db)
     .await
     .unwrap()
@@ -896,7 +905,13 @@ async fn an_assignment_racing_the_agents_deactivation_is_released_with_the_rest(
             .send(),
     );
     eventually("the assignment waits for the row", async || {
-        waiting(&app, ".conversations SET assignee_id = $2").await == 1
+        waiting(
+            &app,
+            ".conversations SET assignee_id = $2",
+            "SET assignee_id",
+        )
+        .await
+            == 1
     })
     .await;
     let deactivation = tokio::spawn(
@@ -906,7 +921,7 @@ async fn an_assignment_racing_the_agents_deactivation_is_released_with_the_rest(
             .send(),
     );
     eventually("the deactivation waits or is done", async || {
-        deactivation.is_finished() || waiting(&app, ".agent_profiles").await == 1
+        deactivation.is_finished() || waiting(&app, ".agent_profiles", "agent_profiles").await == 1
     })
     .await;
     blocker.commit().await.unwrap();

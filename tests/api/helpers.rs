@@ -67,7 +67,12 @@ pub async fn spawn_app() -> TestApp {
 
 /// An app whose environment differs from the default by `overrides`.
 pub async fn spawn_app_with(overrides: &[(&str, &str)]) -> TestApp {
-    let database = TestDatabase::migrated().await;
+    spawn_app_on(TestDatabase::migrated().await, overrides).await
+}
+
+/// An app over `database` (migrated), whose environment differs from the default by
+/// `overrides`.
+pub async fn spawn_app_on(database: TestDatabase, overrides: &[(&str, &str)]) -> TestApp {
     let settings = Settings::load_from(None, Some(test_env(&database.url, overrides)))
         .expect("test settings are valid");
     let api = spawn_api(settings.clone()).await;

@@ -17,6 +17,7 @@ mod auth_me;
 mod auth_register;
 mod auth_tokens;
 mod change_email;
+mod citus;
 mod dashboard_resync;
 mod email_verification;
 mod event_order;

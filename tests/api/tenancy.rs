@@ -381,6 +381,22 @@ async fn behind_a_pooler_a_session_must_still_start_with_an_empty_search_path() 
     .execute(&app.db)
     .await
     .unwrap();
+    if supportdesk_test_support::citus::cluster_mode() {
+        // On a Citus coordinator the database must also plan every execution.
+        let err = supportdesk_core::db::ReadPool::new(&database, 1)
+            .unwrap()
+            .get(&schema)
+            .await
+            .err()
+            .expect("generic plans are refused on Citus");
+        assert!(err.to_string().contains("force_custom_plan"), "{err}");
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "ALTER DATABASE \"{name}\" SET plan_cache_mode = force_custom_plan"
+        )))
+        .execute(&app.db)
+        .await
+        .unwrap();
+    }
     let pool = supportdesk_core::db::pool(&database, 1);
     let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
         .fetch_one(&pool)

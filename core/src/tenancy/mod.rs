@@ -5,10 +5,12 @@
 //! - `spares`: schemas made ahead of time by the worker and renamed when a workspace is
 //!   created, so creating one does not wait on ~45 `CREATE`s in a large catalog.
 //! - `deletion`: dropping the data of a deleted workspace (the worker's outbox work).
+//! - `citus`: where workspaces live on a Citus cluster, moving and rebalancing them.
 //!
 //! Here rather than in the API because the worker makes spares and drops workspaces; who may
 //! act in a workspace (memberships, the tenant transaction) stays with the API's `tenancy`.
 
+pub mod citus;
 pub mod deletion;
 pub mod migrations;
 mod schema;

@@ -17,11 +17,16 @@ pub struct TestDatabase {
     /// `postgres://...` URL of this database.
     pub url: String,
     pub settings: DatabaseSettings,
+    /// Made on a Citus cluster of the test's own, which takes it along when it goes.
+    on_private_cluster: bool,
 }
 
 impl TestDatabase {
     /// An empty database.
     pub async fn empty() -> Self {
+        if crate::citus::cluster_mode() {
+            return Self::on_cluster().await;
+        }
         let admin = admin_url()
             .parse::<DatabaseSettings>()
             .expect("TEST_DATABASE_URL");
@@ -42,7 +47,43 @@ impl TestDatabase {
             url: format!("{base}/{name}"),
             settings: admin.with_database(&name),
             name,
+            on_private_cluster: false,
         }
+    }
+
+    /// An empty database on the shared Citus cluster (`TEST_CLUSTER=citus`), reached at its
+    /// coordinator.
+    async fn on_cluster() -> Self {
+        let cluster = tokio::task::spawn_blocking(crate::citus::shared)
+            .await
+            .expect("start the Citus cluster");
+        let mut db = Self::on_citus(cluster).await;
+        db.on_private_cluster = false;
+        db
+    }
+
+    /// An empty database on `cluster`, reached at its coordinator.
+    pub async fn on_citus(cluster: &crate::citus::CitusCluster) -> Self {
+        let name = format!("sd_test_{}", Uuid::new_v4().simple());
+        let admin = cluster.create_database(&name).await;
+        Self {
+            url: format!(
+                "postgres://postgres@127.0.0.1:{}/{name}",
+                cluster.coordinator_port()
+            ),
+            settings: admin.with_database(&name),
+            name,
+            on_private_cluster: true,
+        }
+    }
+
+    /// [`Self::on_citus`] with the control-plane migrations applied.
+    pub async fn migrated_on_citus(cluster: &crate::citus::CitusCluster) -> Self {
+        let db = Self::on_citus(cluster).await;
+        supportdesk::migrate::control_plane(&db.settings)
+            .await
+            .expect("migrate test database");
+        db
     }
 
     /// A database with the control-plane migrations applied.
@@ -94,6 +135,9 @@ impl TestDatabase {
 
 impl Drop for TestDatabase {
     fn drop(&mut self) {
+        if self.on_private_cluster {
+            return;
+        }
         let name = std::mem::take(&mut self.name);
         // Drop may run inside a runtime we must not block: use a thread with its own.
         let _ = std::thread::spawn(move || {
@@ -104,6 +148,10 @@ impl Drop for TestDatabase {
                 return;
             };
             runtime.block_on(async {
+                if crate::citus::cluster_mode() {
+                    crate::citus::shared().drop_database(&name).await;
+                    return;
+                }
                 let Ok(admin) = admin_url().parse::<DatabaseSettings>() else {
                     return;
                 };

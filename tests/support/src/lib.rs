@@ -10,6 +10,7 @@
 )]
 
 pub mod api;
+pub mod citus;
 pub mod database;
 pub mod dovecot;
 pub mod files;

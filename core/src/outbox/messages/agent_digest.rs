@@ -158,19 +158,21 @@ pub async fn claim(
     .bind(outbox_id)
     .execute(&mut *tx)
     .await?;
+    // A searched CASE (`CASE WHEN n.kind = ...`): Citus 13.2 sends the simple form
+    // (`CASE n.kind WHEN ...`) to the worker node as a comparison of the kind with a boolean.
     sqlx::query(schema.sql(
         "UPDATE {schema}.agent_notices n SET dropped_at = now()
            FROM {schema}.conversations c, {schema}.agent_profiles p
           WHERE n.outbox_id = $1 AND n.emailed_at IS NULL AND n.dropped_at IS NULL
             AND c.id = n.conversation_id AND p.id = n.agent_id
             AND (p.status <> 'active'
-                 OR NOT CASE n.kind
-                     WHEN 'assigned' THEN
+                 OR NOT CASE
+                     WHEN n.kind = 'assigned' THEN
                          coalesce((p.notification_preferences->>'emailOnAssignment')::boolean, true)
-                     WHEN 'new_conversation' THEN
+                     WHEN n.kind = 'new_conversation' THEN
                          coalesce((p.notification_preferences->>'emailOnNewConversation')::boolean,
                                   false)
-                     WHEN 'contact_reply' THEN
+                     WHEN n.kind = 'contact_reply' THEN
                          coalesce((p.notification_preferences->>'emailOnContactReply')::boolean,
                                   true)
                      ELSE coalesce((p.notification_preferences->>'emailOnMention')::boolean, true)

@@ -165,15 +165,23 @@ pub async fn join_thread(
     let token = email_id.simple().to_string();
     let message_id = format!("{token}@{domain}");
     let mut tx = db.begin().await?;
-    let (address,): (String,) = sqlx::query_as(schema.sql(
-        "SELECT coalesce(s.address, w.slug || '.' || w.inbound_tag || '@' || $2)
-           FROM public.workspaces w LEFT JOIN {schema}.email_settings s ON true
-          WHERE w.id = $1",
-    ))
-    .bind(workspace_id)
-    .bind(domain)
-    .fetch_one(&mut *tx)
-    .await?;
+    // The workspace's own address, else its forwarding address (control plane and tenant
+    // read apart: a tenant statement never reads `public`).
+    let own: Option<String> =
+        sqlx::query_scalar(schema.sql("SELECT address FROM {schema}.email_settings"))
+            .fetch_optional(&mut *tx)
+            .await?
+            .flatten();
+    let address = match own {
+        Some(address) => address,
+        None => sqlx::query_scalar(
+            "SELECT slug || '.' || inbound_tag || '@' || $2 FROM public.workspaces WHERE id = $1",
+        )
+        .bind(workspace_id)
+        .bind(domain)
+        .fetch_one(&mut *tx)
+        .await?,
+    };
     sqlx::query(schema.sql(
         "INSERT INTO {schema}.email_thread_ids (rfc_message_id, conversation_id, ours)
          VALUES ($1, $2, true) ON CONFLICT (rfc_message_id) DO NOTHING",

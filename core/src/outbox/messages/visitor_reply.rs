@@ -37,28 +37,41 @@ pub async fn schedule(
     schema: &TenantSchema,
     conversation_id: Uuid,
 ) -> sqlx::Result<u64> {
-    let scheduled = sqlx::query(schema.sql(
-        "INSERT INTO public.outbox (id, kind, payload, available_at)
-         SELECT gen_random_uuid(), 'visitor_reply_email',
-                jsonb_build_object('workspaceId', w.id, 'conversationId', c.id),
-                greatest(now() + make_interval(secs => $3),
+    // When the email is due, if the conversation is a chat with an address to write to: read
+    // from the tenant's tables, then queued in the control plane's outbox (a tenant statement
+    // never reads or writes `public`).
+    let due: Option<OffsetDateTime> = sqlx::query_scalar(schema.sql(
+        "SELECT greatest(now() + make_interval(secs => $2),
                          (SELECT max(e.sent_at) FROM {schema}.visitor_reply_emails e
-                           WHERE e.conversation_id = c.id) + make_interval(secs => $4))
+                           WHERE e.conversation_id = c.id) + make_interval(secs => $3))
            FROM {schema}.conversations c
            JOIN {schema}.contacts ct ON ct.id = c.contact_id
-           JOIN public.workspaces w ON w.schema_name = $2
           WHERE c.id = $1 AND c.channel = 'chat'
-            AND coalesce(ct.email, ct.claimed_email) IS NOT NULL
+            AND coalesce(ct.email, ct.claimed_email) IS NOT NULL",
+    ))
+    .bind(conversation_id)
+    .bind(SHOW_IN_CHAT_FIRST.as_secs_f64())
+    .bind(AT_MOST_EVERY.as_secs_f64())
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some(due) = due else {
+        return Ok(0);
+    };
+    let scheduled = sqlx::query(
+        "INSERT INTO public.outbox (id, kind, payload, available_at)
+         SELECT gen_random_uuid(), 'visitor_reply_email',
+                jsonb_build_object('workspaceId', w.id, 'conversationId', $1::uuid), $3
+           FROM public.workspaces w
+          WHERE w.schema_name = $2
             AND NOT EXISTS (
                 SELECT 1 FROM public.outbox o
                  WHERE o.kind = 'visitor_reply_email' AND o.outcome IS NULL AND o.attempts = 0
-                   AND o.payload->>'conversationId' = c.id::text
+                   AND o.payload->>'conversationId' = ($1::uuid)::text
                    AND o.payload->>'workspaceId' = w.id::text)",
-    ))
+    )
     .bind(conversation_id)
     .bind(schema.name())
-    .bind(SHOW_IN_CHAT_FIRST.as_secs_f64())
-    .bind(AT_MOST_EVERY.as_secs_f64())
+    .bind(due)
     .execute(conn)
     .await?;
     Ok(scheduled.rows_affected())
@@ -117,12 +130,20 @@ pub async fn claim(
         Option<String>,
         Option<String>,
     );
+    // The origins allowed to embed the widget, from the control plane, for the tenant's
+    // statement to check the visitor's page against.
+    let origins: Vec<String> = sqlx::query_scalar(
+        "SELECT coalesce(array_agg(o), '{}') FROM public.widget_sites ws, unnest(ws.allowed_origins) o
+          WHERE ws.workspace_id = $1",
+    )
+    .bind(workspace_id)
+    .fetch_one(&mut *tx)
+    .await?;
     let conversation: Option<Conversation> = sqlx::query_as(schema.sql(
         "SELECT c.number, c.visitor_read_at, coalesce(ct.email, ct.claimed_email), ct.name,
                 CASE WHEN EXISTS (
-                         SELECT 1 FROM public.widget_sites ws, unnest(ws.allowed_origins) o
-                          WHERE ws.workspace_id = $2
-                            AND (ct.last_page_url = o OR starts_with(ct.last_page_url, o || '/')
+                         SELECT 1 FROM unnest($2::text[]) o
+                          WHERE (ct.last_page_url = o OR starts_with(ct.last_page_url, o || '/')
                                  OR starts_with(ct.last_page_url, o || '?')
                                  OR starts_with(ct.last_page_url, o || '#')))
                      THEN ct.last_page_url END,
@@ -134,7 +155,7 @@ pub async fn claim(
             FOR UPDATE OF c",
     ))
     .bind(conversation_id)
-    .bind(workspace_id)
+    .bind(origins)
     .fetch_optional(&mut *tx)
     .await?;
     let Some((number, read_at, Some(email), visitor_name, page_url, brand_name, brand_color)) =
