@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::post_json;
+use common::{knob, post_json};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 use object_store::path::Path as ObjectPath;
@@ -62,13 +62,6 @@ const BIG: usize = 25 * 1024 * 1024;
 const S3_BUCKET: &str = "bench-files";
 const S3_ACCESS_KEY: &str = "supportdesk-bench";
 const S3_SECRET_KEY: &str = "supportdesk-bench-secret-0123456789";
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()

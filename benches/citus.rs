@@ -35,22 +35,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{ms, percentile, post_json, serve_api};
+use common::{knob, ms, percentile, post_json, provision, serve_api};
 use futures::StreamExt;
 use serde_json::json;
-use sqlx::PgPool;
-use supportdesk::workspaces::provision::create_workspace;
 use supportdesk_test_support::citus::CitusCluster;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::{http_client, test_env};
 use uuid::Uuid;
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 struct Knobs {
     hot: usize,
@@ -164,10 +155,10 @@ async fn measure(
     let user_token = registered["token"].as_str().context("token")?.to_owned();
     let owner: Uuid = registered["user"]["id"].as_str().context("id")?.parse()?;
 
-    let provision_empty = provision(&pool, owner, knobs.provision, 1, "first").await;
+    let provision_empty = provision(&pool, owner, knobs.provision, 1, "first").await?;
     let started = Instant::now();
     let seeded = knobs.wide.saturating_sub(knobs.provision);
-    provision(&pool, owner, seeded, 4, "seed").await;
+    provision(&pool, owner, seeded, 4, "seed").await?;
     let seeding = started.elapsed();
     eprintln!(
         "{label}: {} workspaces in {:.0} s",
@@ -240,7 +231,7 @@ async fn measure(
         );
         reads.push((count, result));
     }
-    let provision_wide = provision(&pool, owner, knobs.provision, 1, "last").await;
+    let provision_wide = provision(&pool, owner, knobs.provision, 1, "last").await?;
     let _ = std::fs::remove_dir_all(&work);
     drop(api);
     Ok(Side {
@@ -251,30 +242,6 @@ async fn measure(
         seeding,
         servers: servers.0.iter().map(|(name, _)| name.clone()).collect(),
     })
-}
-
-/// Provisions `count` workspaces owned by `owner`, `concurrency` at a time; each one's time,
-/// sorted.
-async fn provision(
-    pool: &PgPool,
-    owner: Uuid,
-    count: usize,
-    concurrency: usize,
-    tag: &str,
-) -> Vec<Duration> {
-    let mut times: Vec<Duration> = futures::stream::iter(0..count)
-        .map(|i| async move {
-            let started = Instant::now();
-            create_workspace(pool, &format!("{tag} {i}"), None, owner, None)
-                .await
-                .expect("provision");
-            started.elapsed()
-        })
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
-    times.sort();
-    times
 }
 
 struct Wrk {

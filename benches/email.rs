@@ -17,7 +17,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{ms, percentile, post_json};
+use common::{knob, ms, percentile, post_json};
 use serde_json::{Value, json};
 use supportdesk_core::config::Settings;
 use supportdesk_test_support::api::spawn_api;
@@ -28,13 +28,6 @@ use supportdesk_test_support::test_env;
 const SECRET: &str = "inbound-secret-0123456789abcdef0123";
 const USER: &str = "support@bench.test";
 const PASSWORD: &str = "bench-password-0123";
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn mail(n: usize) -> Vec<u8> {
     format!(

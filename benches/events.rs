@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{insert_users, ms, percentile, post_json, serve_api, workspace_via_api};
+use common::{insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api};
 use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
@@ -35,13 +35,6 @@ use supportdesk_core::tenancy::migrations::provision;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::test_env;
 use uuid::Uuid;
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()

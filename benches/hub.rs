@@ -55,7 +55,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{insert_users, ms, percentile, post_json};
+use common::{insert_users, knob, ms, percentile, post_json};
 use futures::{SinkExt, StreamExt};
 use probe::Probe;
 use rmpv::{Value as Pack, ValueRef};
@@ -261,13 +261,6 @@ async fn send_at_rate(
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
-}
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 struct Knobs {

@@ -60,7 +60,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{apply_one_new_migration, insert_users, ms, percentile, post_json};
+use common::{apply_one_new_migration, insert_users, knob, ms, percentile, post_json};
 use cpu::{CpuProbe, CpuSplit};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -89,13 +89,6 @@ const MEMORY_SETTINGS: [&str; 3] = [
     "DATABASE_STATEMENT_CACHE",
     "DATABASE_CONNECTION_LIFETIME_SECONDS",
 ];
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZero::get)

@@ -22,13 +22,11 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use common::{apply_one_new_migration, ms, percentile};
-use futures::StreamExt;
+use common::{apply_one_new_migration, ms, percentile, provision};
 use rand::seq::IndexedRandom;
 use sqlx::{AssertSqlSafe, Connection, PgPool};
-use supportdesk::workspaces::provision::create_workspace;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
 use supportdesk_test_support::database::TestDatabase;
@@ -36,29 +34,6 @@ use uuid::Uuid;
 
 const CLIENTS: usize = 8;
 const QUERIES: usize = 20_000;
-
-/// Provisions `count` workspaces, `concurrency` at a time; each one's duration, sorted.
-async fn provision(
-    pool: &PgPool,
-    owner: Uuid,
-    count: usize,
-    concurrency: usize,
-    tag: &str,
-) -> Vec<Duration> {
-    let mut times: Vec<Duration> = futures::stream::iter(0..count)
-        .map(|i| async move {
-            let started = Instant::now();
-            create_workspace(pool, &format!("{tag} {i}"), None, owner, None)
-                .await
-                .expect("provision");
-            started.elapsed()
-        })
-        .buffer_unordered(concurrency)
-        .collect()
-        .await;
-    times.sort();
-    times
-}
 
 /// `QUERIES` requests from `CLIENTS` concurrent clients over random tenants; queries/s.
 async fn drive<F, Fut>(schemas: &[TenantSchema], run: F) -> f64
@@ -180,12 +155,12 @@ async fn main() -> anyhow::Result<()> {
         .await?;
 
     // 2a. Provisioning with (almost) no tenants yet.
-    let first = provision(&pool, owner, 50, 1, "First").await;
+    let first = provision(&pool, owner, 50, 1, "First").await?;
     // 2b. Fill up to N, then provision again.
     let started = Instant::now();
-    provision(&pool, owner, tenants.saturating_sub(100), 4, "Bulk").await;
+    provision(&pool, owner, tenants.saturating_sub(100), 4, "Bulk").await?;
     let bulk_elapsed = started.elapsed();
-    let last = provision(&pool, owner, 50, 1, "Last").await;
+    let last = provision(&pool, owner, 50, 1, "Last").await?;
 
     let schemas: Vec<TenantSchema> =
         sqlx::query_scalar::<_, String>("SELECT schema_name FROM public.workspaces")

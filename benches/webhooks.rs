@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use axum::extract::{Path, State};
-use common::{insert_users, ms, percentile, post_json, serve_api, workspace_via_api};
+use common::{insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api};
 use serde_json::{Value, json};
 use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk_core::config::Settings;
@@ -31,13 +31,6 @@ use supportdesk_test_support::process::KillOnDrop;
 use supportdesk_test_support::{free_port, test_env};
 use time::OffsetDateTime;
 use tokio::sync::Semaphore;
-
-fn knob(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()

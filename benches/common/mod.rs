@@ -13,6 +13,45 @@ use supportdesk_core::tenancy::migrations::{
 };
 use uuid::Uuid;
 
+/// A benchmark knob: the environment variable `name` as a number, else `default`.
+pub fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Provisions `count` workspaces owned by `owner` (`create_workspace`, as an operator's
+/// `tenants create`: no ownership limit), `concurrency` at a time; each one's time, sorted.
+pub async fn provision(
+    pool: &PgPool,
+    owner: Uuid,
+    count: usize,
+    concurrency: usize,
+    tag: &str,
+) -> anyhow::Result<Vec<Duration>> {
+    use futures::{StreamExt, TryStreamExt};
+    let mut times: Vec<Duration> = futures::stream::iter(0..count)
+        .map(|i| async move {
+            let started = Instant::now();
+            supportdesk::workspaces::provision::create_workspace(
+                pool,
+                &format!("{tag} {i}"),
+                None,
+                owner,
+                None,
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("provisioning: {e}"))?;
+            Ok::<_, anyhow::Error>(started.elapsed())
+        })
+        .buffer_unordered(concurrency.max(1))
+        .try_collect()
+        .await?;
+    times.sort();
+    Ok(times)
+}
+
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
