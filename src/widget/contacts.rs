@@ -211,18 +211,22 @@ async fn hand_over(
     visitor_id: Uuid,
     to: Uuid,
 ) -> Result<()> {
-    sqlx::query(schema.sql(
-        "WITH anon AS (SELECT id FROM {schema}.contacts
-                        WHERE visitor_id = $1 AND external_id IS NULL AND id <> $2),
-              moved AS (UPDATE {schema}.conversations SET contact_id = $2, updated_at = now()
-                         WHERE contact_id IN (SELECT id FROM anon))
-         UPDATE {schema}.tickets SET requester_id = $2, updated_at = now()
-          WHERE requester_id IN (SELECT id FROM anon)",
-    ))
-    .bind(visitor_id)
-    .bind(to)
-    .execute(conn)
-    .await?;
+    // Two statements, each on one table (a data-modifying CTE is a plan Citus runs in steps,
+    // shipping each step's rows to every worker node).
+    for statement in [
+        "UPDATE {schema}.conversations SET contact_id = $2, updated_at = now()
+          WHERE contact_id IN (SELECT id FROM {schema}.contacts
+                                WHERE visitor_id = $1 AND external_id IS NULL AND id <> $2)",
+        "UPDATE {schema}.tickets SET requester_id = $2, updated_at = now()
+          WHERE requester_id IN (SELECT id FROM {schema}.contacts
+                                  WHERE visitor_id = $1 AND external_id IS NULL AND id <> $2)",
+    ] {
+        sqlx::query(schema.sql(statement))
+            .bind(visitor_id)
+            .bind(to)
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(())
 }
 
