@@ -468,10 +468,52 @@ async fn a_stopped_worker_makes_only_its_own_workspaces_unavailable_until_it_ret
         .await;
     assert_problem(write, StatusCode::SERVICE_UNAVAILABLE, "tenant_unavailable").await;
 
-    // The other worker's workspace is served as before, reads and writes.
-    app.start_conversation(&up.workspace_token, "c@example.com", "Still here")
+    // The other worker's workspace is served as before, reads and writes: nothing it runs
+    // needs the stopped node (a statement Citus runs in steps and ships to every node would).
+    let conversation = app
+        .start_conversation(&up.workspace_token, "c@example.com", "Still here")
         .await;
+    let path = format!("/api/conversations/{}", id(&conversation));
+    for (route, body) in [("messages", "A reply"), ("notes", "A note")] {
+        app.json_ok(
+            Method::POST,
+            &format!("{path}/{route}"),
+            &json!({ "body": body }),
+            &up.workspace_token,
+            StatusCode::CREATED,
+        )
+        .await;
+    }
+    app.json_ok(
+        Method::POST,
+        &format!("{path}/status"),
+        &json!({"status": "resolved"}),
+        &up.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    let ticket = app
+        .open_ticket(&up.workspace_token, "t@example.com", json!({}))
+        .await;
+    let ticket_path = format!("/api/tickets/{}", id(&ticket));
+    app.json_ok(
+        Method::PATCH,
+        &ticket_path,
+        &json!({"status": "resolved"}),
+        &up.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    app.json_ok(
+        Method::POST,
+        &format!("{ticket_path}/comments"),
+        &json!({"body": "Done"}),
+        &up.workspace_token,
+        StatusCode::CREATED,
+    )
+    .await;
     app.get_ok("/api/conversations", &up.workspace_token).await;
+    app.get_ok("/api/events?after=0", &up.workspace_token).await;
     // `tenants list` still says where everything is: it reads only the coordinator.
     let listed = run_json(supportdesk(app.database_url()).args(["tenants", "list", "--json"]));
     assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");

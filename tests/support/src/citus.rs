@@ -303,11 +303,25 @@ impl CitusCluster {
             .await
             .expect("citus_set_coordinator_host");
         for port in self.worker_ports() {
-            sqlx::query("SELECT citus_add_node('127.0.0.1', $1)")
-                .bind(i32::from(*port))
-                .execute(&mut conn)
-                .await
-                .expect("citus_add_node");
+            // Adding a node syncs Citus's metadata to it over connections of its own, which a
+            // busy machine (every test making its database at once) can fail now and then: the
+            // registration is rolled back and repeated.
+            let mut attempt = 0;
+            loop {
+                let added = sqlx::query("SELECT citus_add_node('127.0.0.1', $1)")
+                    .bind(i32::from(*port))
+                    .execute(&mut conn)
+                    .await;
+                match added {
+                    Ok(_) => break,
+                    Err(err) if attempt < 5 => {
+                        eprintln!("citus_add_node 127.0.0.1:{port} failed, retrying: {err}");
+                        attempt += 1;
+                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                    }
+                    Err(err) => panic!("citus_add_node 127.0.0.1:{port}: {err}"),
+                }
+            }
         }
         // No statement a test makes the API or the worker run may be split over several
         // shards (a multi-task plan: two workspaces, or a scan of them all), or join a
