@@ -163,9 +163,8 @@ pub struct Field {
 }
 
 /// What [`upsert`] found or made.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct Upserted {
-    #[sqlx(flatten)]
     pub contact: Contact,
     /// The contact is new.
     pub created: bool,
