@@ -96,21 +96,22 @@ ensure_pgbouncer() {
     [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
     local src pool=http://deb.debian.org/debian/pool/main/p/pgbouncer
     src=$(mktemp -d)
+    # Chained with && (set -e does not apply inside a command whose status is tested), so a
+    # failed download or digest stops the build.
     (
-      set -e
-      cd "$src"
-      curl -fsSL --retry 3 -o orig.tar.gz "$pool/pgbouncer_$upstream.orig.tar.gz"
-      curl -fsSL --retry 3 -o debian.tar.xz "$pool/pgbouncer_$PGBOUNCER_DEBIAN_VERSION.debian.tar.xz"
+      cd "$src" &&
+      curl -fsSL --retry 3 -o orig.tar.gz "$pool/pgbouncer_$upstream.orig.tar.gz" &&
+      curl -fsSL --retry 3 -o debian.tar.xz "$pool/pgbouncer_$PGBOUNCER_DEBIAN_VERSION.debian.tar.xz" &&
       printf '%s  orig.tar.gz\n%s  debian.tar.xz\n' \
-        "$PGBOUNCER_ORIG_SHA256" "$PGBOUNCER_DEBIAN_SHA256" | sha256sum --check --quiet
-      tar xzf orig.tar.gz
-      cd "pgbouncer-$upstream"
-      tar xJf ../debian.tar.xz
+        "$PGBOUNCER_ORIG_SHA256" "$PGBOUNCER_DEBIAN_SHA256" | sha256sum --check --quiet &&
+      tar xzf orig.tar.gz &&
+      cd "pgbouncer-$upstream" &&
+      tar xJf ../debian.tar.xz &&
       while read -r patch; do
-        [ -n "$patch" ] && patch -p1 --quiet < "debian/patches/$patch"
-      done < debian/patches/series
-      ./configure --prefix="$prefix" --without-cares --without-pam --without-systemd >/dev/null
-      make -j"$(nproc)" >/dev/null
+        if [ -n "$patch" ]; then patch -p1 --quiet < "debian/patches/$patch" || exit 1; fi
+      done < debian/patches/series &&
+      ./configure --prefix="$prefix" --without-cares --without-pam --without-systemd >/dev/null &&
+      make -j"$(nproc)" >/dev/null &&
       make install >/dev/null
     ) || { rm -rf "$src"; echo "building PgBouncer failed" >&2; return 1; }
     rm -rf "$src"
@@ -244,7 +245,9 @@ ensure_citus() {
   export PG_BINDIR=$bindir
   pgconfig=$bindir/pg_config
   local need=()
-  [ -x "$pgconfig" ] || need+=("postgresql-server-dev-$major")
+  # The server's headers (pg_config alone also comes with the server package).
+  [ -f "$("$pgconfig" --includedir-server 2>/dev/null)/postgres.h" ] \
+    || need+=("postgresql-server-dev-$major")
   command -v setpriv >/dev/null || need+=(util-linux)
   dpkg -s liblz4-dev >/dev/null 2>&1 || need+=(liblz4-dev)
   dpkg -s libzstd-dev >/dev/null 2>&1 || need+=(libzstd-dev)
@@ -263,17 +266,18 @@ ensure_citus() {
     echo "building Citus $CITUS_VERSION for PostgreSQL $server (a few minutes, once)" >&2
     local src
     src=$(mktemp -d)
+    # Chained with && (set -e does not apply inside a command whose status is tested), so
+    # a failed step never marks the build done.
     (
-      set -e
-      tar xzf "$tarball" -C "$src"
-      cd "$src/citus-$CITUS_VERSION"
+      tar xzf "$tarball" -C "$src" &&
+      cd "$src/citus-$CITUS_VERSION" &&
       perl -0pi -e 's/(\nstatic inline bool\nhave_createdb_privilege\(void\)\n\{.*?\n\}\n)/\n#if PG_VERSION_NUM < 150014$1#endif\n/s' \
-        src/include/pg_version_compat.h
-      grep -q 'PG_VERSION_NUM < 150014' src/include/pg_version_compat.h
-      PG_CONFIG=$pgconfig ./configure --without-libcurl >/dev/null
-      make -j"$(nproc)" >/dev/null
-      rm -rf "$cache"
-      make install DESTDIR="$cache/root" >/dev/null
+        src/include/pg_version_compat.h &&
+      grep -q 'PG_VERSION_NUM < 150014' src/include/pg_version_compat.h &&
+      PG_CONFIG=$pgconfig ./configure --without-libcurl >/dev/null &&
+      make -j"$(nproc)" >/dev/null &&
+      rm -rf "$cache" &&
+      make install DESTDIR="$cache/root" >/dev/null &&
       touch "$cache/done"
     ) || { rm -rf "$src"; echo "building Citus failed" >&2; return 1; }
     rm -rf "$src"

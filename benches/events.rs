@@ -1,9 +1,11 @@
 //! The event log's costs, each beside a baseline of the same run:
 //!
-//! 1. The write path: replies per second with and without their event. Baseline: the reply
-//!    statement as it was before the log (the message and the conversation's `lastMessageAt`,
-//!    inlined below); against it `conversations::messages::add_by_member`, the same reply with
-//!    its `message.created` event in one statement. `EVENTS_BENCH_WRITERS` (16) writers for
+//! 1. The write path: replies per second with and without their event. Baseline: a reply's
+//!    transaction as the API and the hub run it, without its event
+//!    (`notifications::write_by_member`: the author, the conversation's `lastMessageAt`, the
+//!    message, the visitor's reply email and the email channel's check); against it the same
+//!    with its `message.created` event (`messages::record_created`), which is what
+//!    `notifications::add_by_member` commits. `EVENTS_BENCH_WRITERS` (16) writers for
 //!    `EVENTS_BENCH_SECONDS` (8) per run, the two alternated twice, first all in one workspace
 //!    (every writer waits for the one log head: the worst case), then spread over
 //!    `EVENTS_BENCH_SPREAD` (16) workspaces.
@@ -29,12 +31,17 @@ use sqlx::PgPool;
 use supportdesk::conversations::messages::Recipients;
 use supportdesk::conversations::messages::{self, MemberMessage, MessageKind};
 use supportdesk::credentials::jwt::JwtKeys;
+use supportdesk::notifications;
 use supportdesk_core::config::Settings;
+use supportdesk_core::db::Engine;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_core::tenancy::migrations::provision;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::test_env;
 use uuid::Uuid;
+
+/// The inbound mail domain a reply by email would name (no conversation here is one).
+const DOMAIN: &str = "bench.test";
 
 fn main() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
@@ -51,33 +58,6 @@ struct Workspace {
     conversations: Vec<Uuid>,
 }
 
-/// The reply statement before the event log: what a reply cost without its event.
-async fn reply_without_event(
-    pool: &PgPool,
-    schema: &TenantSchema,
-    conversation: Uuid,
-    user_id: Uuid,
-) -> sqlx::Result<()> {
-    sqlx::query(schema.sql(
-        "WITH a AS (SELECT id, display_name, avatar_url FROM {schema}.agent_profiles
-                     WHERE user_id = $4),
-              c AS (UPDATE {schema}.conversations
-                       SET last_message_at = greatest(last_message_at, now()), updated_at = now()
-                     WHERE id = $1 AND EXISTS (SELECT 1 FROM a) RETURNING id, contact_id),
-              m AS (INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
-                    SELECT c.id, $2, $3, a.id FROM c, a
-                    RETURNING id, kind, body, author_agent_id, created_at)
-         SELECT m.id, c.contact_id, a.display_name FROM m, c, a",
-    ))
-    .bind(conversation)
-    .bind(MessageKind::Outgoing)
-    .bind("Bench reply")
-    .bind(user_id)
-    .fetch_one(pool)
-    .await?;
-    Ok(())
-}
-
 /// Replies per second by `writers` writers over `workspaces`, with or without the event.
 async fn replies_per_second(
     pool: &PgPool,
@@ -85,6 +65,7 @@ async fn replies_per_second(
     writers: usize,
     seconds: u64,
     with_event: bool,
+    engine: Engine,
 ) -> anyhow::Result<f64> {
     let done = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -96,27 +77,23 @@ async fn replies_per_second(
         let (pool, done, stop, owner) = (pool.clone(), done.clone(), stop.clone(), workspace.owner);
         tasks.push(tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
+                let message = MemberMessage {
+                    conversation_id: conversation,
+                    kind: MessageKind::Outgoing,
+                    body: "Bench reply",
+                    attachment_ids: &[],
+                    recipients: &Recipients::default(),
+                };
+                let mut tx = pool.begin().await?;
+                let written =
+                    notifications::write_by_member(&mut tx, &schema, &message, owner, DOMAIN)
+                        .await?
+                        .context("the reply was written")?;
                 if with_event {
-                    let mut tx = pool.begin().await?;
-                    messages::add_by_member(
-                        &mut tx,
-                        &schema,
-                        &MemberMessage {
-                            conversation_id: conversation,
-                            kind: MessageKind::Outgoing,
-                            body: "Bench reply",
-                            attachment_ids: &[],
-                            recipients: &Recipients::default(),
-                        },
-                        owner,
-                        Uuid::now_v7(),
-                    )
-                    .await?
-                    .context("the reply was written")?;
-                    tx.commit().await?;
-                } else {
-                    reply_without_event(&pool, &schema, conversation, owner).await?;
+                    messages::record_created(&mut tx, &schema, written, Uuid::now_v7(), engine)
+                        .await?;
                 }
+                tx.commit().await?;
                 done.fetch_add(1, Ordering::Relaxed);
             }
             anyhow::Ok(())
@@ -218,7 +195,13 @@ async fn run() -> anyhow::Result<()> {
     );
     let settings = Settings::load_from(None, Some(env.clone()))?;
     let (_server, base) = serve_api(&client, &env).await?;
-    let pool = database.pool().await;
+    // The API's own pool (its statement cache, plan settings and one connection a writer), so
+    // the writers run their statements as a request does.
+    let pool = supportdesk_core::db::pool(
+        &settings.database,
+        u32::try_from(writers.max(4)).unwrap_or(u32::MAX),
+    );
+    let engine = Engine::detect(&pool).await?;
     let jwt = JwtKeys::new(
         settings
             .application
@@ -265,8 +248,8 @@ async fn run() -> anyhow::Result<()> {
         let (mut without, mut with) = (Vec::new(), Vec::new());
         for round in 0..2 {
             step(&format!("write path, {label}: round {round}"));
-            without.push(replies_per_second(&pool, set, writers, seconds, false).await?);
-            with.push(replies_per_second(&pool, set, writers, seconds, true).await?);
+            without.push(replies_per_second(&pool, set, writers, seconds, false, engine).await?);
+            with.push(replies_per_second(&pool, set, writers, seconds, true, engine).await?);
         }
         let without = without.iter().sum::<f64>() / without.len() as f64;
         let with = with.iter().sum::<f64>() / with.len() as f64;
@@ -287,20 +270,18 @@ async fn run() -> anyhow::Result<()> {
             .await?;
         for _ in have..1_200 {
             let mut tx = pool.begin().await?;
-            messages::add_by_member(
-                &mut tx,
-                &schema,
-                &MemberMessage {
-                    conversation_id: workspace.conversations[0],
-                    kind: MessageKind::Outgoing,
-                    body: "Bench reply",
-                    attachment_ids: &[],
-                    recipients: &Recipients::default(),
-                },
-                workspace.owner,
-                Uuid::now_v7(),
-            )
-            .await?;
+            let message = MemberMessage {
+                conversation_id: workspace.conversations[0],
+                kind: MessageKind::Outgoing,
+                body: "Bench reply",
+                attachment_ids: &[],
+                recipients: &Recipients::default(),
+            };
+            let written =
+                notifications::write_by_member(&mut tx, &schema, &message, workspace.owner, DOMAIN)
+                    .await?
+                    .context("the reply was written")?;
+            messages::record_created(&mut tx, &schema, written, Uuid::now_v7(), engine).await?;
             tx.commit().await?;
         }
     }

@@ -216,6 +216,7 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
     );
     Ok(AppState::new(Shared {
         db: db::pool(&settings.database, settings.database.max_connections),
+        engine: db::EngineOf::default(),
         reads,
         jwt: JwtKeys::new(jwt_secret),
         widget_identity: IdentityKey::derive(jwt_secret),

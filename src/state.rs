@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use sqlx::PgPool;
 use supportdesk_core::config::{Settings, TrustedProxies};
-use supportdesk_core::db::ReadPool;
+use supportdesk_core::db::{EngineOf, ReadPool};
 use supportdesk_core::email_tokens::EmailTokenKey;
 
 use crate::credentials::jwt::JwtKeys;
@@ -24,6 +24,8 @@ pub struct AppState(Arc<Shared>);
 
 pub struct Shared {
     pub db: PgPool,
+    /// PostgreSQL or Citus: how a reply appends its event.
+    pub engine: EngineOf,
     /// Tenant reads (`tenancy::context::Tenant`).
     pub reads: ReadPool,
     pub jwt: JwtKeys,

@@ -182,8 +182,8 @@ impl managed::Manager for ReadConnections {
 ///   must fail at the first connection, not weaken tenant isolation silently.
 /// - On a Citus coordinator, plans every execution anew (`plan_cache_mode =
 ///   force_custom_plan`). Citus cannot make a generic plan of a statement that modifies in a
-///   CTE with parameters (the event log's append is one), and routes a statement by the
-///   values it is given; its router plans are cheap to make. Behind PgBouncer, which must not
+///   CTE with parameters, and routes a statement by the values it is given; its router plans
+///   are cheap to make. Behind PgBouncer, which must not
 ///   see a session setting, the database carries it instead (docs/citus.md).
 async fn prepare_session(conn: &mut sqlx::PgConnection, pooler: Pooler) -> Result<(), sqlx::Error> {
     let row = sqlx::raw_sql(
@@ -222,6 +222,41 @@ async fn prepare_session(conn: &mut sqlx::PgConnection, pooler: Pooler) -> Resul
         }
     }
     Ok(())
+}
+
+/// The server a pool talks to. A few hot writes take one statement on PostgreSQL and a
+/// statement per table on a Citus coordinator, which runs a statement that modifies in a CTE
+/// in steps and ships each step's rows to every worker node (one node down would fail every
+/// workspace's writes): `conversations::messages::record_created`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Postgres,
+    Citus,
+}
+
+impl Engine {
+    pub async fn detect(pool: &PgPool) -> Result<Self, sqlx::Error> {
+        let citus: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'citus')",
+        )
+        .fetch_one(pool)
+        .await?;
+        Ok(if citus { Self::Citus } else { Self::Postgres })
+    }
+}
+
+/// A pool's [`Engine`], asked the first time a write needs it (the API starts before its
+/// database answers, and the answer never changes while it runs).
+#[derive(Debug, Default)]
+pub struct EngineOf(tokio::sync::OnceCell<Engine>);
+
+impl EngineOf {
+    pub async fn get(&self, pool: &PgPool) -> Result<Engine, sqlx::Error> {
+        self.0
+            .get_or_try_init(|| Engine::detect(pool))
+            .await
+            .copied()
+    }
 }
 
 /// Begins a transaction on a pooled connection, with `statement` (`BEGIN` when `None`),

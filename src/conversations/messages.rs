@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
+use supportdesk_core::db::Engine;
 use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -92,7 +93,7 @@ impl Recipients {
     }
 }
 
-/// A reply or note of a member, as [`add_by_member`] writes it: the files must be this
+/// A reply or note of a member, as [`write_by_member`] writes it: the files must be this
 /// conversation's uploads that no message took yet.
 #[derive(Debug, Clone, Copy)]
 pub struct MemberMessage<'a> {
@@ -123,25 +124,33 @@ struct AuthorData<'a> {
     avatar_url: Option<&'a str>,
 }
 
+/// A reply or note [`write_by_member`] wrote, before its event is recorded.
+#[derive(Debug)]
+pub struct Written {
+    pub conversation_id: Uuid,
+    pub added: Added,
+    pub agent_id: Uuid,
+    pub author_display_name: String,
+    pub author_avatar_url: Option<String>,
+    pub claims: bool,
+}
+
 /// Adds the reply or note of the member `user_id` (their agent profile the author) to
-/// conversation `conversation_id`, moves its `lastMessageAt` and records `message.created`
-/// (id `event_id`) in the event log, in the caller's transaction. It also tells whether the
-/// reply should assign the conversation to its author ([`Posted::claims`]). `None` when there
-/// is no such conversation, the member has no profile, or the files are not this
-/// conversation's unsent uploads: the caller rolls back what was written.
+/// conversation `conversation_id` and moves its `lastMessageAt`, in the caller's transaction,
+/// which then records its event with [`record_created`]. It also tells whether the reply
+/// should assign the conversation to its author ([`Written::claims`]). `None` when there is no
+/// such conversation, the member has no profile, or the files are not this conversation's
+/// unsent uploads: the caller rolls back what was written.
 ///
 /// A statement at a time, each on one tenant table. (It was one statement of data-modifying
 /// CTEs, one round trip; Citus runs such a statement in steps and ships each step's rows to
-/// every worker node, so one node down would fail every workspace's replies.) The event's
-/// time is written exactly as the REST API writes it, since the events API hands the stored
-/// text to readers as it is; `tests/api/events.rs` compares the two.
-pub async fn add_by_member(
+/// every worker node, so one node down would fail every workspace's replies.)
+pub async fn write_by_member(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     message: &MemberMessage<'_>,
     user_id: Uuid,
-    event_id: Uuid,
-) -> sqlx::Result<Option<Posted>> {
+) -> sqlx::Result<Option<Written>> {
     let author: Option<(Uuid, String, Option<String>)> = sqlx::query_as(schema.sql(
         "SELECT id, display_name, avatar_url FROM {schema}.agent_profiles WHERE user_id = $1",
     ))
@@ -206,34 +215,8 @@ pub async fn add_by_member(
         .await?
         .flatten()
         .unwrap_or(true);
-    let data = serde_json::to_string(&MessageCreatedData {
+    Ok(Some(Written {
         conversation_id: message.conversation_id,
-        contact_id,
-        message: &added,
-        author: AuthorData {
-            display_name: &display_name,
-            avatar_url: avatar_url.as_deref(),
-        },
-    })
-    .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    // Last: the log's head stays locked from here to the commit.
-    let event_seq: i64 = sqlx::query_scalar(
-        schema.sql("UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq"),
-    )
-    .fetch_one(&mut *conn)
-    .await?;
-    let event_occurred_at: OffsetDateTime = sqlx::query_scalar(schema.sql(
-        "INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
-         VALUES ($1, $2, 'message.created', 'agent', $3, $4::json)
-         RETURNING occurred_at",
-    ))
-    .bind(event_seq)
-    .bind(event_id)
-    .bind(agent_id)
-    .bind(data)
-    .fetch_one(&mut *conn)
-    .await?;
-    Ok(Some(Posted {
         added: Added {
             message: added,
             contact_id,
@@ -241,10 +224,81 @@ pub async fn add_by_member(
         agent_id,
         author_display_name: display_name,
         author_avatar_url: avatar_url,
-        event_seq,
-        event_occurred_at,
         claims,
     }))
+}
+
+/// Records `message.created` (id `event_id`) for the message [`write_by_member`] wrote, as
+/// the last statements of the caller's transaction: the log's head stays locked from here to
+/// the commit. Its data is the message as the REST API shows it, since the events API hands
+/// the stored text to readers as it is (`tests/api/events.rs` compares the two), without its
+/// email details (a reply by email gets them after it is written; the log keeps the message
+/// as every channel shows it), which the returned message keeps.
+pub async fn record_created(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    written: Written,
+    event_id: Uuid,
+    engine: Engine,
+) -> sqlx::Result<Posted> {
+    let mut written = written;
+    let email = written.added.message.email.take();
+    let data = serde_json::to_string(&MessageCreatedData {
+        conversation_id: written.conversation_id,
+        contact_id: written.added.contact_id,
+        message: &written.added.message,
+        author: AuthorData {
+            display_name: &written.author_display_name,
+            avatar_url: written.author_avatar_url.as_deref(),
+        },
+    })
+    .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    // The log's head, then the event. One statement on PostgreSQL, the writes' costliest
+    // round trip saved (`benches/events.rs`); on Citus two, each routed to the workspace's
+    // node (see `Engine`).
+    let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
+        Engine::Postgres => {
+            sqlx::query_as(schema.sql(
+                "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
+                 INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+                 SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
+                 RETURNING seq, occurred_at",
+            ))
+            .bind(event_id)
+            .bind(written.agent_id)
+            .bind(data)
+            .fetch_one(&mut *conn)
+            .await?
+        }
+        Engine::Citus => {
+            let seq: i64 = sqlx::query_scalar(
+                schema.sql("UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq"),
+            )
+            .fetch_one(&mut *conn)
+            .await?;
+            sqlx::query_as(schema.sql(
+                "INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+                 VALUES ($1, $2, 'message.created', 'agent', $3, $4::json)
+                 RETURNING seq, occurred_at",
+            ))
+            .bind(seq)
+            .bind(event_id)
+            .bind(written.agent_id)
+            .bind(data)
+            .fetch_one(&mut *conn)
+            .await?
+        }
+    };
+    written.added.message.email = email;
+    Ok(Posted {
+        added: written.added,
+        agent_id: written.agent_id,
+        author_display_name: written.author_display_name,
+        author_avatar_url: written.author_avatar_url,
+        event_seq,
+        event_occurred_at,
+        claims: written.claims,
+    })
 }
 
 /// Adds a message to conversation `conversation_id` and moves its `lastMessageAt`; `None`

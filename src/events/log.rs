@@ -1,8 +1,9 @@
 //! The log's SQL: appending a transaction's events, and reading a page of them.
 //!
-//! Appending is one statement that takes the next numbers from `event_log_head` (whose row
-//! lock then lasts until the transaction ends: see `tenant_migrations/V7__event_log.sql`), so
-//! callers append as the last statement before their commit.
+//! Appending takes the next numbers from `event_log_head` (whose row lock then lasts until
+//! the transaction ends: see `tenant_migrations/V7__event_log.sql`), then writes the events,
+//! so callers append as the last statements before their commit. (An agent's reply, the
+//! busiest writer, records its one event itself: `conversations::messages::record_created`.)
 
 use serde::Serialize;
 use serde_json::value::RawValue;

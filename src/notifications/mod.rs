@@ -8,7 +8,7 @@
 //!
 //! The conversation actions call in here with one call each: [`assigned`],
 //! [`conversation_started`], [`contact_wrote`], and [`add_by_member`] for agents' replies
-//! and notes.
+//! and notes ([`write_by_member`] without the event).
 
 pub mod mentions;
 pub mod notices;
@@ -20,7 +20,7 @@ use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
 use crate::attachments::record as attachments;
-use crate::conversations::messages::{self, MemberMessage, MessageKind, Posted};
+use crate::conversations::messages::{self, MemberMessage, MessageKind, Posted, Written};
 use crate::conversations::record::Change;
 use crate::email_channel::outgoing;
 use crate::error::Result;
@@ -102,9 +102,9 @@ pub async fn contact_wrote(
     Ok(())
 }
 
-/// `messages::add_by_member`, with what the message sets off written in its transaction: a
-/// reply schedules the email of the visitor's unseen replies, a note tells the agents it
-/// mentions.
+/// A member's reply or note ([`write_by_member`]) and its `message.created` event (id
+/// `event_id`), in a transaction of their own. `None` when nothing was written (no such
+/// conversation, no profile, or files that are not this conversation's to send).
 pub async fn add_by_member(
     state: &AppState,
     schema: &TenantSchema,
@@ -112,6 +112,32 @@ pub async fn add_by_member(
     user_id: Uuid,
     event_id: Uuid,
 ) -> Result<Option<Posted>> {
+    let engine = state.engine.get(&state.db).await?;
+    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
+    let domain = &state.settings.inbound.domain;
+    let Some(written) = write_by_member(&mut tx, schema, message, user_id, domain).await? else {
+        tx.rollback().await?;
+        return Ok(None);
+    };
+    // Last: the log's head stays locked from the event's append to the commit.
+    let posted = messages::record_created(&mut tx, schema, written, event_id, engine).await?;
+    tx.commit().await?;
+    Ok(Some(posted))
+}
+
+/// `messages::write_by_member`, with what the message sets off written in the caller's
+/// transaction (which then records the event): a reply schedules the email of the visitor's
+/// unseen replies and, on an email conversation, goes out by email (its details on the
+/// message: `domain` is the workspace's inbound mail domain); a note tells the agents it
+/// mentions. Everything a reply writes but its event; the event log's benchmark measures the
+/// event against it. `None` when nothing was written: the caller rolls back.
+pub async fn write_by_member(
+    tx: &mut PgConnection,
+    schema: &TenantSchema,
+    message: &MemberMessage<'_>,
+    user_id: Uuid,
+    domain: &str,
+) -> Result<Option<Written>> {
     let MemberMessage {
         conversation_id,
         kind,
@@ -119,63 +145,37 @@ pub async fn add_by_member(
         attachment_ids,
         recipients,
     } = *message;
-    let sets_off = match kind {
-        MessageKind::Outgoing => true,
-        MessageKind::Note => body.contains('@'),
-        MessageKind::Incoming => false,
-    };
-    let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     // The files first: a concurrent message taking one of them waits here, then finds it
     // taken, and writes nothing.
     if !attachment_ids.is_empty()
-        && !attachments::lock_unsent_of_conversation(
-            &mut tx,
-            schema,
-            conversation_id,
-            attachment_ids,
-        )
-        .await?
+        && !attachments::lock_unsent_of_conversation(tx, schema, conversation_id, attachment_ids)
+            .await?
     {
-        tx.rollback().await?;
         return Ok(None);
     }
-    let posted = messages::add_by_member(&mut tx, schema, message, user_id, event_id).await?;
-    let Some(posted) = posted else {
-        tx.rollback().await?;
+    let Some(mut written) = messages::write_by_member(tx, schema, message, user_id).await? else {
         return Ok(None);
     };
-    // After the reply, not before, though the reply's statement has appended its event and
-    // the log's head stays locked until the commit: that statement also locked the
-    // conversation's row, so a delivery claiming this conversation's replies either waits
-    // for this commit (and sees the reply) or has started already, which this next
-    // statement, with a snapshot taken after that lock, sees and schedules the next email.
-    // Scheduled first, a reply could miss both.
-    let mut posted = posted;
+    // After the message, not before: its statement locked the conversation's row, so a
+    // delivery claiming this conversation's replies either waits for this commit (and sees
+    // the reply) or has started already, which this next statement, with a snapshot taken
+    // after that lock, sees and schedules the next email. Scheduled first, a reply could miss
+    // both.
+    let message_id = written.added.message.id;
     match kind {
         MessageKind::Outgoing => {
-            visitor_reply::schedule(&mut tx, schema, conversation_id).await?;
-            // An email conversation's reply goes out by email, queued with its details here.
-            let message_id = posted.added.message.id;
-            let domain = &state.settings.inbound.domain;
-            posted.added.message.email = outgoing::schedule(
-                &mut tx,
-                schema,
-                conversation_id,
-                message_id,
-                domain,
-                recipients,
-            )
-            .await?
-            .map(Box::new);
+            visitor_reply::schedule(tx, schema, conversation_id).await?;
+            written.added.message.email =
+                outgoing::schedule(tx, schema, conversation_id, message_id, domain, recipients)
+                    .await?
+                    .map(Box::new);
         }
-        MessageKind::Note if sets_off => {
-            let message_id = posted.added.message.id;
-            mentioned(&mut tx, schema, conversation_id, message_id, body, user_id).await?;
+        MessageKind::Note if body.contains('@') => {
+            mentioned(tx, schema, conversation_id, message_id, body, user_id).await?;
         }
         MessageKind::Note | MessageKind::Incoming => {}
     }
-    tx.commit().await?;
-    Ok(Some(posted))
+    Ok(Some(written))
 }
 
 /// Tells the active agents note `message_id` mentions (its author never).
