@@ -6,7 +6,7 @@
 //!    message, the visitor's reply email and the email channel's check); against it the same
 //!    with its `message.created` event (`messages::record_created`), which is what
 //!    `notifications::add_by_member` commits. `EVENTS_BENCH_WRITERS` (16) writers for
-//!    `EVENTS_BENCH_SECONDS` (8) per run, the two alternated twice, first all in one workspace
+//!    `EVENTS_BENCH_SECONDS` (30) per run, the two alternated twice, first all in one workspace
 //!    (every writer waits for the one log head: the worst case), then spread over
 //!    `EVENTS_BENCH_SPREAD` (16) workspaces.
 //! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
@@ -174,7 +174,7 @@ async fn read_pages(
 
 async fn run() -> anyhow::Result<()> {
     let writers = knob("EVENTS_BENCH_WRITERS", 16).max(1);
-    let seconds = knob("EVENTS_BENCH_SECONDS", 8).max(1) as u64;
+    let seconds = knob("EVENTS_BENCH_SECONDS", 30).max(1) as u64;
     let spread = knob("EVENTS_BENCH_SPREAD", 16).max(1);
     let total = knob("EVENTS_BENCH_WORKSPACES", 10_000).max(spread);
     let full = knob("EVENTS_BENCH_FULL", 100).clamp(1, total);
