@@ -183,8 +183,8 @@ impl managed::Manager for ReadConnections {
 /// - On a Citus coordinator, plans every execution anew (`plan_cache_mode =
 ///   force_custom_plan`). Citus cannot make a generic plan of a statement that modifies in a
 ///   CTE with parameters, and routes a statement by the values it is given; its router plans
-///   are cheap to make. Behind PgBouncer, which must not
-///   see a session setting, the database carries it instead (docs/citus.md).
+///   are cheap to make. Behind PgBouncer, which must not see a session setting, the database
+///   carries it instead (docs/citus.md).
 async fn prepare_session(conn: &mut sqlx::PgConnection, pooler: Pooler) -> Result<(), sqlx::Error> {
     let row = sqlx::raw_sql(
         "SELECT current_setting('search_path'),
@@ -224,10 +224,10 @@ async fn prepare_session(conn: &mut sqlx::PgConnection, pooler: Pooler) -> Resul
     Ok(())
 }
 
-/// The server a pool talks to. A few hot writes take one statement on PostgreSQL and a
-/// statement per table on a Citus coordinator, which runs a statement that modifies in a CTE
-/// in steps and ships each step's rows to every worker node (one node down would fail every
-/// workspace's writes): `conversations::messages::record_created`.
+/// The server a pool talks to. An agent's reply records its event in one statement on
+/// PostgreSQL (a data-modifying CTE feeding `INSERT ... SELECT`) and in two on a Citus
+/// coordinator, which deparses that form wrongly for a table with a `now()` default
+/// (docs/citus.md): `conversations::messages::record_created`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
     Postgres,

@@ -237,11 +237,10 @@ pub async fn write_by_member(
 pub async fn record_created(
     conn: &mut PgConnection,
     schema: &TenantSchema,
-    written: Written,
+    mut written: Written,
     event_id: Uuid,
     engine: Engine,
 ) -> sqlx::Result<Posted> {
-    let mut written = written;
     let email = written.added.message.email.take();
     let data = serde_json::to_string(&MessageCreatedData {
         conversation_id: written.conversation_id,
@@ -253,9 +252,8 @@ pub async fn record_created(
         },
     })
     .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    // The log's head, then the event. One statement on PostgreSQL, the writes' costliest
-    // round trip saved (`benches/events.rs`); on Citus two, each routed to the workspace's
-    // node (see `Engine`).
+    // The log's head, then the event: one statement on PostgreSQL, a round trip less while
+    // the head is locked (`benches/events.rs`); two on Citus (see `Engine`).
     let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
         Engine::Postgres => {
             sqlx::query_as(schema.sql(
