@@ -2,9 +2,10 @@
 //!
 //! 1. The write path: replies per second with and without their event. Baseline: a reply's
 //!    transaction as the API and the hub run it, without its event
-//!    (`notifications::write_by_member`: the author, the conversation's `lastMessageAt`, the
-//!    message, the visitor's reply email and the email channel's check); against it the same
-//!    with its `message.created` event (`messages::record_created`), which is what
+//!    (`notifications::write_by_member` and `messages::store`: the conversation's
+//!    `lastMessageAt` with the author, contact and settings, then the message); against it the
+//!    same with its `message.created` event (`messages::record_created`, which on PostgreSQL
+//!    writes the message in the event's statement), which is what
 //!    `notifications::add_by_member` commits. `EVENTS_BENCH_WRITERS` (16) writers for
 //!    `EVENTS_BENCH_SECONDS` (30) per run, the two alternated twice, first all in one workspace
 //!    (every writer waits for the one log head: the worst case), then spread over
@@ -85,13 +86,16 @@ async fn replies_per_second(
                     recipients: &Recipients::default(),
                 };
                 let mut tx = pool.begin().await?;
-                let written =
-                    notifications::write_by_member(&mut tx, &schema, &message, owner, DOMAIN)
-                        .await?
-                        .context("the reply was written")?;
+                let mut written = notifications::write_by_member(
+                    &mut tx, &schema, &message, owner, DOMAIN, engine,
+                )
+                .await?
+                .context("the reply was written")?;
                 if with_event {
                     messages::record_created(&mut tx, &schema, written, Uuid::now_v7(), engine)
                         .await?;
+                } else {
+                    messages::store(&mut tx, &schema, &mut written).await?;
                 }
                 tx.commit().await?;
                 done.fetch_add(1, Ordering::Relaxed);
@@ -277,10 +281,16 @@ async fn run() -> anyhow::Result<()> {
                 attachment_ids: &[],
                 recipients: &Recipients::default(),
             };
-            let written =
-                notifications::write_by_member(&mut tx, &schema, &message, workspace.owner, DOMAIN)
-                    .await?
-                    .context("the reply was written")?;
+            let written = notifications::write_by_member(
+                &mut tx,
+                &schema,
+                &message,
+                workspace.owner,
+                DOMAIN,
+                engine,
+            )
+            .await?
+            .context("the reply was written")?;
             messages::record_created(&mut tx, &schema, written, Uuid::now_v7(), engine).await?;
             tx.commit().await?;
         }

@@ -23,11 +23,11 @@ use crate::tenancy::context::{Tenant, TenantTx};
 
 /// Adds the acting agent's reply (`Outgoing`) or private note (`Note`) to a conversation.
 ///
-/// One statement, committed on its own: the author's profile, the insert and the
-/// conversation's `lastMessageAt` in a single round trip to PostgreSQL. (As a transaction it
-/// took four, BEGIN, the author, the insert and COMMIT, each a wake-up of the API and of its
-/// backend; on a machine whose cores are busy with other work each wake-up waits for a core,
-/// which is what the chat hub's `SendMessage` round trip measured.)
+/// A short transaction (`notifications::add_by_member`): on PostgreSQL, a reply to a chat
+/// is BEGIN, the conversation with its author, the message with its event, and COMMIT,
+/// since each round trip is a wake-up of the API and of its backend, and on a machine whose
+/// cores are busy with other work each wake-up waits for a core, which is what the chat
+/// hub's `SendMessage` round trip measures.
 pub async fn post_message(
     state: &AppState,
     actor: Actor,

@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::attachments::record::{self as attachments, Attachment};
+use crate::conversations::record::Channel;
 use crate::email_address::EmailAddress;
 use crate::email_channel::details::{self as email_details, EmailDetails};
 use crate::pagination::{Page, TimeKey};
@@ -133,57 +134,105 @@ pub struct Written {
     pub author_display_name: String,
     pub author_avatar_url: Option<String>,
     pub claims: bool,
+    /// How the conversation began: a chat's reply may be emailed to its visitor, an email
+    /// conversation's reply goes out by email.
+    pub channel: Channel,
+    /// The contact has an address (theirs or one they typed in the widget).
+    pub contact_has_address: bool,
+    /// The message's row is written. [`write_by_member`] leaves a message without files to
+    /// the event's statement on PostgreSQL ([`record_created`]), or to [`store`].
+    stored: bool,
+}
+
+/// What a reply's first statement writes and reads: the conversation (its `lastMessageAt`
+/// moved, its row locked), the author's profile, the contact and the inbox settings.
+#[derive(sqlx::FromRow)]
+struct Target {
+    contact_id: Uuid,
+    assignee_id: Option<Uuid>,
+    channel: Channel,
+    contact_has_address: bool,
+    agent_id: Uuid,
+    display_name: String,
+    avatar_url: Option<String>,
+    auto_assign: Option<bool>,
+    now: OffsetDateTime,
 }
 
 /// Adds the reply or note of the member `user_id` (their agent profile the author) to
 /// conversation `conversation_id` and moves its `lastMessageAt`, in the caller's transaction,
-/// which then records its event with [`record_created`]. It also tells whether the reply
-/// should assign the conversation to its author ([`Written::claims`]). `None` when there is no
-/// such conversation, the member has no profile, or the files are not this conversation's
-/// unsent uploads: the caller rolls back what was written.
+/// which then records its event with [`record_created`] (or, without one, writes the message
+/// with [`store`]). It also tells whether the reply should assign the conversation to its
+/// author ([`Written::claims`]). `None` when there is no such conversation, the member has no
+/// profile, or the files are not this conversation's unsent uploads: the caller rolls back
+/// what was written.
 ///
-/// A statement at a time, each on one tenant table. (It was one statement of data-modifying
-/// CTEs, one round trip; Citus runs such a statement in steps and ships each step's rows to
-/// every worker node, so one node down would fail every workspace's replies.)
+/// A reply is a few round trips while the conversation's row is locked, each a wake-up of
+/// the API and of its backend, which on a machine busy with other work waits for a core: the
+/// chat hub's `SendMessage` round trip counts them. So the conversation, its author, contact
+/// and settings are one statement (a join of one tenant's tables, which Citus routes to the
+/// one node holding the schema), and on PostgreSQL a message without files is written by
+/// the event's statement. Each statement touches one tenant's tables: a data-modifying CTE
+/// over several is a plan Citus runs in steps, shipping each step's rows to every worker
+/// node, so one node down would fail every workspace's replies.
 pub async fn write_by_member(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     message: &MemberMessage<'_>,
     user_id: Uuid,
+    engine: Engine,
 ) -> sqlx::Result<Option<Written>> {
-    let author: Option<(Uuid, String, Option<String>)> = sqlx::query_as(schema.sql(
-        "SELECT id, display_name, avatar_url FROM {schema}.agent_profiles WHERE user_id = $1",
+    // `settings` has its one row from the schema's first migration. The conversation's new
+    // `updated_at` is the transaction's `now()` (Citus refuses `now()` in `RETURNING`).
+    let target: Option<Target> = sqlx::query_as(schema.sql(
+        "UPDATE {schema}.conversations c
+            SET last_message_at = greatest(c.last_message_at, now()), updated_at = now()
+           FROM {schema}.agent_profiles a, {schema}.contacts ct, {schema}.settings s
+          WHERE c.id = $1 AND a.user_id = $2 AND ct.id = c.contact_id
+         RETURNING c.contact_id, c.assignee_id, c.channel,
+                   coalesce(ct.email, ct.claimed_email) IS NOT NULL AS contact_has_address,
+                   a.id AS agent_id, a.display_name, a.avatar_url,
+                   (s.inbox ->> 'autoAssignOnReply')::boolean AS auto_assign, c.updated_at AS now",
     ))
+    .bind(message.conversation_id)
     .bind(user_id)
     .fetch_optional(&mut *conn)
     .await?;
-    let Some((agent_id, display_name, avatar_url)) = author else {
+    let Some(target) = target else {
         return Ok(None);
     };
-    let conversation: Option<(Uuid, Option<Uuid>)> = sqlx::query_as(schema.sql(
-        "UPDATE {schema}.conversations
-            SET last_message_at = greatest(last_message_at, now()), updated_at = now()
-          WHERE id = $1
-         RETURNING contact_id, assignee_id",
-    ))
-    .bind(message.conversation_id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    let Some((contact_id, assignee_id)) = conversation else {
-        return Ok(None);
+    let mut written = Written {
+        conversation_id: message.conversation_id,
+        added: Added {
+            message: Message {
+                // As the table's default would: a random id, and the transaction's time.
+                id: Uuid::new_v4(),
+                kind: message.kind,
+                body: message.body.to_owned(),
+                author_agent_id: Some(target.agent_id),
+                created_at: target.now,
+                attachments: Vec::new(),
+                email: None,
+            },
+            contact_id: target.contact_id,
+        },
+        agent_id: target.agent_id,
+        author_display_name: target.display_name,
+        author_avatar_url: target.avatar_url,
+        claims: message.kind == MessageKind::Outgoing
+            && target.assignee_id.is_none()
+            && target.auto_assign.unwrap_or(true),
+        channel: target.channel,
+        contact_has_address: target.contact_has_address,
+        stored: false,
     };
-    let mut added: Message = sqlx::query_as(schema.sql(
-        "INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id)
-         VALUES ($1, $2, $3, $4)
-         RETURNING id, kind, body, author_agent_id, created_at",
-    ))
-    .bind(message.conversation_id)
-    .bind(message.kind)
-    .bind(message.body)
-    .bind(agent_id)
-    .fetch_one(&mut *conn)
-    .await?;
+    // Files name the message's row: it is written first (so is anything else that names it,
+    // with [`store`]).
+    if engine == Engine::Citus || !message.attachment_ids.is_empty() {
+        store(conn, schema, &mut written).await?;
+    }
     if !message.attachment_ids.is_empty() {
+        let added = &mut written.added.message;
         let taken = sqlx::query(schema.sql(
             "UPDATE {schema}.attachments SET message_id = $1
               WHERE id = ANY($2) AND conversation_id = $3 AND message_id IS NULL
@@ -206,26 +255,35 @@ pub async fn write_by_member(
         .fetch_all(&mut *conn)
         .await?;
     }
-    let claims = message.kind == MessageKind::Outgoing
-        && assignee_id.is_none()
-        && sqlx::query_scalar::<_, Option<bool>>(
-            schema.sql("SELECT (inbox ->> 'autoAssignOnReply')::boolean FROM {schema}.settings"),
-        )
-        .fetch_optional(&mut *conn)
-        .await?
-        .flatten()
-        .unwrap_or(true);
-    Ok(Some(Written {
-        conversation_id: message.conversation_id,
-        added: Added {
-            message: added,
-            contact_id,
-        },
-        agent_id,
-        author_display_name: display_name,
-        author_avatar_url: avatar_url,
-        claims,
-    }))
+    Ok(Some(written))
+}
+
+/// Writes the row of the message [`write_by_member`] left to the event's statement, for a
+/// caller that records no event or writes a row naming the message first (an email's
+/// details, a mention's notice); nothing when it is written already.
+pub async fn store(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    written: &mut Written,
+) -> sqlx::Result<()> {
+    if written.stored {
+        return Ok(());
+    }
+    let message = &written.added.message;
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.messages (id, conversation_id, kind, body, author_agent_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+    ))
+    .bind(message.id)
+    .bind(written.conversation_id)
+    .bind(message.kind)
+    .bind(&message.body)
+    .bind(message.author_agent_id)
+    .bind(message.created_at)
+    .execute(&mut *conn)
+    .await?;
+    written.stored = true;
+    Ok(())
 }
 
 /// Records `message.created` (id `event_id`) for the message [`write_by_member`] wrote, as
@@ -252,9 +310,33 @@ pub async fn record_created(
         },
     })
     .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    // The log's head, then the event: one statement on PostgreSQL, a round trip less while
-    // the head is locked (`benches/events.rs`); two on Citus (see `Engine`).
+    // The log's head, then the event: one statement on PostgreSQL, with the message's row
+    // when it waits for it, a round trip less or two while the head is locked
+    // (`benches/events.rs`); on Citus, two (see `Engine`) after the message's.
+    let message = &written.added.message;
     let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
+        Engine::Postgres if !written.stored => {
+            sqlx::query_as(schema.sql(
+                "WITH message AS (
+                     INSERT INTO {schema}.messages
+                            (id, conversation_id, kind, body, author_agent_id, created_at)
+                     VALUES ($4, $5, $6, $7, $2, $8)
+                 ), head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
+                 INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+                 SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
+                 RETURNING seq, occurred_at",
+            ))
+            .bind(event_id)
+            .bind(written.agent_id)
+            .bind(data)
+            .bind(message.id)
+            .bind(written.conversation_id)
+            .bind(message.kind)
+            .bind(&message.body)
+            .bind(message.created_at)
+            .fetch_one(&mut *conn)
+            .await?
+        }
         Engine::Postgres => {
             sqlx::query_as(schema.sql(
                 "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
@@ -269,6 +351,7 @@ pub async fn record_created(
             .await?
         }
         Engine::Citus => {
+            store(conn, schema, &mut written).await?;
             let seq: i64 = sqlx::query_scalar(
                 schema.sql("UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq"),
             )

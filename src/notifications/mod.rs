@@ -14,6 +14,7 @@ pub mod mentions;
 pub mod notices;
 
 use sqlx::PgConnection;
+use supportdesk_core::db::Engine;
 use supportdesk_core::outbox::messages::agent_digest::NoticeKind;
 use supportdesk_core::outbox::messages::visitor_reply;
 use supportdesk_core::tenancy::TenantSchema;
@@ -21,9 +22,9 @@ use uuid::Uuid;
 
 use crate::attachments::record as attachments;
 use crate::conversations::messages::{self, MemberMessage, MessageKind, Posted, Written};
-use crate::conversations::record::Change;
+use crate::conversations::record::{Change, Channel};
 use crate::email_channel::outgoing;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
 use mentions::Mentionable;
@@ -115,7 +116,8 @@ pub async fn add_by_member(
     let engine = state.engine.get(&state.db).await?;
     let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
     let domain = &state.settings.inbound.domain;
-    let Some(written) = write_by_member(&mut tx, schema, message, user_id, domain).await? else {
+    let Some(written) = write_by_member(&mut tx, schema, message, user_id, domain, engine).await?
+    else {
         tx.rollback().await?;
         return Ok(None);
     };
@@ -126,17 +128,19 @@ pub async fn add_by_member(
 }
 
 /// `messages::write_by_member`, with what the message sets off written in the caller's
-/// transaction (which then records the event): a reply schedules the email of the visitor's
-/// unseen replies and, on an email conversation, goes out by email (its details on the
-/// message: `domain` is the workspace's inbound mail domain); a note tells the agents it
-/// mentions. Everything a reply writes but its event; the event log's benchmark measures the
-/// event against it. `None` when nothing was written: the caller rolls back.
+/// transaction (which then records the event): a reply to a chat schedules the email of the
+/// visitor's unseen replies when the visitor left an address, and a reply on an email
+/// conversation goes out by email (its details on the message: `domain` is the workspace's
+/// inbound mail domain); a note tells the agents it mentions. Everything a reply writes but
+/// its event; the event log's benchmark measures the event against it. `None` when nothing
+/// was written: the caller rolls back.
 pub async fn write_by_member(
     tx: &mut PgConnection,
     schema: &TenantSchema,
     message: &MemberMessage<'_>,
     user_id: Uuid,
     domain: &str,
+    engine: Engine,
 ) -> Result<Option<Written>> {
     let MemberMessage {
         conversation_id,
@@ -153,27 +157,38 @@ pub async fn write_by_member(
     {
         return Ok(None);
     }
-    let Some(mut written) = messages::write_by_member(tx, schema, message, user_id).await? else {
+    let Some(mut written) = messages::write_by_member(tx, schema, message, user_id, engine).await?
+    else {
         return Ok(None);
     };
-    // After the message, not before: its statement locked the conversation's row, so a
-    // delivery claiming this conversation's replies either waits for this commit (and sees
+    // After the conversation's row is locked (by the message's first statement), not before:
+    // a delivery claiming this conversation's replies either waits for this commit (and sees
     // the reply) or has started already, which this next statement, with a snapshot taken
     // after that lock, sees and schedules the next email. Scheduled first, a reply could miss
     // both.
     let message_id = written.added.message.id;
-    match kind {
-        MessageKind::Outgoing => {
-            visitor_reply::schedule(tx, schema, conversation_id).await?;
+    match (kind, written.channel) {
+        (MessageKind::Outgoing, Channel::Email) => {
+            messages::store(tx, schema, &mut written).await?;
             written.added.message.email =
                 outgoing::schedule(tx, schema, conversation_id, message_id, domain, recipients)
                     .await?
                     .map(Box::new);
         }
-        MessageKind::Note if body.contains('@') => {
+        (MessageKind::Outgoing, _) if recipients.chosen() => {
+            return Err(Error::invalid_field(
+                "to",
+                "only a reply on an email conversation has recipients",
+            ));
+        }
+        (MessageKind::Outgoing, Channel::Chat) if written.contact_has_address => {
+            visitor_reply::schedule(tx, schema, conversation_id).await?;
+        }
+        (MessageKind::Note, _) if body.contains('@') => {
+            messages::store(tx, schema, &mut written).await?;
             mentioned(tx, schema, conversation_id, message_id, body, user_id).await?;
         }
-        MessageKind::Note | MessageKind::Incoming => {}
+        _ => {}
     }
     Ok(Some(written))
 }
