@@ -315,40 +315,39 @@ pub async fn record_created(
     // (`benches/events.rs`); on Citus, two (see `Engine`) after the message's.
     let message = &written.added.message;
     let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
-        Engine::Postgres if !written.stored => {
-            sqlx::query_as(schema.sql(
-                "WITH message AS (
+        Engine::Postgres => {
+            let message_first = if written.stored {
+                ""
+            } else {
+                "message AS (
                      INSERT INTO {schema}.messages
                             (id, conversation_id, kind, body, author_agent_id, created_at)
                      VALUES ($4, $5, $6, $7, $2, $8)
-                 ), head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
-                 INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+                 ), "
+            };
+            let sql = format!(
+                "WITH {message_first}head AS (
+                     UPDATE {{schema}}.event_log_head SET seq = seq + 1 RETURNING seq
+                 )
+                 INSERT INTO {{schema}}.events (seq, id, type, actor_kind, actor_id, data)
                  SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
-                 RETURNING seq, occurred_at",
-            ))
-            .bind(event_id)
-            .bind(written.agent_id)
-            .bind(data)
-            .bind(message.id)
-            .bind(written.conversation_id)
-            .bind(message.kind)
-            .bind(&message.body)
-            .bind(message.created_at)
-            .fetch_one(&mut *conn)
-            .await?
-        }
-        Engine::Postgres => {
-            sqlx::query_as(schema.sql(
-                "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
-                 INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
-                 SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
-                 RETURNING seq, occurred_at",
-            ))
-            .bind(event_id)
-            .bind(written.agent_id)
-            .bind(data)
-            .fetch_one(&mut *conn)
-            .await?
+                 RETURNING seq, occurred_at"
+            );
+            let query = sqlx::query_as(schema.sql(&sql))
+                .bind(event_id)
+                .bind(written.agent_id)
+                .bind(data);
+            let query = if written.stored {
+                query
+            } else {
+                query
+                    .bind(message.id)
+                    .bind(written.conversation_id)
+                    .bind(message.kind)
+                    .bind(&message.body)
+                    .bind(message.created_at)
+            };
+            query.fetch_one(&mut *conn).await?
         }
         Engine::Citus => {
             store(conn, schema, &mut written).await?;
