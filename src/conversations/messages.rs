@@ -11,7 +11,6 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::attachments::record::{self as attachments, Attachment};
-use crate::conversations::record::Channel;
 use crate::email_address::EmailAddress;
 use crate::email_channel::details::{self as email_details, EmailDetails};
 use crate::pagination::{Page, TimeKey};
@@ -134,11 +133,11 @@ pub struct Written {
     pub author_display_name: String,
     pub author_avatar_url: Option<String>,
     pub claims: bool,
-    /// How the conversation began: a chat's reply may be emailed to its visitor, an email
-    /// conversation's reply goes out by email.
-    pub channel: Channel,
-    /// The contact has an address (theirs or one they typed in the widget).
-    pub contact_has_address: bool,
+    /// The conversation began by email: its replies go out by email.
+    pub by_email: bool,
+    /// A chat whose contact has an address (theirs or one they typed in the widget): its
+    /// replies the visitor has not seen may be emailed to them.
+    pub chat_with_address: bool,
     /// The message's row is written. [`write_by_member`] leaves a message without files to
     /// the event's statement on PostgreSQL ([`record_created`]), or to [`store`].
     stored: bool,
@@ -150,8 +149,8 @@ pub struct Written {
 struct Target {
     contact_id: Uuid,
     assignee_id: Option<Uuid>,
-    channel: Channel,
-    contact_has_address: bool,
+    by_email: bool,
+    chat_with_address: bool,
     agent_id: Uuid,
     display_name: String,
     avatar_url: Option<String>,
@@ -189,8 +188,9 @@ pub async fn write_by_member(
             SET last_message_at = greatest(c.last_message_at, now()), updated_at = now()
            FROM {schema}.agent_profiles a, {schema}.contacts ct, {schema}.settings s
           WHERE c.id = $1 AND a.user_id = $2 AND ct.id = c.contact_id
-         RETURNING c.contact_id, c.assignee_id, c.channel,
-                   coalesce(ct.email, ct.claimed_email) IS NOT NULL AS contact_has_address,
+         RETURNING c.contact_id, c.assignee_id, c.channel = 'email' AS by_email,
+                   c.channel = 'chat' AND coalesce(ct.email, ct.claimed_email) IS NOT NULL
+                       AS chat_with_address,
                    a.id AS agent_id, a.display_name, a.avatar_url,
                    (s.inbox ->> 'autoAssignOnReply')::boolean AS auto_assign, c.updated_at AS now",
     ))
@@ -222,8 +222,8 @@ pub async fn write_by_member(
         claims: message.kind == MessageKind::Outgoing
             && target.assignee_id.is_none()
             && target.auto_assign.unwrap_or(true),
-        channel: target.channel,
-        contact_has_address: target.contact_has_address,
+        by_email: target.by_email,
+        chat_with_address: target.chat_with_address,
         stored: false,
     };
     // Files name the message's row: it is written first (so is anything else that names it,

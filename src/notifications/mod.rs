@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 use crate::attachments::record as attachments;
 use crate::conversations::messages::{self, MemberMessage, MessageKind, Posted, Written};
-use crate::conversations::record::{Change, Channel};
+use crate::conversations::record::Change;
 use crate::email_channel::outgoing;
 use crate::error::{Error, Result};
 use crate::state::AppState;
@@ -167,24 +167,24 @@ pub async fn write_by_member(
     // after that lock, sees and schedules the next email. Scheduled first, a reply could miss
     // both.
     let message_id = written.added.message.id;
-    match (kind, written.channel) {
-        (MessageKind::Outgoing, Channel::Email) => {
+    match kind {
+        MessageKind::Outgoing if written.by_email => {
             messages::store(tx, schema, &mut written).await?;
             written.added.message.email =
                 outgoing::schedule(tx, schema, conversation_id, message_id, domain, recipients)
                     .await?
                     .map(Box::new);
         }
-        (MessageKind::Outgoing, _) if recipients.chosen() => {
+        MessageKind::Outgoing if recipients.chosen() => {
             return Err(Error::invalid_field(
                 "to",
                 "only a reply on an email conversation has recipients",
             ));
         }
-        (MessageKind::Outgoing, Channel::Chat) if written.contact_has_address => {
+        MessageKind::Outgoing if written.chat_with_address => {
             visitor_reply::schedule(tx, schema, conversation_id).await?;
         }
-        (MessageKind::Note, _) if body.contains('@') => {
+        MessageKind::Note if body.contains('@') => {
             messages::store(tx, schema, &mut written).await?;
             mentioned(tx, schema, conversation_id, message_id, body, user_id).await?;
         }
