@@ -58,7 +58,8 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::events::router(state))
         .merge(crate::webhooks::router(state))
         .merge(crate::audit::router(state))
-        .merge(crate::canned_responses::router(state));
+        .merge(crate::canned_responses::router(state))
+        .merge(crate::search::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .merge(people)

@@ -33,6 +33,7 @@ pub mod notifications;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
+pub mod search;
 pub mod startup;
 pub mod state;
 pub mod tenancy;

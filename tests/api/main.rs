@@ -91,3 +91,7 @@ mod email_sending;
 mod helpers_email;
 mod webhooks;
 mod webhooks_browser;
+
+// Search, labels and saved views.
+mod search;
+mod search_browser;

@@ -269,6 +269,16 @@ fn routes() -> Vec<Route> {
             Allowed(200),
             Allowed(200),
         ),
+        // Search: every member, and the workspace's API keys (without `q`, a 400 after the
+        // permission check).
+        route(
+            Method::GET,
+            "/api/search",
+            none,
+            Allowed(400),
+            Allowed(400),
+            Allowed(400),
+        ),
         // The audit log: Owners only, never an API key.
         route(
             Method::GET,

@@ -489,6 +489,27 @@ export interface paths {
         patch: operations["patchApiMeProfile"];
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the workspace: conversations by subject, messages and private notes by their text,
+         *     tickets by subject and description, contacts by name and address. Best match first, with
+         *     a highlighted snippet; filters narrow conversations, messages and tickets.
+         */
+        get: operations["getApiSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -2402,6 +2423,48 @@ export interface components {
         RotatedSecret: {
             /** @description The new secret; the previous one keeps signing beside it for 24 hours. */
             secret: string;
+        };
+        /** @description One result. */
+        SearchHit: {
+            /**
+             * Format: uuid
+             * @description The conversation to open: the conversation itself, a message's, or the one a ticket
+             *     came from; absent for contacts and for tickets opened on their own.
+             */
+            conversationId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the conversation, message, ticket or contact was created.
+             */
+            createdAt: string;
+            /**
+             * @description A snippet of the matching text, as HTML whose only element is `<mark>` around each
+             *     matched word (everything else escaped).
+             * @example Could I get a <mark>refund</mark> for order 1042?
+             */
+            highlight: string;
+            /**
+             * Format: uuid
+             * @description The conversation's, message's, ticket's or contact's id.
+             */
+            id: string;
+            /**
+             * Format: float
+             * @description Relevance: higher is better; results come best first.
+             */
+            rank: number;
+            /** @description What to call the result: the subject, or the contact's name or address. */
+            title: string;
+            /**
+             * @description What a result is.
+             * @enum {string}
+             */
+            type: "conversation" | "message" | "ticket" | "contact";
+        };
+        SearchResults: {
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor?: string | null;
+            results: components["schemas"]["SearchHit"][];
         };
         Selected: {
             /** Format: date-time */
@@ -4631,6 +4694,83 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiSearch: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Web-search syntax: words (all must match), `"a phrase"`, `or`, `-word`. 1 to 2 000
+                 *     characters. Words match as written and by their English stem, accents ignored.
+                 * @example refund -shipping
+                 */
+                q?: string;
+                /** @description Only results of this type; all four when absent. */
+                type?: "conversations" | "messages" | "contacts" | "tickets";
+                /**
+                 * @description Conversations, their messages and tickets in this status (`closed` is a ticket's
+                 *     only). Contacts are left out when any of these filters is given.
+                 */
+                status?: "open" | "pending" | "resolved" | "closed";
+                /**
+                 * @description `me`, `unassigned`, `all` (default) or an agent id: of conversations, their messages
+                 *     and tickets.
+                 */
+                assignee?: string;
+                /** @description Conversations and their messages of this channel. */
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations, their messages and tickets of this priority. */
+                priority?: "low" | "medium" | "high" | "urgent";
+                /**
+                 * @description Created at or after this time (RFC 3339): conversations and tickets by their
+                 *     creation, messages by their own.
+                 */
+                createdAfter?: string;
+                /** @description Created before this time (RFC 3339). */
+                createdBefore?: string;
+                /** @description Rows per page: 1 to 200, default 50. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page; absent for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -22,6 +22,7 @@ export type MessageList = Schemas["MessageList"];
 export type Priority = Schemas["Priority"];
 export type Profile = Schemas["Profile"];
 export type Role = Schemas["Role"];
+export type SearchHit = Schemas["SearchHit"];
 export type StorageUse = Schemas["StorageUse"];
 export type Ticket = Schemas["Ticket"];
 export type TicketList = Schemas["TicketList"];

@@ -1,4 +1,5 @@
-// The inbox's tab and status filter live in the URL's query (`?tab=unassigned&status=open`),
+// The inbox's tab, status filter and contact live in the URL's query
+// (`?tab=unassigned&status=open&contact=<id>`),
 // the selected conversation in its path (`/inbox/{id}`), so a reload or a shared link shows
 // exactly what was there. Pure: parsing never throws, and defaults are left out of the URL.
 
@@ -10,17 +11,23 @@ export type InboxTab = "me" | "unassigned" | "all";
 export interface InboxView {
   tab: InboxTab;
   status: ConversationStatus | null;
+  /** Only this contact's conversations (a contact opened from search). */
+  contact: string | null;
 }
 
 const TABS: readonly InboxTab[] = ["me", "unassigned", "all"];
-export const DEFAULT_VIEW: InboxView = { tab: "all", status: null };
+export const DEFAULT_VIEW: InboxView = { tab: "all", status: null, contact: null };
+
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function parseInboxView(query: URLSearchParams): InboxView {
   const tab = query.get("tab");
   const status = query.get("status");
+  const contact = query.get("contact");
   return {
     tab: TABS.includes(tab as InboxTab) ? (tab as InboxTab) : DEFAULT_VIEW.tab,
     status: CONVERSATION_STATUSES.includes(status as ConversationStatus) ? (status as ConversationStatus) : null,
+    contact: contact && ID.test(contact) ? contact.toLowerCase() : null,
   };
 }
 
@@ -29,6 +36,7 @@ export function inboxQuery(view: InboxView): string {
   const query = new URLSearchParams();
   if (view.tab !== DEFAULT_VIEW.tab) query.set("tab", view.tab);
   if (view.status) query.set("status", view.status);
+  if (view.contact) query.set("contact", view.contact);
   const text = query.toString();
   return text ? `?${text}` : "";
 }

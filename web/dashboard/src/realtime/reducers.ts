@@ -26,6 +26,8 @@ import type { MessageCreated, PresenceChanged, TypingEvent } from "./events";
 export interface InboxFilter {
   assignee: "me" | "unassigned" | "all";
   status: ConversationStatus | null;
+  /** Only this contact's conversations; absent or null for everyone's. */
+  contactId?: string | null;
 }
 
 // Page params are cursors; the reducers never read them.
@@ -36,6 +38,7 @@ export type TicketPages = InfiniteData<TicketList, unknown>;
 /** Whether a conversation belongs in a list; `meId` is the signed-in agent's id. */
 export function belongsTo(conversation: Conversation, filter: InboxFilter, meId: string | null): boolean {
   if (filter.status && conversation.status !== filter.status) return false;
+  if (filter.contactId && conversation.contact.id !== filter.contactId) return false;
   if (filter.assignee === "unassigned") return conversation.assigneeId == null;
   if (filter.assignee === "me") return meId !== null && conversation.assigneeId === meId;
   return true;

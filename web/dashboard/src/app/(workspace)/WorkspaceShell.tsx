@@ -4,7 +4,8 @@
 // /login or the picker), keeps the workspace token renewed, holds the hub connection, and
 // shows the header: navigation, the workspace switcher, connection state, sign out. On a
 // phone the header folds into a "Menu" disclosure. It also carries out notifications (desktop,
-// tone, the tab title's unread count) and reminds an unverified account to verify.
+// tone, the tab title's unread count), reminds an unverified account to verify, and opens the
+// search box from the header's button or Ctrl/Cmd+K.
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -14,7 +15,9 @@ import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import { roleLabel } from "@/api/types";
 import { useApi } from "@/app/providers";
+import { SearchDialog } from "@/components/search/SearchDialog";
 import { ErrorMessage, StatusMessage } from "@/components/ui";
+import { isSearchShortcut } from "@/lib/search";
 import { NotificationPermissionContext, useSharedNotificationPermission } from "@/notifications/context";
 import { offerPermission, openConversationFromPath } from "@/notifications/decide";
 import { useNotificationPermission, useOfferDismissed } from "@/notifications/permission";
@@ -146,6 +149,16 @@ function Header({ workspace, isOwner }: { workspace: WorkspaceSession; isOwner: 
   // where it was opened, so navigating closes it.
   const [openOn, setOpenOn] = useState<string | null>(null);
   const menuOpen = openOn === pathname;
+  const [searching, setSearching] = useState(false);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!isSearchShortcut(event)) return;
+      event.preventDefault();
+      setSearching(true);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
   return (
     <header className={`app-header${menuOpen ? " menu-open" : ""}`}>
       <Link href="/inbox" className="brand">
@@ -171,6 +184,9 @@ function Header({ workspace, isOwner }: { workspace: WorkspaceSession; isOwner: 
           </ul>
         </nav>
         <div className="header-end">
+          <button type="button" className="ghost search-open" aria-keyshortcuts="Control+K Meta+K" onClick={() => setSearching(true)}>
+            Search<kbd aria-hidden="true">Ctrl K</kbd>
+          </button>
           <span className={`hub-state hub-${state}`} role="status" aria-label={`Live updates: ${HUB_STATE_TEXT[state]}`}>
             {HUB_STATE_TEXT[state]}
           </span>
@@ -181,6 +197,7 @@ function Header({ workspace, isOwner }: { workspace: WorkspaceSession; isOwner: 
           </button>
         </div>
       </div>
+      <SearchDialog workspaceId={workspace.id} open={searching} onClose={() => setSearching(false)} />
     </header>
   );
 }

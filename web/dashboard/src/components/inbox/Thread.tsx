@@ -26,6 +26,7 @@ export function Thread({
   events,
   agents,
   meId,
+  foundMessageId = null,
 }: {
   workspaceId: string;
   conversation: Conversation;
@@ -33,6 +34,8 @@ export function Thread({
   events: ActivityEvent[];
   agents: Map<string, Agent>;
   meId: string | null;
+  /** A message opened from search: scrolled to, outlined and focused once it is loaded. */
+  foundMessageId?: string | null;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottomRef = useRef(true);
@@ -60,6 +63,18 @@ export function Thread({
     if (atBottomRef.current) scrollToBottom();
   }, [events.length]);
 
+  // A message opened from search: once it is in the thread, bring it into view (after the
+  // first load's scroll to the bottom) and move focus to it, so a screen reader reads it.
+  const found = foundMessageId != null && messages.some((m) => m.id === foundMessageId);
+  useEffect(() => {
+    if (!found || !foundMessageId) return;
+    const bubble = document.getElementById(`message-${foundMessageId}`);
+    if (!bubble) return;
+    bubble.scrollIntoView({ block: "center" });
+    bubble.focus({ preventScroll: true });
+    atBottomRef.current = false;
+  }, [found, foundMessageId]);
+
   const onScroll = () => {
     const box = scrollRef.current;
     if (!box) return;
@@ -75,7 +90,14 @@ export function Thread({
             item.kind === "activity" ? (
               <ActivityLineItem key={item.key} event={item.event} text={activitySentence(item.event, nameOf, meId)} />
             ) : (
-              <GroupItem key={item.key} workspaceId={workspaceId} group={item} conversation={conversation} agents={agents} />
+              <GroupItem
+                key={item.key}
+                workspaceId={workspaceId}
+                group={item}
+                conversation={conversation}
+                agents={agents}
+                foundMessageId={foundMessageId}
+              />
             ),
           )}
         </ol>
@@ -106,11 +128,13 @@ function GroupItem({
   group,
   conversation,
   agents,
+  foundMessageId,
 }: {
   workspaceId: string;
   group: MessageGroup;
   conversation: Conversation;
   agents: Map<string, Agent>;
+  foundMessageId: string | null;
 }) {
   const first = group.messages[0]!;
   const incoming = group.messageKind === "incoming";
@@ -126,7 +150,13 @@ function GroupItem({
           {group.messageKind === "note" ? <span className="badge badge-note">Note</span> : null}
         </p>
         {group.messages.map((m) => (
-          <div key={m.id} className={`bubble bubble-${m.kind}${m.email ? " bubble-email" : ""}`}>
+          <div
+            key={m.id}
+            id={`message-${m.id}`}
+            className={`bubble bubble-${m.kind}${m.email ? " bubble-email" : ""}${m.id === foundMessageId ? " bubble-found" : ""}`}
+            tabIndex={m.id === foundMessageId ? -1 : undefined}
+          >
+            {m.id === foundMessageId ? <span className="visually-hidden">Found by search: </span> : null}
             {m.email ? (
               <EmailMessage workspaceId={workspaceId} conversationId={conversation.id} message={m} email={m.email} />
             ) : (

@@ -38,7 +38,9 @@ export function InboxList() {
   const params = useParams<{ id?: string }>();
   const view = parseInboxView(useSearchParams());
   const selectedId = params.id ?? null;
-  const filter: InboxFilter = { assignee: view.tab, status: view.status };
+  const filter: InboxFilter = view.contact
+    ? { assignee: view.tab, status: view.status, contactId: view.contact }
+    : { assignee: view.tab, status: view.status };
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const counts = useInboxCounts(workspace.id);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -61,7 +63,15 @@ export function InboxList() {
     queryFn: ({ pageParam }) =>
       unwrap(
         api.workspace.GET("/api/conversations", {
-          params: { query: { assignee: view.tab, status: view.status ?? undefined, limit: 50, cursor: pageParam ?? undefined } },
+          params: {
+            query: {
+              assignee: view.tab,
+              status: view.status ?? undefined,
+              contactId: view.contact ?? undefined,
+              limit: 50,
+              cursor: pageParam ?? undefined,
+            },
+          },
         }),
       ),
     initialPageParam: null as string | null,
@@ -131,6 +141,14 @@ export function InboxList() {
         </SelectField>
       </div>
       <div role="tabpanel" id="conversation-panel" aria-labelledby={`tab-${view.tab}`}>
+        {view.contact ? (
+          <p className="filter-note" role="status">
+            One contact&apos;s conversations.{" "}
+            <button type="button" className="link" onClick={() => show({ ...view, contact: null })}>
+              Show everyone&apos;s
+            </button>
+          </p>
+        ) : null}
         <ErrorMessage error={list.error} />
         {list.isPending && !list.isError ? <p role="status">Loading conversations…</p> : null}
         {list.isSuccess && conversations.length === 0 ? <p className="muted">No conversations here yet.</p> : null}

@@ -41,7 +41,9 @@ export function ConversationView({ conversationId }: { conversationId: string })
   const hub = useHub();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const view = parseInboxView(useSearchParams());
+  const searchParams = useSearchParams();
+  const view = parseInboxView(searchParams);
+  const foundMessageId = searchParams.get("message");
   const headingRef = useRef<HTMLHeadingElement>(null);
   const agents = useAgentNames(workspace.id);
   const [contactOpen, setContactOpen] = useState(false);
@@ -187,7 +189,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
       <div className="conversation-body">
         <div className="conversation-main">
           {messages.data ? (
-            <Thread workspaceId={workspace.id} conversation={c} messages={all} events={activity.data?.events ?? NO_EVENTS} agents={agents} meId={me?.id ?? null} />
+            <Thread workspaceId={workspace.id} conversation={c} messages={all} events={activity.data?.events ?? NO_EVENTS} agents={agents} meId={me?.id ?? null} foundMessageId={foundMessageId} />
           ) : (
             <p role="status">Loading messages…</p>
           )}

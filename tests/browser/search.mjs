@@ -1,0 +1,171 @@
+// The search box in a real browser (Debian's chromium through playwright-core), against the
+// real API and the dashboard. Run by the Rust suite (tests/api/search_browser.rs), which starts
+// both, makes an Owner with a workspace whose conversation with Carla Mendes holds, among two
+// dozen other messages, the reply "We refunded the kettle; the refund arrives in 3 days.", and
+// passes SEARCH_TEST_CONFIG:
+//   { api, dashboard, email, password, workspaceName,
+//     conversationId, messageId,   Carla's conversation and the reply
+//     contactId,                   Carla
+//     screenshots: "/abs/dir", chromium: "/usr/bin/chromium" (optional) }
+// The journey: the Owner signs in; Ctrl+K opens the "Search" dialog with the focus in its
+// combobox; "refunds" lists the reply under "Messages", its snippet marking "refunded" and
+// "refund" (<mark>), the count announced; the open box is screenshotted and checked with axe;
+// the arrow keys move the active option (aria-activedescendant) and Enter opens the reply in
+// its conversation: the URL names the message, the bubble is in view, outlined and focused.
+// Then the header's Search button opens the box again, "Mendez" (misspelt) finds the contact
+// Carla Mendes under "Contacts", and a click shows the inbox with her conversations only.
+// Each step prints `ok - ...`; a failure prints `not ok - ...` and exits 1; a bad config exits 2.
+
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { chromium } from "playwright-core";
+import { assertNoViolations, checkAccessibility, DESKTOP, journey } from "./pages.mjs";
+
+const cfg = JSON.parse(process.env.SEARCH_TEST_CONFIG ?? "null");
+const configured = ["api", "dashboard", "email", "password", "workspaceName", "conversationId", "messageId", "contactId", "screenshots"].every(
+  (key) => cfg?.[key],
+);
+if (!configured) {
+  console.error(
+    "not ok - SEARCH_TEST_CONFIG must hold {api, dashboard, email, password, workspaceName, conversationId, messageId, contactId, screenshots, chromium?}",
+  );
+  process.exit(2);
+}
+const TIMEOUT = 20_000;
+const dashboard = (path) => new URL(path, cfg.dashboard).toString();
+const progress = journey();
+const { step, doing, check } = progress;
+
+function answered(page, method, suffix) {
+  return page.waitForResponse((r) => r.request().method() === method && new URL(r.url()).pathname.endsWith(suffix));
+}
+
+/** The next `GET /api/search` whose `q` is `q`. */
+function searched(page, q) {
+  return page.waitForResponse((r) => {
+    const url = new URL(r.url());
+    return r.request().method() === "GET" && url.pathname === "/api/search" && url.searchParams.get("q") === q;
+  });
+}
+
+let browser;
+let page;
+let exitCode = 0;
+try {
+  mkdirSync(cfg.screenshots, { recursive: true });
+  browser = await chromium.launch({ executablePath: cfg.chromium || "/usr/bin/chromium", args: ["--no-sandbox"] });
+  const context = await browser.newContext({ viewport: DESKTOP });
+  context.setDefaultTimeout(TIMEOUT);
+  page = await context.newPage();
+  page.on("pageerror", (e) => console.log(`# page error: ${e.message}`));
+
+  doing("the Owner signs in and opens the workspace");
+  await page.goto(dashboard("/login"));
+  await page.getByLabel("Email", { exact: true }).fill(cfg.email);
+  await page.getByLabel("Password", { exact: true }).fill(cfg.password);
+  const selected = answered(page, "POST", "/select");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/(workspaces|inbox)$/);
+  if (new URL(page.url()).pathname === "/workspaces") {
+    await page.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
+    await page.waitForURL(/\/inbox$/);
+  }
+  assert.equal((await selected).status(), 200);
+  await page.getByRole("list", { name: "Conversations" }).getByRole("link").first().waitFor();
+  step("the Owner signed in and sees the inbox");
+
+  doing("Ctrl+K opens the search box with the focus in it");
+  await page.keyboard.press("Control+k");
+  const dialog = page.getByRole("dialog", { name: "Search" });
+  await dialog.waitFor();
+  const box = dialog.getByRole("combobox", { name: "Search conversations, messages, tickets and contacts" });
+  await box.waitFor();
+  assert.ok(await box.evaluate((el) => el === document.activeElement), "the combobox has the focus");
+  step('Ctrl+K opened the "Search" dialog, focus in its combobox');
+
+  doing('"refunds" finds the reply among the messages, with its words marked');
+  const refunds = searched(page, "refunds");
+  await box.fill("refunds");
+  assert.equal((await refunds).status(), 200);
+  const listbox = dialog.getByRole("listbox", { name: "Results" });
+  const messages = listbox.getByRole("group", { name: "Messages" });
+  const option = messages.getByRole("option").filter({ hasText: "refunded the kettle" });
+  await option.waitFor();
+  const marked = (await option.locator("mark").allInnerTexts()).map((t) => t.toLowerCase());
+  assert.ok(marked.includes("refunded") && marked.includes("refund"), `marked: ${JSON.stringify(marked)}`);
+  assert.equal(await option.locator("span.search-title").innerText(), "Broken kettle", "the conversation's subject names it");
+  await dialog.getByRole("status").filter({ hasText: /^\d+ results?$/ }).waitFor();
+  step(`"refunds": the reply under Messages, marks ${JSON.stringify(marked)}, the count announced`);
+  await page.screenshot({ path: `${cfg.screenshots}/search-open.png` });
+  await checkAccessibility(page, "search box with results");
+
+  doing("the arrow keys move the active option and Enter opens the reply where it was written");
+  const options = listbox.getByRole("option");
+  const count = await options.count();
+  const activeId = () => box.getAttribute("aria-activedescendant");
+  const first = await activeId();
+  assert.equal(first, await options.first().getAttribute("id"), "the first result starts active");
+  let found = false;
+  for (let n = 0; n < count; n++) {
+    const active = await activeId();
+    const text = await page.locator(`[id="${active}"]`).innerText();
+    if (text.includes("refunded the kettle")) {
+      found = true;
+      break;
+    }
+    await page.keyboard.press("ArrowDown");
+  }
+  assert.ok(found, "the arrow keys reach the reply");
+  assert.equal(await page.locator(`[id="${await activeId()}"]`).getAttribute("aria-selected"), "true");
+  await page.keyboard.press("Enter");
+  await page.waitForURL((url) => url.pathname === `/inbox/${cfg.conversationId}` && url.searchParams.get("message") === cfg.messageId);
+  const bubble = page.locator(`[id="message-${cfg.messageId}"]`);
+  await bubble.waitFor();
+  await page.waitForFunction((id) => document.activeElement?.id === `message-${id}`, cfg.messageId);
+  assert.ok(await bubble.evaluate((el) => el.classList.contains("bubble-found")), "the found message is outlined");
+  const inView = await bubble.evaluate((el) => {
+    const box = el.closest(".thread-scroll").getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    return r.top >= box.top && r.bottom <= box.bottom;
+  });
+  assert.ok(inView, "the found message is scrolled into view");
+  assert.equal(await dialog.isVisible(), false, "the search box closed");
+  step("Enter opened the conversation at the reply: in view, outlined and focused");
+  await page.screenshot({ path: `${cfg.screenshots}/search-found-message.png` });
+  await checkAccessibility(page, "conversation at a found message");
+
+  doing('the header\'s Search button, "Mendez", opens Carla\'s conversations');
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await box.waitFor();
+  const mendez = searched(page, "Mendez");
+  await box.fill("Mendez");
+  assert.equal((await mendez).status(), 200);
+  const contact = listbox.getByRole("group", { name: "Contacts" }).getByRole("option").filter({ hasText: "Carla Mendes" });
+  await contact.waitFor();
+  await contact.click();
+  await page.waitForURL((url) => url.pathname === "/inbox" && url.searchParams.get("contact") === cfg.contactId);
+  const rows = page.getByRole("list", { name: "Conversations" }).getByRole("link");
+  await page.getByRole("status").filter({ hasText: "One contact's conversations." }).waitFor();
+  await rows.first().waitFor();
+  await check("only her conversation is listed", async () => {
+    const deadline = Date.now() + 10_000;
+    while ((await rows.count()) !== 1 && Date.now() < deadline) await page.waitForTimeout(100);
+    assert.equal(await rows.count(), 1);
+    assert.match(await rows.first().innerText(), /Carla Mendes/);
+  });
+  step('"Mendez" found Carla Mendes; the inbox shows her conversation alone');
+  await page.getByRole("button", { name: "Show everyone's" }).click();
+  await page.waitForURL((url) => url.pathname === "/inbox" && !url.searchParams.has("contact"));
+  step('"Show everyone\'s" brings the whole inbox back');
+
+  doing("axe on every page shown");
+  assertNoViolations();
+  step("axe found no WCAG 2.1 A/AA violation in the search box or at the found message");
+  progress.allChecksPassed();
+} catch (error) {
+  exitCode = 1;
+  await progress.stopped(error, page, cfg.screenshots);
+} finally {
+  await browser?.close().catch(() => {});
+}
+process.exit(exitCode);
