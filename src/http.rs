@@ -59,6 +59,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::webhooks::router(state))
         .merge(crate::audit::router(state))
         .merge(crate::canned_responses::router(state))
+        .merge(crate::labels::router(state))
         .merge(crate::search::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))

@@ -27,6 +27,7 @@ pub mod http;
 pub mod hub;
 pub mod inbox;
 pub mod invitations;
+pub mod labels;
 pub mod memberships;
 pub mod migrate;
 pub mod notifications;

@@ -13,6 +13,7 @@ use crate::extract::Resource;
 use crate::inbox::assignee::AssigneeFilter;
 use crate::inbox::contacts::Contact;
 use crate::inbox::priority::Priority;
+use crate::labels::LabelRef;
 use crate::pagination::{Page, TimeKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -68,6 +69,9 @@ pub struct Conversation {
     pub assignee_id: Option<Uuid>,
     pub contact: Contact,
     pub channel: Channel,
+    /// Its labels, by name.
+    #[serde(default)]
+    pub labels: Vec<LabelRef>,
     /// The newest message (reply, incoming message or note); null before the first one.
     pub last_message: Option<LastMessage>,
     /// Incoming messages the calling agent has not read (at most 100). Present when an agent
@@ -108,6 +112,9 @@ impl FromRow<'_, PgRow> for Conversation {
                 external_id: row.try_get("contact_external_id")?,
             },
             channel: row.try_get("channel")?,
+            labels: row
+                .try_get::<sqlx::types::Json<Vec<LabelRef>>, _>("labels")?
+                .0,
             last_message: match row.try_get("last_message_kind")? {
                 Some(kind) => Some(LastMessage {
                     kind,
@@ -132,10 +139,10 @@ const COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assign
                        ct.claimed_email AS contact_claimed_email,
                        ct.external_id AS contact_external_id,
                        lm.kind AS last_message_kind, lm.body AS last_message_body,
-                       lm.created_at AS last_message_created_at";
+                       lm.created_at AS last_message_created_at, lb.labels";
 
-/// Joins `ct` and `lm` to the conversations `c`: one backward step of the messages' index
-/// per conversation.
+/// Joins `ct`, `lm` and `lb` (its labels) to the conversations `c`: one backward step of the
+/// messages' index and one range of the labels' per conversation.
 static JOINS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         " JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
@@ -143,7 +150,14 @@ static JOINS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
               SELECT m.kind, left(m.body, {PREVIEW_CHARS}) AS body, m.created_at
                 FROM {{schema}}.messages m
                WHERE m.conversation_id = c.id
-               ORDER BY m.created_at DESC, m.id DESC LIMIT 1) lm ON true"
+               ORDER BY m.created_at DESC, m.id DESC LIMIT 1) lm ON true
+          CROSS JOIN LATERAL (
+              SELECT coalesce(jsonb_agg(
+                         jsonb_build_object('id', l.id, 'name', l.name, 'color', l.color)
+                         ORDER BY lower(l.name), l.id), '[]'::jsonb) AS labels
+                FROM {{schema}}.conversation_labels cl
+                JOIN {{schema}}.labels l ON l.id = cl.label_id
+               WHERE cl.conversation_id = c.id) lb"
     )
 });
 
@@ -185,6 +199,8 @@ pub struct ListFilter {
     pub assignee: AssigneeFilter,
     /// Only this contact's conversations (the contact panel's earlier conversations).
     pub contact: Option<Uuid>,
+    /// Only conversations with this label.
+    pub label: Option<Uuid>,
 }
 
 /// Appends the list query to `query`: one statement whose every shape (tab, status, cursor)
@@ -210,6 +226,13 @@ pub fn push_list_query(
     }
     if let Some(status) = filter.status {
         builder.push(" AND c.status = ").push_bind(status);
+    }
+    if let Some(label) = filter.label {
+        let sqlx::AssertSqlSafe(labelled) = schema.sql(
+            " AND EXISTS (SELECT 1 FROM {schema}.conversation_labels fl
+                           WHERE fl.conversation_id = c.id AND fl.label_id = ",
+        );
+        builder.push(labelled).push_bind(label).push(")");
     }
     if let Some(TimeKey(at, id)) = page.after {
         builder

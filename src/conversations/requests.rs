@@ -27,6 +27,8 @@ pub struct ListQuery {
     #[serde(rename = "contactId")]
     #[param(rename = "contactId")]
     pub contact_id: Option<Uuid>,
+    /// Only conversations with this label.
+    pub label: Option<Uuid>,
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -53,6 +53,7 @@ pub async fn list(
         status: query.status,
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
         contact: query.contact_id,
+        label: query.label,
     };
     let page = page.parse()?;
     let reader = Reader::of(&tenant.actor);

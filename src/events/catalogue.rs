@@ -107,6 +107,8 @@ pub enum ConversationChange {
     Status,
     Assignee,
     Priority,
+    /// Its labels (`PUT /api/conversations/{id}/labels`).
+    Labels,
 }
 
 /// `message.created`: the message as `GET /api/conversations/{id}/messages` shows it, with

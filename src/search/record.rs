@@ -89,6 +89,8 @@ struct Branch {
     assignee: Option<&'static str>,
     channel: Option<&'static str>,
     priority: Option<&'static str>,
+    /// The conversation the row belongs to, for the label filter.
+    conversation: Option<&'static str>,
 }
 
 const CONVERSATIONS: Branch = Branch {
@@ -104,6 +106,7 @@ const CONVERSATIONS: Branch = Branch {
     assignee: Some("c.assignee_id"),
     channel: Some("c.channel"),
     priority: Some("c.priority"),
+    conversation: Some("c.id"),
 };
 
 const MESSAGES: Branch = Branch {
@@ -120,6 +123,7 @@ const MESSAGES: Branch = Branch {
     assignee: Some("c.assignee_id"),
     channel: Some("c.channel"),
     priority: Some("c.priority"),
+    conversation: Some("c.id"),
 };
 
 const TICKETS: Branch = Branch {
@@ -135,6 +139,7 @@ const TICKETS: Branch = Branch {
     assignee: Some("t.assignee_id"),
     channel: None,
     priority: Some("t.priority"),
+    conversation: None,
 };
 
 /// A contact's name and address, as the trigram index holds them.
@@ -155,6 +160,7 @@ const CONTACTS: Branch = Branch {
     assignee: None,
     channel: None,
     priority: None,
+    conversation: None,
 };
 
 fn branch(kind: SearchType) -> &'static Branch {
@@ -180,7 +186,12 @@ fn contains_pattern(text: &str) -> String {
     pattern
 }
 
-fn push_filters(query: &mut QueryBuilder<Postgres>, branch: &Branch, filters: &Filters) {
+fn push_filters(
+    query: &mut QueryBuilder<Postgres>,
+    schema: &TenantSchema,
+    branch: &Branch,
+    filters: &Filters,
+) {
     if let (Some(column), Some(status)) = (branch.status, filters.status) {
         query
             .push(format_args!(" AND {column} = "))
@@ -198,6 +209,13 @@ fn push_filters(query: &mut QueryBuilder<Postgres>, branch: &Branch, filters: &F
         query
             .push(format_args!(" AND {column} = "))
             .push_bind(priority);
+    }
+    if let (Some(column), Some(label)) = (branch.conversation, filters.label) {
+        let sqlx::AssertSqlSafe(labelled) = schema.sql(&format!(
+            " AND EXISTS (SELECT 1 FROM {{schema}}.conversation_labels fl
+                           WHERE fl.conversation_id = {column} AND fl.label_id = "
+        ));
+        query.push(labelled).push_bind(label).push(")");
     }
     if let Some(after) = filters.created_after {
         query
@@ -264,7 +282,7 @@ fn push_branch(
             .push(format_args!(" OPERATOR(public.<%) {CONTACT_TEXT}"));
     }
     query.push(")");
-    push_filters(query, branch, &search.filters);
+    push_filters(query, schema, branch, &search.filters);
     if let Some(HitKey(rank, after_kind, id)) = &page.after {
         query.push(" AND (");
         push_rank(query);

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use time::OffsetDateTime;
 use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
 
 use crate::conversations::record::Channel;
 use crate::error::{Error, Result};
@@ -48,6 +49,8 @@ pub struct SearchQuery {
     /// Conversations, their messages and tickets of this priority.
     #[param(inline)]
     pub priority: Option<Priority>,
+    /// Conversations with this label, and their messages.
+    pub label: Option<Uuid>,
     /// Created at or after this time (RFC 3339): conversations and tickets by their
     /// creation, messages by their own.
     #[serde(default, with = "time::serde::rfc3339::option")]
@@ -66,6 +69,7 @@ pub struct Filters {
     pub assignee: AssigneeFilter,
     pub channel: Option<Channel>,
     pub priority: Option<Priority>,
+    pub label: Option<Uuid>,
     pub created_after: Option<OffsetDateTime>,
     pub created_before: Option<OffsetDateTime>,
 }
@@ -77,6 +81,7 @@ impl Filters {
             || self.assignee != AssigneeFilter::All
             || self.channel.is_some()
             || self.priority.is_some()
+            || self.label.is_some()
             || self.created_after.is_some()
             || self.created_before.is_some()
     }
@@ -85,7 +90,7 @@ impl Filters {
     pub fn admit(&self, kind: SearchType) -> bool {
         match kind {
             SearchType::Contacts => !self.any(),
-            SearchType::Tickets => self.channel.is_none(),
+            SearchType::Tickets => self.channel.is_none() && self.label.is_none(),
             SearchType::Conversations | SearchType::Messages => {
                 self.status != Some(TicketStatus::Closed)
             }
@@ -155,6 +160,7 @@ mod tests {
             assignee: AssigneeFilter::All,
             channel: None,
             priority: None,
+            label: None,
             created_after: None,
             created_before: None,
         }

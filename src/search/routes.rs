@@ -44,6 +44,7 @@ pub async fn search(
         assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
         channel: query.channel,
         priority: query.priority,
+        label: query.label,
         created_after: query.created_after,
         created_before: query.created_before,
     };

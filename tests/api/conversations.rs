@@ -986,7 +986,14 @@ async fn every_new_route_is_in_the_openapi_document() {
             })
             .collect();
         let filters: &[&str] = if path == "/api/conversations" {
-            &["status", "assignee", "contactId", "limit", "cursor"]
+            &[
+                "status",
+                "assignee",
+                "contactId",
+                "label",
+                "limit",
+                "cursor",
+            ]
         } else {
             &["status", "assignee", "requesterId", "limit", "cursor"]
         };

@@ -182,6 +182,7 @@ async fn every_list_query_reads_one_index_range_at_100k_rows() {
                         status,
                         assignee,
                         contact: None,
+                        label: None,
                     },
                     conversations::Reader(Some(seeded.owner.user_id)),
                     &Page { limit: 50, after },
@@ -286,6 +287,7 @@ async fn list_latency_at_100k_conversations() {
         status,
         assignee,
         contact: None,
+        label: None,
     };
     let cases = [
         (

@@ -93,5 +93,6 @@ mod webhooks;
 mod webhooks_browser;
 
 // Search, labels and saved views.
+mod labels;
 mod search;
 mod search_browser;

@@ -38,6 +38,9 @@ fn none() -> Option<Value> {
 fn empty() -> Option<Value> {
     Some(json!({}))
 }
+fn no_labels() -> Option<Value> {
+    Some(json!({"labelIds": []}))
+}
 fn invite() -> Option<Value> {
     Some(json!({"email": unique_email(), "role": "agent"}))
 }
@@ -268,6 +271,47 @@ fn routes() -> Vec<Route> {
             Allowed(200),
             Allowed(200),
             Allowed(200),
+        ),
+        // Labels: every member reads the set and labels conversations; Owners keep the set.
+        route(
+            Method::GET,
+            "/api/labels",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/labels",
+            empty,
+            Allowed(400),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/labels/{id}",
+            empty,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::DELETE,
+            "/api/labels/{id}",
+            none,
+            Allowed(404),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PUT,
+            "/api/conversations/{id}/labels",
+            no_labels,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
         ),
         // Search: every member, and the workspace's API keys (without `q`, a 400 after the
         // permission check).

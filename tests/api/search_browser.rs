@@ -5,8 +5,10 @@
 //! with Ctrl+K, types "refunds", reads the reply among the Messages with "refunded" marked,
 //! opens it with the keyboard and lands on it in its conversation (scrolled to and focused);
 //! then searches "Mendez" from the header's button, opens the contact and sees only her
-//! conversations in the inbox. Screenshots under `<target>/artifacts/search/`; the open search
-//! box is checked with axe (WCAG 2.1 A/AA).
+//! conversations in the inbox. Then labels: the Owner makes one in Settings, puts it on
+//! Carla's conversation and filters the inbox by it (see the driver for every step).
+//! Screenshots under `<target>/artifacts/search/`; each view is checked with axe (WCAG 2.1
+//! A/AA). This test then checks over the API that the conversation carries the label.
 
 use std::time::Duration;
 
@@ -21,7 +23,7 @@ use crate::helpers::{PASSWORD, spawn_app_with, unique_email};
 use crate::helpers_conversations::id;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agent_finds_a_reply_and_a_contact_from_the_search_box_in_the_browser() {
+async fn an_agent_searches_labels_and_filters_conversations_in_the_browser() {
     require_browser_tools(&["dashboard"]);
     let dashboard_port = free_port();
     let dashboard_origin = format!("http://localhost:{dashboard_port}");
@@ -125,4 +127,24 @@ async fn an_agent_finds_a_reply_and_a_contact_from_the_search_box_in_the_browser
     .await;
     println!("{stdout}");
     std::fs::write(screenshots.join("run.txt"), stdout.as_bytes()).unwrap();
+
+    let labelled = app
+        .get_ok(&format!("/api/conversations/{carla_conversation}"), token)
+        .await;
+    assert_eq!(labelled["labels"][0]["name"], "Billing", "{labelled}");
+    assert_eq!(labelled["labels"][0]["color"], "#7c3aed", "{labelled}");
+    let filtered = app
+        .get_ok(
+            &format!(
+                "/api/conversations?label={}",
+                labelled["labels"][0]["id"].as_str().expect("label id")
+            ),
+            token,
+        )
+        .await;
+    assert_eq!(
+        filtered["conversations"].as_array().map(Vec::len),
+        Some(1),
+        "{filtered}"
+    );
 }

@@ -14,6 +14,11 @@
 // its conversation: the URL names the message, the bubble is in view, outlined and focused.
 // Then the header's Search button opens the box again, "Mendez" (misspelt) finds the contact
 // Carla Mendes under "Contacts", and a click shows the inbox with her conversations only.
+// Labels: in Settings the Owner makes "Billing" (a colour, a description); in Carla's
+// conversation the Labels disclosure ticks it and the chip shows in the header and in the
+// inbox row; the inbox's Label filter shows her conversation alone (in the URL, so a reload
+// keeps it); the search box, filtered by the label over the API, agrees. Axe checks the
+// Labels settings and the open picker.
 // Each step prints `ok - ...`; a failure prints `not ok - ...` and exits 1; a bad config exits 2.
 
 import assert from "node:assert/strict";
@@ -158,9 +163,57 @@ try {
   await page.waitForURL((url) => url.pathname === "/inbox" && !url.searchParams.has("contact"));
   step('"Show everyone\'s" brings the whole inbox back');
 
+  doing("in Settings, the Owner makes the label Billing");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  await page.waitForURL(/\/settings$/);
+  const labelsSection = page.getByRole("region", { name: "Labels", exact: true });
+  await labelsSection.getByRole("button", { name: "New label" }).click();
+  const labelDialog = page.getByRole("dialog", { name: "New label" });
+  await labelDialog.getByLabel("Name", { exact: true }).fill("Billing");
+  await labelDialog.getByLabel("Colour", { exact: true }).fill("#7c3aed");
+  await labelDialog.getByLabel("Description", { exact: true }).fill("Invoices and refunds");
+  const created = answered(page, "POST", "/api/labels");
+  await labelDialog.getByRole("button", { name: "Save label" }).click();
+  assert.equal((await created).status(), 201);
+  await labelsSection.getByRole("row").filter({ hasText: "Invoices and refunds" }).waitFor();
+  step('Settings -> Labels: "Billing" made (#7c3aed, "Invoices and refunds")');
+  await labelsSection.evaluate((el) => el.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: `${cfg.screenshots}/settings-labels.png` });
+  await checkAccessibility(page, "settings with labels");
+
+  doing("in Carla's conversation the Labels disclosure ticks Billing");
+  await page.goto(dashboard(`/inbox/${cfg.conversationId}`));
+  const header = page.locator(".conversation-header");
+  await header.getByText("Labels", { exact: true }).click();
+  const tick = header.getByRole("checkbox", { name: "Billing" });
+  const put = answered(page, "PUT", `/api/conversations/${cfg.conversationId}/labels`);
+  // The box shows the conversation's set as the API answered it: ticked once the PUT is in.
+  await tick.click();
+  assert.equal((await put).status(), 200);
+  await header.getByRole("list", { name: "Labels" }).getByText("Billing", { exact: true }).waitFor();
+  await page.waitForFunction(() => document.querySelector(".label-picker input[type=checkbox]")?.checked === true);
+  await checkAccessibility(page, "conversation with the label picker open");
+  const row = page.getByRole("list", { name: "Conversations" }).getByRole("link").filter({ hasText: "Carla Mendes" });
+  await row.getByText("Billing", { exact: true }).waitFor();
+  step("the label is on the conversation: a chip in its header and in its inbox row");
+
+  doing("the inbox's Label filter shows her conversation alone, and keeps it on reload");
+  const labelFilter = page.getByLabel("Label", { exact: true });
+  await labelFilter.selectOption({ label: "Billing" });
+  await page.waitForURL((url) => url.searchParams.has("label"));
+  const rowsNow = page.getByRole("list", { name: "Conversations" }).getByRole("link");
+  const deadline = Date.now() + 10_000;
+  while ((await rowsNow.count()) !== 1 && Date.now() < deadline) await page.waitForTimeout(100);
+  assert.equal(await rowsNow.count(), 1, "one conversation has the label");
+  await page.reload();
+  await rowsNow.first().waitFor();
+  assert.equal(await rowsNow.count(), 1, "the filter is in the URL");
+  assert.match(await rowsNow.first().innerText(), /Carla Mendes/);
+  step("Label: Billing lists Carla's conversation alone, after a reload too");
+
   doing("axe on every page shown");
   assertNoViolations();
-  step("axe found no WCAG 2.1 A/AA violation in the search box or at the found message");
+  step("axe found no WCAG 2.1 A/AA violation in the search box, at the found message, in Settings -> Labels or in the open label picker");
   progress.allChecksPassed();
 } catch (error) {
   exitCode = 1;

@@ -35,6 +35,7 @@ export const keys = {
   /** One endpoint's delivery log (pages, newest first). */
   webhookDeliveries: (ws: string, id: string) => ["ws", ws, "settings", "webhook-deliveries", id] as const,
   storage: (ws: string) => ["ws", ws, "settings", "storage"] as const,
+  labels: (ws: string) => ["ws", ws, "labels"] as const,
   /** One search's first page (the search box). */
   search: (ws: string, q: string) => ["ws", ws, "search", q] as const,
   canned: (ws: string, q = "") => ["ws", ws, "canned", q] as const,

@@ -328,6 +328,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversations/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a conversation's labels, replacing the set: a `conversation.updated` event (change
+         *     `labels`) tells everyone.
+         */
+        put: operations["putApiConversationsIdLabels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{id}/messages": {
         parameters: {
             query?: never;
@@ -466,6 +486,42 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's labels, by name. */
+        get: operations["getApiLabels"];
+        put?: never;
+        /** Create a label (Owners). */
+        post: operations["postApiLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a label (Owners): it comes off every conversation. */
+        delete: operations["deleteApiLabelsId"];
+        options?: never;
+        head?: never;
+        /** Rename, recolour or redescribe a label (Owners); fields left out stay as they are. */
+        patch: operations["patchApiLabelsId"];
         trace?: never;
     };
     "/api/me/profile": {
@@ -1687,6 +1743,8 @@ export interface components {
             createdAt: string;
             /** Format: uuid */
             id: string;
+            /** @description Its labels, by name. */
+            labels?: components["schemas"]["LabelRef"][];
             lastMessage?: components["schemas"]["LastMessage"] | null;
             /**
              * Format: date-time
@@ -1719,7 +1777,7 @@ export interface components {
             events: components["schemas"]["LoggedEvent"][];
         };
         /** @enum {string} */
-        ConversationChange: "status" | "assignee" | "priority";
+        ConversationChange: "status" | "assignee" | "priority" | "labels";
         /**
          * @description `conversation.updated`: the conversation as `GET /api/conversations/{id}` shows it, and
          *     what changed.
@@ -1762,6 +1820,23 @@ export interface components {
             contact: components["schemas"]["ContactInput"];
             /** @example Your order #1042 */
             subject?: string | null;
+        };
+        CreateLabel: {
+            /**
+             * @description `#rrggbb`.
+             * @example #2563eb
+             */
+            color: string;
+            /**
+             * @description Up to 200 characters: when to use it.
+             * @example Invoices, refunds and payment failures
+             */
+            description?: string | null;
+            /**
+             * @description 1 to 50 characters; unique in the workspace, in any case.
+             * @example Billing
+             */
+            name: string;
         };
         CreateTicket: {
             /**
@@ -2056,6 +2131,36 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
             workspace: components["schemas"]["MembershipSummary"];
+        };
+        Label: {
+            /** @description `#rrggbb`. */
+            color: string;
+            /** Format: date-time */
+            createdAt: string;
+            description?: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        LabelList: {
+            /** @description By name; a workspace keeps at most 500. */
+            labels: components["schemas"]["Label"][];
+        };
+        LabelPatch: {
+            color?: string | null;
+            /** @description An empty description clears it. */
+            description?: string | null;
+            name?: string | null;
+        };
+        /** @description A label as a conversation carries it. */
+        LabelRef: {
+            /** @description `#rrggbb`. */
+            color: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
         };
         /** @description The newest message of a conversation, as the inbox list previews it. */
         LastMessage: {
@@ -2493,6 +2598,13 @@ export interface components {
         SessionWorkspace: {
             branding: components["schemas"]["Branding"];
             name: string;
+        };
+        SetLabels: {
+            /**
+             * @description The conversation's labels from now on (replacing the set): at most 20 of the
+             *     workspace's labels; `[]` takes every label off.
+             */
+            labelIds: string[];
         };
         SettingsPatch: {
             branding?: components["schemas"]["BrandingPatch"] | null;
@@ -3740,6 +3852,8 @@ export interface operations {
                 assignee?: string;
                 /** @description Only this contact's conversations. */
                 contactId?: string;
+                /** @description Only conversations with this label. */
+                label?: string;
                 /** @description Rows per page: 1 to 200, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page; absent for the first page. */
@@ -4143,6 +4257,59 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putApiConversationsIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetLabels"];
+            };
+        };
+        responses: {
+            /** @description The conversation with its labels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -4607,6 +4774,212 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getApiLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every label of the workspace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelList"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLabel"];
+            };
+        };
+        responses: {
+            /** @description The new label */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The name is taken (`label_name_taken`), or the workspace has 500 labels (`label_limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteApiLabelsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Label id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchApiLabelsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Label id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated label */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description The name is taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiMeProfile: {
         parameters: {
             query?: never;
@@ -4723,6 +5096,8 @@ export interface operations {
                 channel?: "chat" | "manual" | "email";
                 /** @description Conversations, their messages and tickets of this priority. */
                 priority?: "low" | "medium" | "high" | "urgent";
+                /** @description Conversations with this label, and their messages. */
+                label?: string;
                 /**
                  * @description Created at or after this time (RFC 3339): conversations and tickets by their
                  *     creation, messages by their own.

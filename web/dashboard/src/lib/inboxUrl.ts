@@ -1,5 +1,5 @@
-// The inbox's tab, status filter and contact live in the URL's query
-// (`?tab=unassigned&status=open&contact=<id>`),
+// The inbox's tab, status filter, label and contact live in the URL's query
+// (`?tab=unassigned&status=open&label=<id>&contact=<id>`),
 // the selected conversation in its path (`/inbox/{id}`), so a reload or a shared link shows
 // exactly what was there. Pure: parsing never throws, and defaults are left out of the URL.
 
@@ -13,10 +13,12 @@ export interface InboxView {
   status: ConversationStatus | null;
   /** Only this contact's conversations (a contact opened from search). */
   contact: string | null;
+  /** Only conversations with this label. */
+  label: string | null;
 }
 
 const TABS: readonly InboxTab[] = ["me", "unassigned", "all"];
-export const DEFAULT_VIEW: InboxView = { tab: "all", status: null, contact: null };
+export const DEFAULT_VIEW: InboxView = { tab: "all", status: null, contact: null, label: null };
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,10 +26,12 @@ export function parseInboxView(query: URLSearchParams): InboxView {
   const tab = query.get("tab");
   const status = query.get("status");
   const contact = query.get("contact");
+  const label = query.get("label");
   return {
     tab: TABS.includes(tab as InboxTab) ? (tab as InboxTab) : DEFAULT_VIEW.tab,
     status: CONVERSATION_STATUSES.includes(status as ConversationStatus) ? (status as ConversationStatus) : null,
     contact: contact && ID.test(contact) ? contact.toLowerCase() : null,
+    label: label && ID.test(label) ? label.toLowerCase() : null,
   };
 }
 
@@ -37,6 +41,7 @@ export function inboxQuery(view: InboxView): string {
   if (view.tab !== DEFAULT_VIEW.tab) query.set("tab", view.tab);
   if (view.status) query.set("status", view.status);
   if (view.contact) query.set("contact", view.contact);
+  if (view.label) query.set("label", view.label);
   const text = query.toString();
   return text ? `?${text}` : "";
 }

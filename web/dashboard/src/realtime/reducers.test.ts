@@ -76,6 +76,16 @@ describe("inbox lists", () => {
     expect(belongsTo(mine, { assignee: "me", status: null }, null)).toBe(false);
   });
 
+  it("know which conversations belong to a label's and a contact's lists", () => {
+    const billing = { id: "l1", name: "Billing", color: "#2563eb" };
+    const labelled = conversation("a", { labels: [billing] });
+    expect(belongsTo(labelled, { ...all, labelId: "l1" }, "me")).toBe(true);
+    expect(belongsTo(conversation("b"), { ...all, labelId: "l1" }, "me")).toBe(false);
+    expect(belongsTo(labelled, { ...all, labelId: null }, "me")).toBe(true);
+    expect(belongsTo(labelled, { ...all, contactId: "contact-a" }, "me")).toBe(true);
+    expect(belongsTo(labelled, { ...all, contactId: "contact-b" }, "me")).toBe(false);
+  });
+
   it("put a new conversation first, once", () => {
     const data = pages([conversation("old")]);
     const fresh = conversation("new", { lastMessageAt: "2026-11-23T11:00:00Z", updatedAt: "2026-11-23T11:00:00Z" });

@@ -28,6 +28,8 @@ export interface InboxFilter {
   status: ConversationStatus | null;
   /** Only this contact's conversations; absent or null for everyone's. */
   contactId?: string | null;
+  /** Only conversations with this label; absent or null for any. */
+  labelId?: string | null;
 }
 
 // Page params are cursors; the reducers never read them.
@@ -39,6 +41,7 @@ export type TicketPages = InfiniteData<TicketList, unknown>;
 export function belongsTo(conversation: Conversation, filter: InboxFilter, meId: string | null): boolean {
   if (filter.status && conversation.status !== filter.status) return false;
   if (filter.contactId && conversation.contact.id !== filter.contactId) return false;
+  if (filter.labelId && !(conversation.labels ?? []).some((label) => label.id === filter.labelId)) return false;
   if (filter.assignee === "unassigned") return conversation.assigneeId == null;
   if (filter.assignee === "me") return meId !== null && conversation.assigneeId === meId;
   return true;

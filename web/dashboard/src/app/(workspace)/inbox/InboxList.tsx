@@ -1,8 +1,8 @@
 "use client";
 
-// Conversations by tab (Mine / Unassigned / All, each with its open + pending count) and status,
-// newest activity first, kept live by hub events (see realtime/HubProvider). The tab and status
-// live in the URL (lib/inboxUrl), so a reload shows the same list.
+// Conversations by tab (Mine / Unassigned / All, each with its open + pending count), status and
+// label, newest activity first, kept live by hub events (see realtime/HubProvider). The tab and
+// the filters live in the URL (lib/inboxUrl), so a reload or a shared link shows the same list.
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -17,7 +17,9 @@ import { Avatar } from "@/components/inbox/Avatar";
 import { ChannelMarker } from "@/components/inbox/ChannelMarker";
 import { RelativeTime } from "@/components/inbox/RelativeTime";
 import { useInboxCounts } from "@/components/inbox/useInboxCounts";
+import { useLabels } from "@/components/labels/useLabels";
 import { useApi } from "@/app/providers";
+import { currentLabels, textOn } from "@/lib/labelSet";
 import { priorityLabel, statusLabel } from "@/lib/labels";
 import { inboxHref, type InboxTab, type InboxView, parseInboxView } from "@/lib/inboxUrl";
 import { previewText, rowTime } from "@/lib/preview";
@@ -38,9 +40,13 @@ export function InboxList() {
   const params = useParams<{ id?: string }>();
   const view = parseInboxView(useSearchParams());
   const selectedId = params.id ?? null;
-  const filter: InboxFilter = view.contact
-    ? { assignee: view.tab, status: view.status, contactId: view.contact }
-    : { assignee: view.tab, status: view.status };
+  const filter: InboxFilter = {
+    assignee: view.tab,
+    status: view.status,
+    ...(view.contact ? { contactId: view.contact } : {}),
+    ...(view.label ? { labelId: view.label } : {}),
+  };
+  const labels = useLabels(workspace.id);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const counts = useInboxCounts(workspace.id);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -68,6 +74,7 @@ export function InboxList() {
               assignee: view.tab,
               status: view.status ?? undefined,
               contactId: view.contact ?? undefined,
+              label: view.label ?? undefined,
               limit: 50,
               cursor: pageParam ?? undefined,
             },
@@ -139,6 +146,16 @@ export function InboxList() {
             </option>
           ))}
         </SelectField>
+        {labels.data && (labels.data.labels.length > 0 || view.label) ? (
+          <SelectField label="Label" value={view.label ?? ""} onChange={(event) => show({ ...view, label: event.target.value || null })}>
+            <option value="">Any label</option>
+            {labels.data.labels.map((label) => (
+              <option key={label.id} value={label.id}>
+                {label.name}
+              </option>
+            ))}
+          </SelectField>
+        ) : null}
       </div>
       <div role="tabpanel" id="conversation-panel" aria-labelledby={`tab-${view.tab}`}>
         {view.contact ? (
@@ -198,9 +215,27 @@ function ConversationRow({ conversation: c, href, current, workspaceId }: { conv
             {c.priority ? <span className="badge">{priorityLabel(c.priority)}</span> : null}
             <span className="muted">{assigneeName ?? "Unassigned"}</span>
           </span>
+          <RowLabels workspaceId={workspaceId} conversation={c} />
         </span>
       </Link>
     </li>
+  );
+}
+
+/** The row's labels as chips (spans: the row is one link). */
+function RowLabels({ workspaceId, conversation }: { workspaceId: string; conversation: Conversation }) {
+  const labels = useLabels(workspaceId);
+  const shown = currentLabels(conversation.labels ?? [], labels.data?.labels);
+  if (shown.length === 0) return null;
+  return (
+    <span className="row-labels">
+      <span className="visually-hidden">Labels: </span>
+      {shown.map((label) => (
+        <span key={label.id} className="label-chip" style={{ background: label.color, color: textOn(label.color) }}>
+          {label.name}
+        </span>
+      ))}
+    </span>
   );
 }
 

@@ -1,7 +1,7 @@
 "use client";
 
 // Owners only (the API answers 403 to agents, and its `detail` is shown): branding, the inbox,
-// the email channel, the chat widget, API keys, webhooks, canned responses, the files' storage use, and deleting the workspace.
+// the email channel, the chat widget, API keys, webhooks, canned responses, labels, the files' storage use, and deleting the workspace.
 
 import { useWorkspace } from "../WorkspaceContext";
 import { ApiKeys } from "./ApiKeys";
@@ -11,6 +11,7 @@ import { CannedResponses } from "./CannedResponses";
 import { DeleteWorkspace } from "./DeleteWorkspace";
 import { EmailChannel } from "./Email";
 import { InboxSettings } from "./Inbox";
+import { Labels } from "./Labels";
 import { Storage } from "./Storage";
 import { Webhooks } from "./Webhooks";
 import { Widget } from "./Widget";
@@ -30,7 +31,8 @@ function OwnerSettings() {
     <>
       <nav aria-label="Settings sections" className="toc">
         <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#email-heading">Email</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
-        <a href="#webhooks-heading">Webhooks</a> <a href="#canned-heading">Canned responses</a> <a href="#storage-heading">Files</a>{" "}
+        <a href="#webhooks-heading">Webhooks</a> <a href="#canned-heading">Canned responses</a> <a href="#labels-heading">Labels</a>{" "}
+        <a href="#storage-heading">Files</a>{" "}
         <a href="#audit-heading">Audit log</a> <a href="#danger-heading">Delete workspace</a>
       </nav>
       <Branding />
@@ -40,6 +42,7 @@ function OwnerSettings() {
       <ApiKeys />
       <Webhooks />
       <CannedResponses />
+      <Labels />
       <Storage />
       <AuditLog />
       <DeleteWorkspace />

@@ -15,6 +15,7 @@ import { ErrorMessage, SelectField } from "@/components/ui";
 import { ContactPanel } from "@/components/contact/ContactPanel";
 import { ChannelMarker } from "@/components/inbox/ChannelMarker";
 import { Thread } from "@/components/inbox/Thread";
+import { LabelPicker } from "@/components/labels/LabelPicker";
 import { useReadMarks } from "@/components/inbox/useReadMarks";
 import { useApi } from "@/app/providers";
 import { useHub } from "@/realtime/HubProvider";
@@ -184,6 +185,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
             Create ticket
           </button>
         </div>
+        <LabelPicker workspaceId={workspace.id} conversation={c} isOwner={isOwner} onUpdated={applyUpdate} />
         <ErrorMessage error={assign.error ?? setStatus.error ?? setPriority.error} />
       </header>
       <div className="conversation-body">
