@@ -25,7 +25,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, visit } from "./pages.mjs";
+import { assertNoViolations, DESKTOP, visit, signIn } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.ATTACHMENTS_TEST_CONFIG ?? "null");
 for (const key of ["api", "dashboard", "widget", "host", "workspaceName", "screenshots"]) {
@@ -184,15 +184,7 @@ try {
   step("the visitor wrote through the widget on the customer's page");
 
   doing("the agent signs in and opens the visitor's conversation");
-  await agentPage.goto(dashboard("/login"));
-  await field(agentPage, "Email").fill(cfg.agent.email);
-  await field(agentPage, "Password").fill(cfg.agent.password);
-  await agentPage.getByRole("button", { name: "Sign in" }).click();
-  await agentPage.waitForURL(/\/(workspaces|inbox)$/);
-  if (new URL(agentPage.url()).pathname === "/workspaces") {
-    await agentPage.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
-    await agentPage.waitForURL(/\/inbox$/);
-  }
+  await signIn(agentPage, cfg.dashboard, { email: cfg.agent.email, password: cfg.agent.password, workspaceName: cfg.workspaceName });
   await agentPage.getByRole("status", { name: "Live updates: Live" }).waitFor();
   await agentPage.getByRole("tab", { name: "All" }).click();
   await agentPage.getByRole("list", { name: "Conversations" }).getByRole("link").filter({ hasText: hello }).click();

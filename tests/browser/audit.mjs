@@ -26,7 +26,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, visit, journey } from "./pages.mjs";
+import { assertNoViolations, DESKTOP, visit, journey, signIn } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.AUDIT_TEST_CONFIG ?? "null");
 const configured =
@@ -138,16 +138,8 @@ try {
   watch(page, "owner");
 
   doing("the Owner signs in and opens the workspace");
-  await page.goto(dashboard("/login"));
-  await page.getByLabel("Email", { exact: true }).fill(cfg.owner.email);
-  await page.getByLabel("Password", { exact: true }).fill(cfg.owner.password);
   const selected = answered(page, "POST", "/select");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/(workspaces|inbox)$/);
-  if (new URL(page.url()).pathname === "/workspaces") {
-    await page.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
-    await page.waitForURL(/\/inbox$/);
-  }
+  await signIn(page, cfg.dashboard, { email: cfg.owner.email, password: cfg.owner.password, workspaceName: cfg.workspaceName });
   assert.equal((await selected).status(), 200, "the workspace was selected: a workspace token was issued");
   step("the Owner signed in through /login and opened the workspace (a workspace token was issued: a sign-in entry)");
 
@@ -164,19 +156,19 @@ try {
   const headers = (await table.locator("thead th").allInnerTexts()).map((t) => t.trim().toLowerCase());
   assert.deepEqual(headers, ["time", "who", "action", "target", "ip address", "changes"]);
   const newest = entryRows(table).first();
-  const signIn = await cells(newest);
-  assert.equal(signIn.action, "Signed in", `the newest entry is the sign-in just made: ${JSON.stringify(signIn)}`);
-  assert.equal(signIn.who, cfg.owner.name, "by the Owner, by name, without a badge");
-  assert.equal(signIn.target, "Workspace");
-  assert.equal(signIn.changes, "role: Owner");
-  assert.match(signIn.ip, /^[0-9a-f.:]+$/i, `an IP address: ${signIn.ip}`);
-  assert.match(signIn.time, RECENT);
+  const signedIn = await cells(newest);
+  assert.equal(signedIn.action, "Signed in", `the newest entry is the sign-in just made: ${JSON.stringify(signedIn)}`);
+  assert.equal(signedIn.who, cfg.owner.name, "by the Owner, by name, without a badge");
+  assert.equal(signedIn.target, "Workspace");
+  assert.equal(signedIn.changes, "role: Owner");
+  assert.match(signedIn.ip, /^[0-9a-f.:]+$/i, `an IP address: ${signedIn.ip}`);
+  assert.match(signedIn.time, RECENT);
   const time = newest.locator("time");
   const exact = (await time.getAttribute("title")) ?? "";
   assert.match(exact, new RegExp(String(new Date().getFullYear())), `the exact time is in the title: ${exact}`);
   assert.match(exact, /\d{1,2}:\d{2}:\d{2}/, `to the second: ${exact}`);
   assert.ok(!Number.isNaN(Date.parse((await time.getAttribute("datetime")) ?? "")), "a machine-readable time");
-  step(`the log's newest entry: "Signed in" by ${cfg.owner.name} from ${signIn.ip}, "just now" (title "${exact}")`);
+  step(`the log's newest entry: "Signed in" by ${cfg.owner.name} from ${signedIn.ip}, "just now" (title "${exact}")`);
   await check('the count is announced ("N entries.")', async () => {
     await section.getByRole("status").filter({ hasText: /^\d+ entr(y|ies)\.$/ }).waitFor({ timeout: 5_000 });
   });

@@ -34,7 +34,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, PHONE, visit, WCAG_TAGS, escapeRegExp, journey } from "./pages.mjs";
+import { assertNoViolations, DESKTOP, PHONE, visit, WCAG_TAGS, escapeRegExp, journey, signIn } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.EMAIL_TEST_CONFIG ?? "null");
 for (const key of ["api", "dashboard", "workspaceName", "workspaceToken", "screenshots"]) {
@@ -174,15 +174,7 @@ try {
   recordHub(page);
 
   doing("the agent signs in and opens the workspace");
-  await page.goto(dashboard("/login"));
-  await field(page, "Email").fill(cfg.agent.email);
-  await field(page, "Password").fill(cfg.agent.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/(workspaces|inbox)$/);
-  if (new URL(page.url()).pathname === "/workspaces") {
-    await page.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
-    await page.waitForURL(/\/inbox$/);
-  }
+  await signIn(page, cfg.dashboard, { email: cfg.agent.email, password: cfg.agent.password, workspaceName: cfg.workspaceName });
   await page.getByRole("status", { name: "Live updates: Live" }).waitFor();
   step("the agent signed in through /login and opened the workspace's inbox, live");
 

@@ -25,7 +25,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { assertNoViolations, checkAccessibility } from "./pages.mjs";
+import { assertNoViolations, checkAccessibility, signIn } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.EVENT_RESYNC_TEST_CONFIG ?? "null");
 if (!cfg?.api || !cfg?.dashboard || !cfg?.agent?.email || !cfg?.agent?.password || !cfg?.workspaceId || !cfg?.screenshots) {
@@ -204,16 +204,7 @@ try {
   page.on("pageerror", (e) => console.log(`# page error: ${e.message}`));
 
   doing("the agent signs in and opens the inbox");
-  await page.goto(dashboard("/login"));
-  await page.getByLabel("Email", { exact: true }).fill(cfg.agent.email);
-  await page.getByLabel("Password", { exact: true }).fill(cfg.agent.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  // With one workspace (or a remembered one) sign-in may go straight to its inbox.
-  await page.waitForURL(/\/(workspaces|inbox)$/);
-  if (new URL(page.url()).pathname === "/workspaces") {
-    await page.getByRole("button", { name: `Open ${workspace.name}` }).click();
-    await page.waitForURL(/\/inbox$/);
-  }
+  await signIn(page, cfg.dashboard, { email: cfg.agent.email, password: cfg.agent.password, workspaceName: workspace.name });
   await hubState(page, "Live").waitFor();
   await page.getByRole("tab", { name: "All" }).click();
   const list = page.getByRole("list", { name: "Conversations" });

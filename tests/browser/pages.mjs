@@ -138,6 +138,23 @@ export function journey() {
   };
 }
 
+/**
+ * Signs in through the dashboard's /login form with `email` and `password` and opens the
+ * workspace `workspaceName` (sign-in may go straight to its inbox when it is the only or the
+ * remembered one). Resolves once the inbox's URL is shown.
+ */
+export async function signIn(page, dashboardUrl, { email, password, workspaceName }) {
+  await page.goto(new URL("/login", dashboardUrl).toString());
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/(workspaces|inbox)$/);
+  if (new URL(page.url()).pathname === "/workspaces") {
+    await page.getByRole("button", { name: `Open ${workspaceName}` }).click();
+    await page.waitForURL(/\/inbox$/);
+  }
+}
+
 /** `text` as a regular expression that matches it literally. */
 export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

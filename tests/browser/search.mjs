@@ -24,7 +24,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { assertNoViolations, checkAccessibility, DESKTOP, journey } from "./pages.mjs";
+import { assertNoViolations, checkAccessibility, DESKTOP, journey, signIn } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.SEARCH_TEST_CONFIG ?? "null");
 const configured = ["api", "dashboard", "email", "password", "workspaceName", "conversationId", "messageId", "contactId", "screenshots"].every(
@@ -65,16 +65,8 @@ try {
   page.on("pageerror", (e) => console.log(`# page error: ${e.message}`));
 
   doing("the Owner signs in and opens the workspace");
-  await page.goto(dashboard("/login"));
-  await page.getByLabel("Email", { exact: true }).fill(cfg.email);
-  await page.getByLabel("Password", { exact: true }).fill(cfg.password);
   const selected = answered(page, "POST", "/select");
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/(workspaces|inbox)$/);
-  if (new URL(page.url()).pathname === "/workspaces") {
-    await page.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
-    await page.waitForURL(/\/inbox$/);
-  }
+  await signIn(page, cfg.dashboard, { email: cfg.email, password: cfg.password, workspaceName: cfg.workspaceName });
   assert.equal((await selected).status(), 200);
   await page.getByRole("list", { name: "Conversations" }).getByRole("link").first().waitFor();
   step("the Owner signed in and sees the inbox");

@@ -38,7 +38,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, visit, escapeRegExp, journey } from "./pages.mjs";
+import { assertNoViolations, DESKTOP, visit, escapeRegExp, journey, signIn } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.WEBHOOKS_TEST_CONFIG ?? "null");
 const required = ["api", "dashboard", "workspaceName", "workspaceToken", "endpointUrl", "refusedUrl", "result", "screenshots"];
@@ -147,15 +147,7 @@ try {
   watch(page, "owner");
 
   doing("the Owner signs in and opens the workspace");
-  await page.goto(dashboard("/login"));
-  await field(page, "Email").fill(cfg.agent.email);
-  await field(page, "Password").fill(cfg.agent.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/(workspaces|inbox)$/);
-  if (new URL(page.url()).pathname === "/workspaces") {
-    await page.getByRole("button", { name: `Open ${cfg.workspaceName}` }).click();
-    await page.waitForURL(/\/inbox$/);
-  }
+  await signIn(page, cfg.dashboard, { email: cfg.agent.email, password: cfg.agent.password, workspaceName: cfg.workspaceName });
   step("the Owner signed in through /login and opened the workspace");
 
   doing("Settings -> Webhooks lists the endpoints with their state");
