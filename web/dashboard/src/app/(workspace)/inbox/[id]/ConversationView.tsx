@@ -111,11 +111,14 @@ export function ConversationView({ conversationId }: { conversationId: string })
     };
   }, [conversationId, hubState, send]);
 
-  // Focus the heading when a conversation opens, so screen readers announce it.
+  // Focus the heading when a conversation opens, so screen readers announce it; opened at a
+  // message found by search, the thread focuses that message instead (and this effect, which
+  // runs after the thread's in the same commit, must not take the focus back).
   const loaded = conversation.isSuccess;
+  const openedAtMessage = foundMessageId !== null;
   useEffect(() => {
-    if (loaded) headingRef.current?.focus();
-  }, [loaded, conversationId]);
+    if (loaded && !openedAtMessage) headingRef.current?.focus();
+  }, [loaded, conversationId, openedAtMessage]);
 
   // An update answered by the API: the conversation and the inbox lists holding it.
   const applyUpdate = (updated: Conversation) => {
