@@ -301,9 +301,8 @@ fn push_branch(
         .push(")");
 }
 
-/// Appends the search statement to `query`. Public so that a test can `EXPLAIN` what the
-/// handler runs.
-pub fn push_search_query(
+/// Appends the search statement to `query`.
+fn push_search_query(
     query: &mut QueryBuilder<Postgres>,
     schema: &TenantSchema,
     search: &Search,

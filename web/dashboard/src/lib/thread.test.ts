@@ -52,6 +52,10 @@ describe("activitySentence", () => {
     expect(activitySentence(event("1", "00", "conversation.updated", { change: "status", status: "resolved" }), names)).toBe("Olivia resolved the conversation");
     expect(activitySentence(event("1", "00", "conversation.updated", { change: "status", status: "open" }), names)).toBe("Olivia reopened the conversation");
     expect(activitySentence(event("1", "00", "conversation.updated", { change: "priority", priority: "high" }), names)).toBe("Olivia set the priority to high");
+    expect(
+      activitySentence(event("1", "00", "conversation.updated", { change: "labels", labels: [{ id: "l1", name: "Billing", color: "#2563eb" }, { id: "l2", name: "VIP", color: "#7c3aed" }] }), names),
+    ).toBe("Olivia set the labels to Billing, VIP");
+    expect(activitySentence(event("1", "00", "conversation.updated", { change: "labels", labels: [] }), names)).toBe("Olivia removed the labels");
   });
   it("names tickets and starts, and other actors", () => {
     expect(activitySentence(event("1", "00", "ticket.created", { number: 12 }), names)).toBe("Olivia created ticket #12");

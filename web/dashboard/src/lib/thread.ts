@@ -115,6 +115,11 @@ export function activitySentence(event: ActivityEvent, nameOf: NameOf, meId: str
         const priority = field(data, "priority");
         return typeof priority === "string" ? `${who} set the priority to ${priority}` : `${who} cleared the priority`;
       }
+      if (change === "labels") {
+        const labels = field(data, "labels");
+        const names = Array.isArray(labels) ? labels.map((label: unknown) => field(label, "name")).filter((n): n is string => typeof n === "string") : [];
+        return names.length > 0 ? `${who} set the labels to ${names.join(", ")}` : `${who} removed the labels`;
+      }
       return null;
     }
     default:
