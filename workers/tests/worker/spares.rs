@@ -17,13 +17,14 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 23] = [
+const TENANT_TABLES: [&str; 25] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
     "audit_log",
     "canned_responses",
     "contacts",
+    "conversation_labels",
     "conversation_reads",
     "conversations",
     "email_messages",
@@ -31,6 +32,7 @@ const TENANT_TABLES: [&str; 23] = [
     "email_thread_ids",
     "event_log_head",
     "events",
+    "labels",
     "messages",
     "refinery_schema_history",
     "settings",
