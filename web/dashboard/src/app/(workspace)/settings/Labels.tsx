@@ -47,7 +47,7 @@ export function Labels() {
   return (
     <section aria-labelledby="labels-heading" className="panel">
       <h2 id="labels-heading">Labels</h2>
-      <p className="hint">Agents put labels on conversations; the inbox and the search filter by them.</p>
+      <p className="hint">Agents put labels on conversations; the inbox filters by them.</p>
       <button type="button" onClick={() => setEditing("new")}>
         New label
       </button>
