@@ -60,7 +60,8 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::audit::router(state))
         .merge(crate::canned_responses::router(state))
         .merge(crate::labels::router(state))
-        .merge(crate::search::router(state));
+        .merge(crate::search::router(state))
+        .merge(crate::views::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .merge(people)

@@ -39,6 +39,7 @@ pub mod startup;
 pub mod state;
 pub mod tenancy;
 pub mod tickets;
+pub mod views;
 pub mod webhooks;
 pub mod widget;
 pub mod workspace_settings;

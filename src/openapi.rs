@@ -50,6 +50,7 @@ use utoipa::{Modify, OpenApi};
         (name = "tickets", description = "Tickets, their status, assignment and comments"),
         (name = "canned-responses", description = "Saved replies: everyone uses them, Owners write them"),
         (name = "labels", description = "The workspace's labels: Owners keep the set, agents put them on conversations"),
+        (name = "views", description = "Saved views: named inbox filters with live counts, personal or shared"),
         (name = "search", description = "One search box over conversations, messages, tickets and contacts"),
         (name = "widget", description = "The chat widget's visitor API: sessions from a site key, the visitor's conversation"),
         (name = "email", description = "The email channel: the support address (Owners) and mail handed over by the MTA"),

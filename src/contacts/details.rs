@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use sqlx::postgres::PgRow;
-use sqlx::{FromRow, PgConnection, Row};
+use sqlx::types::Json;
+use sqlx::{FromRow, PgConnection, QueryBuilder, Row};
 use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -10,6 +11,9 @@ use uuid::Uuid;
 
 use crate::extract::Resource;
 use crate::inbox::contacts::Contact;
+use crate::inbox::text::contains_pattern;
+use crate::labels::LabelRef;
+use crate::pagination::{Page, TimeKey};
 
 /// What the chat widget last reported of the visitor's browser and page.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -53,8 +57,10 @@ impl Resource for ContactDetails {
 impl FromRow<'_, PgRow> for ContactDetails {
     fn from_row(row: &PgRow) -> sqlx::Result<Self> {
         let last_seen_at: Option<OffsetDateTime> = row.try_get("last_seen_at")?;
+        let mut contact = Contact::from_row(row)?;
+        contact.labels = Some(row.try_get::<Json<Vec<LabelRef>>, _>("labels")?.0);
         Ok(Self {
-            contact: Contact::from_row(row)?,
+            contact,
             created_at: row.try_get("created_at")?,
             visitor: match last_seen_at {
                 Some(last_seen_at) => Some(VisitorContext {
@@ -72,10 +78,18 @@ impl FromRow<'_, PgRow> for ContactDetails {
     }
 }
 
-/// The columns of [`ContactDetails`].
+/// The columns of [`ContactDetails`], from `{schema}.contacts` (not aliased: `RETURNING`
+/// takes them too).
 pub const COLUMNS: &str = "id, name, email, claimed_email, external_id, created_at,
                            last_page_url, last_page_title, referrer, user_agent, time_zone,
-                           locale, last_seen_at";
+                           locale, last_seen_at,
+                           (SELECT coalesce(jsonb_agg(
+                                       jsonb_build_object('id', l.id, 'name', l.name,
+                                                          'color', l.color)
+                                       ORDER BY lower(l.name), l.id), '[]'::jsonb)
+                              FROM {schema}.contact_labels cl
+                              JOIN {schema}.labels l ON l.id = cl.label_id
+                             WHERE cl.contact_id = contacts.id) AS labels";
 
 pub async fn find(
     conn: &mut PgConnection,
@@ -88,4 +102,51 @@ pub async fn find(
     .bind(id)
     .fetch_optional(conn)
     .await
+}
+
+/// A page of contacts, newest first: those whose name or address holds `words` (in any
+/// case; the trigram index of `V15` finds them), those with `label`.
+pub async fn list(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    words: Option<&str>,
+    label: Option<Uuid>,
+    page: &Page<TimeKey>,
+) -> sqlx::Result<(Vec<ContactDetails>, Option<String>)> {
+    let mut query = QueryBuilder::new("");
+    let sqlx::AssertSqlSafe(select) = schema.sql(&format!(
+        "SELECT {COLUMNS} FROM {{schema}}.contacts WHERE true"
+    ));
+    query.push(select);
+    if let Some(words) = words {
+        let pattern = contains_pattern(words);
+        query
+            .push(" AND ((coalesce(name, '') || ' ' || email) ILIKE ")
+            .push_bind(pattern.clone())
+            .push(" OR name ILIKE ")
+            .push_bind(pattern)
+            .push(")");
+    }
+    if let Some(label) = label {
+        let sqlx::AssertSqlSafe(labelled) = schema.sql(
+            " AND EXISTS (SELECT 1 FROM {schema}.contact_labels fl
+                           WHERE fl.contact_id = contacts.id AND fl.label_id = ",
+        );
+        query.push(labelled).push_bind(label).push(")");
+    }
+    if let Some(TimeKey(at, id)) = page.after {
+        query
+            .push(" AND (created_at, id) < (")
+            .push_bind(at)
+            .push(", ")
+            .push_bind(id)
+            .push(")");
+    }
+    query
+        .push(" ORDER BY created_at DESC, id DESC LIMIT ")
+        .push_bind(page.fetch());
+    let rows = query.build_query_as().fetch_all(conn).await?;
+    Ok(page.finish(rows, |c: &ContactDetails| {
+        TimeKey(c.created_at, c.contact.id)
+    }))
 }

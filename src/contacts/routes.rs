@@ -1,8 +1,9 @@
-//! `GET /api/contacts/{id}` and `PATCH /api/contacts/{id}`.
+//! `GET /api/contacts`, `GET /api/contacts/{id}` and `PATCH /api/contacts/{id}`.
 
 use axum::extract::State;
-use serde::Deserialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::contacts::details::{self, COLUMNS, ContactDetails};
@@ -12,10 +13,61 @@ use crate::error::responses::MemberErrors;
 use crate::error::{Error, FieldChecks, Result};
 use crate::events;
 use crate::events::catalogue::DomainEvent;
-use crate::extract::{AppJson, PathId};
+use crate::extract::{AppJson, AppQuery, PathId};
 use crate::inbox::contacts::NAME_MAX_CHARS;
+use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Part of a name or an address, in any case (`carla`, `@example.org`).
+    #[param(max_length = 200)]
+    q: Option<String>,
+    /// Only contacts with this label.
+    label: Option<Uuid>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactList {
+    pub contacts: Vec<ContactDetails>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The workspace's contacts, newest first, in pages; found by part of a name or an address,
+/// or by a label.
+#[utoipa::path(
+    get, path = "/api/contacts", tag = "contacts",
+    security(("bearer" = [])),
+    params(ListQuery, PageQuery),
+    responses(
+        (status = 200, description = "A page of contacts", body = ContactList),
+        MemberErrors,
+    )
+)]
+pub async fn list(
+    AppQuery(query): AppQuery<ListQuery>,
+    AppQuery(page): AppQuery<PageQuery>,
+    mut tenant: Tenant,
+) -> Result<AppJson<ContactList>> {
+    let words = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    if words.is_some_and(|q| q.chars().count() > QUERY_MAX_CHARS) {
+        return Err(Error::invalid_field(
+            "q",
+            format!("must be at most {QUERY_MAX_CHARS} characters"),
+        ));
+    }
+    let page = page.parse()?;
+    let (conn, schema) = tenant.parts();
+    let (contacts, next_cursor) = details::list(conn, schema, words, query.label, &page).await?;
+    Ok(AppJson(ContactList {
+        contacts,
+        next_cursor,
+    }))
+}
 
 /// One contact, with what the chat widget last reported of their visit.
 #[utoipa::path(
@@ -37,6 +89,9 @@ pub async fn get(
         .ok_or(Error::NotFound("contact"))?;
     Ok(AppJson(contact))
 }
+
+/// The longest `q`, in characters.
+const QUERY_MAX_CHARS: usize = 200;
 
 /// Each field: absent leaves it, `null` clears it, a value sets it.
 #[derive(Deserialize, ToSchema)]

@@ -11,6 +11,7 @@
 //! - `messages`: messages and notes, and `lastMessageAt`.
 //! - `reads`: what each agent has read (unread counts), `counts`: the tabs' badges,
 //!   `activity`: the activity lines, from the event log.
+//! - `filters`: the inbox's filters, which saved views keep too.
 //! - `requests`: what the routes accept, checked into what they act on.
 //! - `routes`: `/api/conversations*`.
 //!
@@ -20,6 +21,7 @@
 pub mod actions;
 mod activity;
 mod counts;
+pub mod filters;
 pub mod intake;
 pub mod messages;
 mod reads;

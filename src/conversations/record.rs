@@ -110,6 +110,7 @@ impl FromRow<'_, PgRow> for Conversation {
                 email: row.try_get("contact_email")?,
                 claimed_email: row.try_get("contact_claimed_email")?,
                 external_id: row.try_get("contact_external_id")?,
+                labels: None,
             },
             channel: row.try_get("channel")?,
             labels: row
@@ -193,7 +194,8 @@ impl Reader {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What the list and a saved view's count select; `Default` selects everything.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct ListFilter {
     pub status: Option<ConversationStatus>,
     pub assignee: AssigneeFilter,
@@ -201,6 +203,62 @@ pub struct ListFilter {
     pub contact: Option<Uuid>,
     /// Only conversations with this label.
     pub label: Option<Uuid>,
+    pub channel: Option<Channel>,
+    pub priority: Option<Priority>,
+    pub created_after: Option<OffsetDateTime>,
+    pub created_before: Option<OffsetDateTime>,
+    pub updated_after: Option<OffsetDateTime>,
+    pub updated_before: Option<OffsetDateTime>,
+    /// Only conversations with incoming messages the reader has not read.
+    pub unread: bool,
+}
+
+impl ListFilter {
+    /// Appends ` AND <condition>` for each filter to a query over `c` (conversations) joined
+    /// with `r`, the reader's agent profile.
+    pub fn push_conditions(&self, builder: &mut QueryBuilder<Postgres>, schema: &TenantSchema) {
+        self.assignee.push_condition(builder, "c.assignee_id");
+        if let Some(contact) = self.contact {
+            builder.push(" AND c.contact_id = ").push_bind(contact);
+        }
+        if let Some(status) = self.status {
+            builder.push(" AND c.status = ").push_bind(status);
+        }
+        if let Some(channel) = self.channel {
+            builder.push(" AND c.channel = ").push_bind(channel);
+        }
+        if let Some(priority) = self.priority {
+            builder.push(" AND c.priority = ").push_bind(priority);
+        }
+        for (condition, at) in [
+            (" AND c.created_at >= ", self.created_after),
+            (" AND c.created_at < ", self.created_before),
+            (" AND c.updated_at >= ", self.updated_after),
+            (" AND c.updated_at < ", self.updated_before),
+        ] {
+            if let Some(at) = at {
+                builder.push(condition).push_bind(at);
+            }
+        }
+        if let Some(label) = self.label {
+            let sqlx::AssertSqlSafe(labelled) = schema.sql(
+                " AND EXISTS (SELECT 1 FROM {schema}.conversation_labels fl
+                               WHERE fl.conversation_id = c.id AND fl.label_id = ",
+            );
+            builder.push(labelled).push_bind(label).push(")");
+        }
+        if self.unread {
+            let sqlx::AssertSqlSafe(unread) = schema.sql(
+                " AND EXISTS (SELECT 1 FROM {schema}.messages um
+                               WHERE um.conversation_id = c.id AND um.kind = 'incoming'
+                                 AND um.created_at > coalesce(
+                                     (SELECT cr.read_at FROM {schema}.conversation_reads cr
+                                       WHERE cr.conversation_id = c.id AND cr.agent_id = r.id),
+                                     r.joined_at))",
+            );
+            builder.push(unread);
+        }
+    }
 }
 
 /// Appends the list query to `query`: one statement whose every shape (tab, status, cursor)
@@ -220,20 +278,7 @@ pub fn push_list_query(
         joins = *JOINS,
     ));
     builder.push(select).push_bind(reader.0).push(" WHERE true");
-    filter.assignee.push_condition(builder, "c.assignee_id");
-    if let Some(contact) = filter.contact {
-        builder.push(" AND c.contact_id = ").push_bind(contact);
-    }
-    if let Some(status) = filter.status {
-        builder.push(" AND c.status = ").push_bind(status);
-    }
-    if let Some(label) = filter.label {
-        let sqlx::AssertSqlSafe(labelled) = schema.sql(
-            " AND EXISTS (SELECT 1 FROM {schema}.conversation_labels fl
-                           WHERE fl.conversation_id = c.id AND fl.label_id = ",
-        );
-        builder.push(labelled).push_bind(label).push(")");
-    }
+    filter.push_conditions(builder, schema);
     if let Some(TimeKey(at, id)) = page.after {
         builder
             .push(" AND (c.last_message_at, c.id) < (")

@@ -18,17 +18,10 @@ use crate::inbox::text::{self, MESSAGE_MAX_CHARS, SUBJECT_MAX_CHARS};
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
-    /// Only conversations in this status.
-    #[param(inline)]
-    pub status: Option<ConversationStatus>,
-    /// `me`, `unassigned`, `all` (default) or an agent id.
-    pub assignee: Option<String>,
     /// Only this contact's conversations.
     #[serde(rename = "contactId")]
     #[param(rename = "contactId")]
     pub contact_id: Option<Uuid>,
-    /// Only conversations with this label.
-    pub label: Option<Uuid>,
 }
 
 #[derive(Deserialize, ToSchema)]

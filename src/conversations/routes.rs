@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use crate::attachments::record::link_all;
 use crate::authz::Actor;
 use crate::conversations::actions;
+use crate::conversations::filters::InboxFilters;
 use crate::conversations::messages::{self, Message, MessageKind};
 use crate::conversations::record::{self, Change, Conversation, ListFilter, Reader};
 use crate::conversations::requests::{
@@ -21,7 +22,6 @@ use crate::conversations::requests::{
 use crate::error::responses::MemberErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery, PathId};
-use crate::inbox::assignee::AssigneeFilter;
 use crate::pagination::PageQuery;
 use crate::state::AppState;
 use crate::tenancy::context::Tenant;
@@ -38,22 +38,21 @@ pub struct ConversationList {
 #[utoipa::path(
     get, path = "/api/conversations", tag = "conversations",
     security(("bearer" = [])),
-    params(ListQuery, PageQuery),
+    params(InboxFilters, ListQuery, PageQuery),
     responses(
         (status = 200, description = "A page of conversations", body = ConversationList),
         MemberErrors,
     )
 )]
 pub async fn list(
+    AppQuery(filters): AppQuery<InboxFilters>,
     AppQuery(query): AppQuery<ListQuery>,
     AppQuery(page): AppQuery<PageQuery>,
     mut tenant: Tenant,
 ) -> Result<AppJson<ConversationList>> {
     let filter = ListFilter {
-        status: query.status,
-        assignee: AssigneeFilter::parse(query.assignee.as_deref(), &mut tenant).await?,
         contact: query.contact_id,
-        label: query.label,
+        ..filters.resolve(&mut tenant).await?
     };
     let page = page.parse()?;
     let reader = Reader::of(&tenant.actor);

@@ -266,6 +266,7 @@ mod tests {
             email: None,
             claimed_email: Some("carla@example.org".into()),
             external_id: None,
+            labels: None,
         }
     }
 

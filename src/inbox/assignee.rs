@@ -77,8 +77,9 @@ pub async fn ensure_assignable(
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum AssigneeFilter {
+    #[default]
     All,
     Unassigned,
     Agent(Uuid),

@@ -17,6 +17,7 @@ use uuid::Uuid;
 use crate::email_address::EmailAddress;
 use crate::error::FieldChecks;
 use crate::inbox::display_name;
+use crate::labels::LabelRef;
 
 pub const NAME_MAX_CHARS: usize = 200;
 
@@ -30,6 +31,11 @@ pub struct Contact {
     /// The customer's own id for a visitor their site identified.
     #[serde(default)]
     pub external_id: Option<String>,
+    /// Its labels, where the contact is read whole (the contacts API, its events); `None`
+    /// where a conversation or a ticket carries its contact.
+    #[serde(default)]
+    #[sqlx(skip)]
+    pub labels: Option<Vec<LabelRef>>,
 }
 
 impl Contact {
@@ -65,6 +71,10 @@ struct ContactView<'a> {
     claimed_email: Option<&'a str>,
     /// The customer's own id for a visitor their site identified; null otherwise.
     external_id: Option<&'a str>,
+    /// Its labels, by name: present where the contact is read on its own (the contacts API
+    /// and its `contact.*` events), absent where a conversation or a ticket carries it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    labels: Option<&'a [LabelRef]>,
 }
 
 impl Serialize for Contact {
@@ -76,6 +86,7 @@ impl Serialize for Contact {
             email: self.email.as_deref(),
             claimed_email: self.claimed_email.as_deref(),
             external_id: self.external_id.as_deref(),
+            labels: self.labels.as_deref(),
         }
         .serialize(serializer)
     }

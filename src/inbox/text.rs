@@ -30,9 +30,29 @@ pub fn optional(value: Option<&str>, max_chars: usize) -> Result<Option<String>,
     }
 }
 
+/// `text` as an `ILIKE` pattern that finds it anywhere in a value: its own `%`, `_` and `\`
+/// taken literally (escaped with `\`, the default escape).
+pub fn contains_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn like_patterns_take_wildcards_literally() {
+        assert_eq!(contains_pattern("50%_off\\"), "%50\\%\\_off\\\\%");
+    }
 
     #[test]
     fn text_is_trimmed_and_bounded_in_characters() {

@@ -1,11 +1,13 @@
 //! Labels: the workspace's own set of tags (Owners keep it), which agents put on
-//! conversations to sort and find them (`GET /api/conversations?label=`, the search's
-//! filter). A conversation carries its labels (`Conversation.labels`), so a change of them
-//! is a `conversation.updated` event like any other change.
+//! conversations and contacts to sort and find them (`GET /api/conversations?label=`,
+//! `GET /api/contacts?label=`, the search's filter). A conversation and a contact carry their
+//! labels, so a change of them is a `conversation.updated` or `contact.updated` event like
+//! any other change.
 //!
-//! - `record`: the Label record and its queries, and a conversation's set.
+//! - `record`: the Label record and its queries, and the set on a conversation or a contact.
 //! - `requests`: what the routes accept, checked.
-//! - `routes`: `/api/labels*` and `PUT /api/conversations/{id}/labels`.
+//! - `routes`: `/api/labels*`, `PUT /api/conversations/{id}/labels` and
+//!   `PUT /api/contacts/{id}/labels`.
 
 pub mod record;
 mod requests;
@@ -25,6 +27,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
             OpenApiRouter::new()
                 .routes(routes!(routes::list))
                 .routes(routes!(routes::set_conversation_labels))
+                .routes(routes!(routes::set_contact_labels))
                 .require(state, Rule::members(Permission::HandleConversations)),
         )
         .merge(

@@ -132,21 +132,40 @@ pub async fn delete(
     )
 }
 
-/// Replaces the labels of conversation `conversation_id` with `label_ids` (each a label of
-/// the workspace: else a 400 naming `labelIds`). `false` when there is no such conversation.
+/// What carries labels: the table of its rows, and that of its labels.
+#[derive(Debug, Clone, Copy)]
+pub enum Labelled {
+    Conversation,
+    Contact,
+}
+
+impl Labelled {
+    /// (its table, the labels' table, the labels' column naming it)
+    fn tables(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Self::Conversation => ("conversations", "conversation_labels", "conversation_id"),
+            Self::Contact => ("contacts", "contact_labels", "contact_id"),
+        }
+    }
+}
+
+/// Replaces the labels of the conversation or contact `id` with `label_ids` (each a label
+/// of the workspace: else a 400 naming `labelIds`). `false` when there is no such row.
 ///
-/// The conversation's row is written first (`updated_at`), so two agents setting labels at
-/// once take turns, and each one's event carries the set it left.
-pub async fn set_conversation_labels(
+/// The row itself is written first (`updated_at`), so two agents setting labels at once take
+/// turns, and each one's event carries the set it left.
+pub async fn set_labels(
     conn: &mut PgConnection,
     schema: &TenantSchema,
-    conversation_id: Uuid,
+    on: Labelled,
+    id: Uuid,
     label_ids: &[Uuid],
 ) -> Result<bool> {
-    let touched = sqlx::query(
-        schema.sql("UPDATE {schema}.conversations SET updated_at = now() WHERE id = $1"),
-    )
-    .bind(conversation_id)
+    let (table, labels, column) = on.tables();
+    let touched = sqlx::query(schema.sql(&format!(
+        "UPDATE {{schema}}.{table} SET updated_at = now() WHERE id = $1"
+    )))
+    .bind(id)
     .execute(&mut *conn)
     .await?;
     if touched.rows_affected() == 0 {
@@ -163,20 +182,19 @@ pub async fn set_conversation_labels(
             "names a label this workspace does not have",
         ));
     }
-    sqlx::query(schema.sql(
-        "DELETE FROM {schema}.conversation_labels
-          WHERE conversation_id = $1 AND label_id <> ALL($2)",
-    ))
-    .bind(conversation_id)
+    sqlx::query(schema.sql(&format!(
+        "DELETE FROM {{schema}}.{labels} WHERE {column} = $1 AND label_id <> ALL($2)"
+    )))
+    .bind(id)
     .bind(label_ids)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(schema.sql(
-        "INSERT INTO {schema}.conversation_labels (conversation_id, label_id)
+    sqlx::query(schema.sql(&format!(
+        "INSERT INTO {{schema}}.{labels} ({column}, label_id)
          SELECT $1, l FROM unnest($2::uuid[]) AS l
-         ON CONFLICT DO NOTHING",
-    ))
-    .bind(conversation_id)
+         ON CONFLICT DO NOTHING"
+    )))
+    .bind(id)
     .bind(label_ids)
     .execute(conn)
     .await?;

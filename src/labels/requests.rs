@@ -10,8 +10,8 @@ use crate::inbox::text;
 
 pub const NAME_MAX_CHARS: usize = 50;
 pub const DESCRIPTION_MAX_CHARS: usize = 200;
-/// Labels on one conversation, at most.
-pub const PER_CONVERSATION_MAX: usize = 20;
+/// Labels on one conversation or contact, at most.
+pub const PER_RECORD_MAX: usize = 20;
 
 fn name(raw: &str) -> Result<String, String> {
     text::required(raw, NAME_MAX_CHARS)
@@ -128,12 +128,12 @@ impl TryFrom<LabelPatch> for LabelChanges {
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SetLabels {
-    /// The conversation's labels from now on (replacing the set): at most 20 of the
+    /// The labels from now on (replacing the set): at most 20 of the
     /// workspace's labels; `[]` takes every label off.
     pub label_ids: Vec<Uuid>,
 }
 
-/// The label ids, each once, in the order given; at most [`PER_CONVERSATION_MAX`].
+/// The label ids, each once, in the order given; at most [`PER_RECORD_MAX`].
 pub fn label_ids(request: SetLabels) -> Result<Vec<Uuid>> {
     let mut ids: Vec<Uuid> = Vec::with_capacity(request.label_ids.len());
     for id in request.label_ids {
@@ -141,10 +141,10 @@ pub fn label_ids(request: SetLabels) -> Result<Vec<Uuid>> {
             ids.push(id);
         }
     }
-    if ids.len() > PER_CONVERSATION_MAX {
+    if ids.len() > PER_RECORD_MAX {
         return Err(Error::invalid_field(
             "labelIds",
-            format!("at most {PER_CONVERSATION_MAX} labels on a conversation"),
+            format!("at most {PER_RECORD_MAX} labels on a conversation or a contact"),
         ));
     }
     Ok(ids)

@@ -10,13 +10,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::authz::Actor;
+use crate::contacts::{self, ContactDetails};
 use crate::conversations::record::{self as conversations, Conversation, Reader};
 use crate::error::responses::{MemberErrors, OwnerErrors};
 use crate::error::{Error, Problem, Result};
 use crate::events;
 use crate::events::catalogue::{ConversationChange, ConversationChanged, DomainEvent};
 use crate::extract::{AppJson, PathId};
-use crate::labels::record::{self, Label};
+use crate::labels::record::{self, Label, Labelled};
 use crate::labels::requests::{self, CreateLabel, LabelChanges, LabelPatch, NewLabel, SetLabels};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -148,7 +149,7 @@ pub async fn set_conversation_labels(
     let label_ids = requests::label_ids(request)?;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
-    if !record::set_conversation_labels(&mut *conn, schema, id, &label_ids).await? {
+    if !record::set_labels(&mut *conn, schema, Labelled::Conversation, id, &label_ids).await? {
         return Err(Error::NotFound("conversation"));
     }
     let conversation = conversations::find(conn, schema, id, Reader(None))
@@ -160,4 +161,35 @@ pub async fn set_conversation_labels(
     }));
     events::record(&state, tenant, vec![updated]).await?;
     Ok(AppJson(conversation))
+}
+
+/// Set a contact's labels, replacing the set: a `contact.updated` event tells everyone.
+#[utoipa::path(
+    put, path = "/api/contacts/{id}/labels", tag = "labels",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "Contact id")),
+    request_body = SetLabels,
+    responses(
+        (status = 200, description = "The contact with its labels", body = ContactDetails),
+        MemberErrors,
+    )
+)]
+pub async fn set_contact_labels(
+    State(state): State<AppState>,
+    actor: Actor,
+    PathId { id, .. }: PathId<ContactDetails>,
+    AppJson(request): AppJson<SetLabels>,
+) -> Result<AppJson<ContactDetails>> {
+    let label_ids = requests::label_ids(request)?;
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let (conn, schema) = tenant.parts();
+    if !record::set_labels(&mut *conn, schema, Labelled::Contact, id, &label_ids).await? {
+        return Err(Error::NotFound("contact"));
+    }
+    let contact = contacts::find(conn, schema, id)
+        .await?
+        .ok_or(Error::NotFound("contact"))?;
+    let updated = DomainEvent::ContactUpdated(contact.contact.clone());
+    events::record(&state, tenant, vec![updated]).await?;
+    Ok(AppJson(contact))
 }

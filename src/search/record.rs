@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::inbox::text::contains_pattern;
 use crate::pagination::Page;
 use crate::search::highlight;
 use crate::search::request::{Filters, Search, SearchType};
@@ -170,20 +171,6 @@ fn branch(kind: SearchType) -> &'static Branch {
         SearchType::Tickets => &TICKETS,
         SearchType::Contacts => &CONTACTS,
     }
-}
-
-/// `text` for `ILIKE`: its own `%`, `_` and `\` taken literally, anywhere in the value.
-fn contains_pattern(text: &str) -> String {
-    let mut pattern = String::with_capacity(text.len() + 2);
-    pattern.push('%');
-    for c in text.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
 }
 
 fn push_filters(
@@ -356,14 +343,4 @@ pub async fn search(
     Ok(page.finish(rows, |h: &SearchHit| {
         HitKey(h.rank, h.kind.as_str().to_owned(), h.id)
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn like_patterns_take_wildcards_literally() {
-        assert_eq!(contains_pattern("50%_off\\"), "%50\\%\\_off\\\\%");
-    }
 }

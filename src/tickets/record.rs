@@ -78,6 +78,7 @@ impl FromRow<'_, PgRow> for Ticket {
                 email: row.try_get("requester_email")?,
                 claimed_email: row.try_get("requester_claimed_email")?,
                 external_id: row.try_get("requester_external_id")?,
+                labels: None,
             },
             conversation_id: row.try_get("conversation_id")?,
             created_at: row.try_get("created_at")?,

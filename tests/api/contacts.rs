@@ -181,3 +181,101 @@ async fn agents_correct_a_contacts_name_and_email() {
     let response = app.get("/api/contacts/not-a-uuid", Some(token)).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn the_contacts_list_finds_by_part_of_a_name_or_an_address_in_pages() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("contacts-list").await;
+    let token = owner.workspace_token.as_str();
+    let other = app.owner_with_workspace("contacts-list-other").await;
+    let start = |token: String, email: &'static str, name: &'static str| {
+        let app = &app;
+        async move {
+            app.json_ok(
+                Method::POST,
+                "/api/conversations",
+                &json!({"contact": {"email": email, "name": name}, "body": "Hello"}),
+                &token,
+                StatusCode::CREATED,
+            )
+            .await
+        }
+    };
+    start(token.to_owned(), "carla@shop.example", "Carla Mendes").await;
+    start(token.to_owned(), "bruno@shop.example", "Bruno Alves").await;
+    start(token.to_owned(), "ana_50%@else.example", "Ana").await;
+    start(
+        other.workspace_token.clone(),
+        "carla@other.example",
+        "Carla Other",
+    )
+    .await;
+
+    let emails = |list: &Value| -> Vec<String> {
+        list["contacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["email"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all = app.get_ok("/api/contacts", token).await;
+    assert_eq!(
+        emails(&all),
+        [
+            "ana_50%@else.example",
+            "bruno@shop.example",
+            "carla@shop.example"
+        ],
+        "newest first, this workspace's only"
+    );
+    assert!(all["contacts"][0]["labels"].is_array());
+    for (q, expected) in [
+        ("CARLA", vec!["carla@shop.example"]),
+        ("shop.exa", vec!["bruno@shop.example", "carla@shop.example"]),
+        ("alves", vec!["bruno@shop.example"]),
+        ("50%", vec!["ana_50%@else.example"]),
+        ("_", vec!["ana_50%@else.example"]),
+        ("nobody", vec![]),
+        (
+            "  ",
+            vec![
+                "ana_50%@else.example",
+                "bruno@shop.example",
+                "carla@shop.example",
+            ],
+        ),
+    ] {
+        let found = app
+            .get_ok(&format!("/api/contacts?q={}", urlencoding(q)), token)
+            .await;
+        assert_eq!(emails(&found), expected, "q={q}");
+    }
+
+    // Pages follow each other; bad input is a 400.
+    let first = app.get_ok("/api/contacts?limit=2", token).await;
+    assert_eq!(emails(&first).len(), 2);
+    let cursor = first["nextCursor"].as_str().unwrap();
+    let second = app
+        .get_ok(&format!("/api/contacts?limit=2&cursor={cursor}"), token)
+        .await;
+    assert_eq!(emails(&second), ["carla@shop.example"]);
+    assert!(second["nextCursor"].is_null());
+    for bad in [
+        "/api/contacts?cursor=nonsense",
+        "/api/contacts?limit=0",
+        "/api/contacts?label=x",
+    ] {
+        let refused = app.get(bad, Some(token)).await;
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad}");
+    }
+    let long = app
+        .get(&format!("/api/contacts?q={}", "a".repeat(201)), Some(token))
+        .await;
+    assert_problem(long, StatusCode::BAD_REQUEST, "validation_failed").await;
+}
+
+/// `text` for a query string.
+fn urlencoding(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}

@@ -308,3 +308,114 @@ async fn a_change_of_labels_is_a_conversation_updated_event() {
     assert_eq!(event["data"]["id"], conversation.as_str());
     assert_eq!(event["data"]["labels"][0]["name"], "VIP");
 }
+
+#[tokio::test]
+async fn agents_label_contacts_and_the_contacts_list_filters_by_them() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("labels-contacts").await;
+    let token = owner.workspace_token.as_str();
+    let vip = id(&app.label(token, "VIP", "#7c3aed").await);
+    let reseller = id(&app.label(token, "Reseller", "#059669").await);
+    let agent = app.join(&owner, "agent").await;
+    let carla = app
+        .start_conversation(token, &unique_email(), "hello")
+        .await["contact"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let other = app
+        .start_conversation(token, &unique_email(), "hello")
+        .await["contact"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let path = format!("/api/contacts/{carla}/labels");
+
+    let labelled = app
+        .json_ok(
+            Method::PUT,
+            &path,
+            &json!({"labelIds": [vip, reseller]}),
+            &agent.token,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(names(&labelled), ["Reseller", "VIP"]);
+    let read = app.get_ok(&format!("/api/contacts/{carla}"), token).await;
+    assert_eq!(names(&read), ["Reseller", "VIP"]);
+    assert!(
+        names(&app.get_ok(&format!("/api/contacts/{other}"), token).await).is_empty(),
+        "a contact with no label has an empty list"
+    );
+
+    // The contacts list by label; a conversation's contact carries no label list.
+    let listed = app
+        .get_ok(&format!("/api/contacts?label={vip}"), token)
+        .await;
+    assert_eq!(
+        crate::helpers_conversations::ids(&listed, "contacts"),
+        [carla.as_str()]
+    );
+    let conversations = app.get_ok("/api/conversations", token).await;
+    assert!(
+        conversations["conversations"][0]["contact"]
+            .get("labels")
+            .is_none()
+    );
+
+    // The event carries the contact with its labels.
+    let log = app.get_ok("/api/events?after=0&limit=200", token).await;
+    let updated = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|e| e["type"] == "contact.updated")
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(updated["data"]["id"], carla.as_str());
+    assert_eq!(names(&updated["data"]), ["Reseller", "VIP"]);
+
+    // Unknown labels, too many, another workspace's contact: refused, nothing changed.
+    let unknown = app
+        .put_json(
+            &path,
+            &json!({"labelIds": [uuid::Uuid::new_v4()]}),
+            Some(token),
+        )
+        .await;
+    assert_problem(unknown, StatusCode::BAD_REQUEST, "validation_failed").await;
+    let many: Vec<String> = (0..21).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    let too_many = app
+        .put_json(&path, &json!({"labelIds": many}), Some(token))
+        .await;
+    assert_problem(too_many, StatusCode::BAD_REQUEST, "validation_failed").await;
+    let stranger = app.owner_with_workspace("labels-contacts-other").await;
+    let elsewhere = app
+        .put_json(
+            &path,
+            &json!({"labelIds": []}),
+            Some(&stranger.workspace_token),
+        )
+        .await;
+    assert_eq!(elsewhere.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        names(&app.get_ok(&format!("/api/contacts/{carla}"), token).await),
+        ["Reseller", "VIP"]
+    );
+
+    // Cleared; a deleted label comes off its contacts.
+    app.json_ok(
+        Method::PUT,
+        &path,
+        &json!({"labelIds": [vip]}),
+        token,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        app.delete(&format!("/api/labels/{vip}"), Some(token))
+            .await
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    assert!(names(&app.get_ok(&format!("/api/contacts/{carla}"), token).await).is_empty());
+}

@@ -181,8 +181,7 @@ async fn every_list_query_reads_one_index_range_at_100k_rows() {
                     conversations::ListFilter {
                         status,
                         assignee,
-                        contact: None,
-                        label: None,
+                        ..Default::default()
                     },
                     conversations::Reader(Some(seeded.owner.user_id)),
                     &Page { limit: 50, after },
@@ -286,8 +285,7 @@ async fn list_latency_at_100k_conversations() {
     let filter = |assignee, status| conversations::ListFilter {
         status,
         assignee,
-        contact: None,
-        label: None,
+        ..Default::default()
     };
     let cases = [
         (

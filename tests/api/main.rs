@@ -96,3 +96,4 @@ mod webhooks_browser;
 mod labels;
 mod search;
 mod search_browser;
+mod views;

@@ -313,6 +313,56 @@ fn routes() -> Vec<Route> {
             Allowed(404),
             NO_KEYS,
         ),
+        route(
+            Method::PUT,
+            "/api/contacts/{id}/labels",
+            no_labels,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
+            "/api/contacts",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        // Saved views: every member keeps their own (a shared one is the Owners', checked
+        // in the handler: tests/api/views.rs); never an API key.
+        route(
+            Method::GET,
+            "/api/views",
+            none,
+            Allowed(200),
+            Allowed(200),
+            NO_KEYS,
+        ),
+        route(
+            Method::POST,
+            "/api/views",
+            empty,
+            Allowed(400),
+            Allowed(400),
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/views/{id}",
+            empty,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
+        route(
+            Method::DELETE,
+            "/api/views/{id}",
+            none,
+            Allowed(404),
+            Allowed(404),
+            NO_KEYS,
+        ),
         // Search: every member, and the workspace's API keys (without `q`, a 400 after the
         // permission check).
         route(

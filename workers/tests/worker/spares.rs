@@ -17,12 +17,13 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 25] = [
+const TENANT_TABLES: [&str; 27] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
     "audit_log",
     "canned_responses",
+    "contact_labels",
     "contacts",
     "conversation_labels",
     "conversation_reads",
@@ -35,6 +36,7 @@ const TENANT_TABLES: [&str; 25] = [
     "labels",
     "messages",
     "refinery_schema_history",
+    "saved_views",
     "settings",
     "storage_usage",
     "ticket_comments",

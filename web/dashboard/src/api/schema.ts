@@ -180,6 +180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's contacts, newest first, in pages; found by part of a name or an address,
+         *     or by a label.
+         */
+        get: operations["getApiContacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contacts/{id}": {
         parameters: {
             query?: never;
@@ -196,6 +216,23 @@ export interface paths {
         head?: never;
         /** Correct a contact's name or email. */
         patch: operations["patchApiContactsId"];
+        trace?: never;
+    };
+    "/api/contacts/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a contact's labels, replacing the set: a `contact.updated` event tells everyone. */
+        put: operations["putApiContactsIdLabels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/conversations": {
@@ -823,6 +860,42 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's views and the shared ones, with how many conversations each holds. */
+        get: operations["getApiViews"];
+        put?: never;
+        /** Save a view: personal, or shared with the workspace (Owners). */
+        post: operations["postApiViews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/views/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a view: one's own, or a shared one (Owners). */
+        delete: operations["deleteApiViewsId"];
+        options?: never;
+        head?: never;
+        /** Rename, refilter, reorder, share or unshare a view; fields left out stay as they are. */
+        patch: operations["patchApiViewsId"];
         trace?: never;
     };
     "/api/webhooks": {
@@ -1704,6 +1777,11 @@ export interface components {
             externalId?: string | null;
             /** Format: uuid */
             id: string;
+            /**
+             * @description Its labels, by name: present where the contact is read on its own (the contacts API
+             *     and its `contact.*` events), absent where a conversation or a ticket carries it.
+             */
+            labels?: components["schemas"]["LabelRef"][] | null;
             /** @description Null until someone tells us. */
             name?: string | null;
         };
@@ -1719,6 +1797,11 @@ export interface components {
             email: string;
             /** @example Carla Diaz */
             name?: string | null;
+        };
+        ContactList: {
+            contacts: components["schemas"]["ContactDetails"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor?: string | null;
         };
         /** @description Each field: absent leaves it, `null` clears it, a value sets it. */
         ContactPatch: {
@@ -1854,6 +1937,17 @@ export interface components {
             requester?: components["schemas"]["RequesterInput"] | null;
             /** @example Refund for order #1042 */
             subject: string;
+        };
+        CreateView: {
+            /** @description The inbox's filters, as `GET /api/conversations` takes them. */
+            filters: components["schemas"]["InboxFilters"];
+            /**
+             * @description 1 to 50 characters.
+             * @example Urgent email
+             */
+            name: string;
+            /** @description Shared with the workspace (Owners only); personal by default. */
+            shared?: boolean;
         };
         CreateWebhook: {
             description?: string | null;
@@ -2060,6 +2154,48 @@ export interface components {
             /** @description Assigned to the caller. */
             mine: components["schemas"]["TabCount"];
             unassigned: components["schemas"]["TabCount"];
+        };
+        /** @description Every filter is optional; those given are combined (all must hold). */
+        InboxFilters: {
+            /**
+             * @description `me`, `unassigned`, `all` (default) or an agent id. In a saved view, `me` is whoever
+             *     looks at it.
+             * @example me
+             */
+            assignee?: string | null;
+            channel?: components["schemas"]["Channel"] | null;
+            /**
+             * Format: date-time
+             * @description Created at or after this time (RFC 3339).
+             */
+            createdAfter?: string | null;
+            /**
+             * Format: date-time
+             * @description Created before this time (RFC 3339).
+             */
+            createdBefore?: string | null;
+            /**
+             * Format: uuid
+             * @description Only conversations with this label.
+             */
+            label?: string | null;
+            priority?: components["schemas"]["Priority"] | null;
+            status?: components["schemas"]["ConversationStatus"] | null;
+            /**
+             * @description `true`: only conversations with incoming messages the caller has not read (members
+             *     only: an API key reads nothing).
+             */
+            unread?: boolean | null;
+            /**
+             * Format: date-time
+             * @description Changed (a message, a status, an assignment...) at or after this time (RFC 3339).
+             */
+            updatedAfter?: string | null;
+            /**
+             * Format: date-time
+             * @description Changed before this time (RFC 3339).
+             */
+            updatedBefore?: string | null;
         };
         InboxSettings: {
             /**
@@ -2529,6 +2665,28 @@ export interface components {
             /** @description The new secret; the previous one keeps signing beside it for 24 hours. */
             secret: string;
         };
+        SavedView: {
+            /**
+             * Format: int64
+             * @description The conversations it holds for the caller now, at most 1,000.
+             */
+            count: number;
+            /** Format: date-time */
+            createdAt: string;
+            filters: components["schemas"]["InboxFilters"];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * Format: int32
+             * @description Its place in its list.
+             */
+            position: number;
+            /** @description Seen by the whole workspace (kept by Owners); else the caller's own. */
+            shared: boolean;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description One result. */
         SearchHit: {
             /**
@@ -2601,7 +2759,7 @@ export interface components {
         };
         SetLabels: {
             /**
-             * @description The conversation's labels from now on (replacing the set): at most 20 of the
+             * @description The labels from now on (replacing the set): at most 20 of the
              *     workspace's labels; `[]` takes every label off.
              */
             labelIds: string[];
@@ -2783,6 +2941,24 @@ export interface components {
         };
         /** @enum {string} */
         VerifyStatus: "verified" | "already_verified";
+        ViewList: {
+            /** @description The shared views, then the caller's own, each list in its order. */
+            views: components["schemas"]["SavedView"][];
+        };
+        ViewPatch: {
+            filters?: components["schemas"]["InboxFilters"] | null;
+            name?: string | null;
+            /**
+             * Format: int32
+             * @description Its place in its list (smaller first).
+             */
+            position?: number | null;
+            /**
+             * @description Share a personal view with the workspace, or take a shared one back as the caller's
+             *     own (Owners).
+             */
+            shared?: boolean | null;
+        };
         VisitorContact: {
             /** @description The address the visitor gave (agents see it as the contact's `claimedEmail`). */
             email?: string | null;
@@ -3735,6 +3911,58 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getApiContacts: {
+        parameters: {
+            query?: {
+                /** @description Part of a name or an address, in any case (`carla`, `@example.org`). */
+                q?: string;
+                /** @description Only contacts with this label. */
+                label?: string;
+                /** @description Rows per page: 1 to 200, default 50. */
+                limit?: number;
+                /** @description `nextCursor` of the previous page; absent for the first page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of contacts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiContactsId: {
         parameters: {
             query?: never;
@@ -3843,17 +4071,90 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    putApiContactsIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Contact id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetLabels"];
+            };
+        };
+        responses: {
+            /** @description The contact with its labels */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactDetails"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiConversations: {
         parameters: {
             query?: {
                 /** @description Only conversations in this status. */
                 status?: "open" | "pending" | "resolved";
-                /** @description `me`, `unassigned`, `all` (default) or an agent id. */
+                /**
+                 * @description `me`, `unassigned`, `all` (default) or an agent id. In a saved view, `me` is whoever
+                 *     looks at it.
+                 */
                 assignee?: string;
-                /** @description Only this contact's conversations. */
-                contactId?: string;
                 /** @description Only conversations with this label. */
                 label?: string;
+                /** @description Only conversations of this channel. */
+                channel?: "chat" | "manual" | "email";
+                /** @description Only conversations of this priority. */
+                priority?: "low" | "medium" | "high" | "urgent";
+                /** @description Created at or after this time (RFC 3339). */
+                createdAfter?: string;
+                /** @description Created before this time (RFC 3339). */
+                createdBefore?: string;
+                /** @description Changed (a message, a status, an assignment...) at or after this time (RFC 3339). */
+                updatedAfter?: string;
+                /** @description Changed before this time (RFC 3339). */
+                updatedBefore?: string;
+                /**
+                 * @description `true`: only conversations with incoming messages the caller has not read (members
+                 *     only: an API key reads nothing).
+                 */
+                unread?: boolean;
+                /** @description Only this contact's conversations. */
+                contactId?: string;
                 /** @description Rows per page: 1 to 200, default 50. */
                 limit?: number;
                 /** @description `nextCursor` of the previous page; absent for the first page. */
@@ -6139,6 +6440,203 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The views */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViewList"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postApiViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateView"];
+            };
+        };
+        responses: {
+            /** @description The new view */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The list has 50 views (`view_limit`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteApiViewsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description View id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchApiViewsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description View id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ViewPatch"];
+            };
+        };
+        responses: {
+            /** @description The updated view */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, an API key, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
