@@ -6,9 +6,12 @@
 //! opens it with the keyboard and lands on it in its conversation (scrolled to and focused);
 //! then searches "Mendez" from the header's button, opens the contact and sees only her
 //! conversations in the inbox. Then labels: the Owner makes one in Settings, puts it on
-//! Carla's conversation and filters the inbox by it (see the driver for every step).
+//! Carla's conversation and filters the inbox by it; then the Priority and Unread filters, a
+//! shared saved view with its count, and the label on Carla herself (see the driver for
+//! every step).
 //! Screenshots under `<target>/artifacts/search/`; each view is checked with axe (WCAG 2.1
-//! A/AA). This test then checks over the API that the conversation carries the label.
+//! A/AA). This test then checks over the API that the conversation and the contact carry the
+//! label and that the view was saved with its filter.
 
 use std::time::Duration;
 
@@ -93,6 +96,14 @@ async fn an_agent_searches_labels_and_filters_conversations_in_the_browser() {
         )
         .await;
     }
+    app.json_ok(
+        Method::POST,
+        &format!("/api/conversations/{carla_conversation}/priority"),
+        &json!({"priority": "urgent"}),
+        token,
+        StatusCode::OK,
+    )
+    .await;
     let contact_id = carla["contact"]["id"]
         .as_str()
         .expect("contact id")
@@ -147,4 +158,13 @@ async fn an_agent_searches_labels_and_filters_conversations_in_the_browser() {
         Some(1),
         "{filtered}"
     );
+    let views = app.get_ok("/api/views", token).await;
+    assert_eq!(views["views"][0]["name"], "Urgent", "{views}");
+    assert_eq!(views["views"][0]["shared"], true, "{views}");
+    assert_eq!(views["views"][0]["filters"], json!({"priority": "urgent"}));
+    assert_eq!(views["views"][0]["count"], 1, "{views}");
+    let contact = app
+        .get_ok(&format!("/api/contacts/{contact_id}"), token)
+        .await;
+    assert_eq!(contact["labels"][0]["name"], "Billing", "{contact}");
 }

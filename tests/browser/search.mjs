@@ -19,6 +19,11 @@
 // inbox row; the inbox's Label filter shows her conversation alone (in the URL, so a reload
 // keeps it); the search box, filtered by the label over the API, agrees. Axe checks the
 // Labels settings and the open picker.
+// Filters and views: the Priority filter (Carla's conversation is urgent) lists hers alone;
+// "Unread only" lists none (nobody wrote in); "Save view" keeps Priority: Urgent as the shared
+// view "Urgent", listed with its count 1 and marked current; back on the whole inbox, the
+// view's link brings the filter back. In Carla's contact panel the Labels disclosure puts
+// Billing on her (the contact). Axe checks the inbox with its views and the contact's picker.
 // Each step prints `ok - ...`; a failure prints `not ok - ...` and exits 1; a bad config exits 2.
 
 import assert from "node:assert/strict";
@@ -203,9 +208,74 @@ try {
   assert.match(await rowsNow.first().innerText(), /Carla Mendes/);
   step("Label: Billing lists Carla's conversation alone, after a reload too");
 
+  doing("the Priority filter lists the urgent conversation alone; Unread only lists none");
+  // The conversation's own Priority control is beside the inbox's: the inbox's is the list's.
+  const inbox = page.getByRole("region", { name: "Inbox", exact: true });
+  const priorityFilter = inbox.getByLabel("Priority", { exact: true });
+  await labelFilter.selectOption({ label: "Any label" });
+  await page.waitForURL((url) => !url.searchParams.has("label"));
+  await priorityFilter.selectOption({ label: "Urgent" });
+  await page.waitForURL((url) => url.searchParams.get("priority") === "urgent");
+  await check("one urgent conversation", async () => {
+    const until = Date.now() + 10_000;
+    while ((await rowsNow.count()) !== 1 && Date.now() < until) await page.waitForTimeout(100);
+    assert.equal(await rowsNow.count(), 1);
+    assert.match(await rowsNow.first().innerText(), /Carla Mendes/);
+  });
+  const unread = inbox.getByRole("checkbox", { name: "Unread only" });
+  // The box shows the URL's state: ticked once the URL says so.
+  await unread.click();
+  await page.waitForURL((url) => url.searchParams.get("unread") === "1");
+  await page.waitForFunction(() => document.querySelector(".inbox-list input[type=checkbox]")?.checked === true);
+  await page.getByText("No conversations here yet.").waitFor();
+  await unread.click();
+  await page.waitForURL((url) => !url.searchParams.has("unread"));
+  await rowsNow.first().waitFor();
+  step("Priority: Urgent lists Carla's conversation alone; Unread only lists none");
+
+  doing('"Save view" keeps the filter as the shared view "Urgent", with its count');
+  const views = page.getByRole("region", { name: "Views", exact: true });
+  await views.getByRole("button", { name: "Save view" }).click();
+  const saveForm = views.getByRole("form", { name: "Save this view" });
+  await saveForm.getByLabel("View name", { exact: true }).fill("Urgent");
+  await saveForm.getByRole("checkbox", { name: "Share with the workspace" }).check();
+  assert.equal(await saveForm.getByLabel("View name", { exact: true }).inputValue(), "Urgent");
+  const saved = answered(page, "POST", "/api/views");
+  await saveForm.getByRole("button", { name: "Save", exact: true }).click();
+  assert.equal((await saved).status(), 201);
+  const viewLink = views.getByRole("list", { name: "Saved views" }).getByRole("link", { name: /^Urgent \(shared\) 1 conversation$/ });
+  await viewLink.waitFor();
+  assert.equal(await viewLink.getAttribute("aria-current"), "page", "the inbox shows the view");
+  step('the view "Urgent" is listed, shared, with 1 conversation, marked current');
+  await page.screenshot({ path: `${cfg.screenshots}/inbox-views.png` });
+  await checkAccessibility(page, "inbox with a saved view");
+
+  doing("from the whole inbox, the view's link brings its filter back");
+  await priorityFilter.selectOption({ label: "Any priority" });
+  await page.waitForURL((url) => !url.searchParams.has("priority"));
+  await page.waitForFunction(() => !document.querySelector('.view-list a[aria-current="page"]'));
+  await viewLink.click();
+  await page.waitForURL((url) => url.searchParams.get("priority") === "urgent");
+  assert.equal(await priorityFilter.inputValue(), "urgent");
+  step("the view's link shows Priority: Urgent again");
+
+  doing("in the contact panel, the Labels disclosure puts Billing on Carla");
+  await page.goto(dashboard(`/inbox/${cfg.conversationId}`));
+  const panel = page.locator(".contact-panel");
+  await panel.getByText("Labels", { exact: true }).click();
+  const contactTick = panel.getByRole("checkbox", { name: "Billing" });
+  const contactPut = answered(page, "PUT", `/api/contacts/${cfg.contactId}/labels`);
+  await contactTick.click();
+  assert.equal((await contactPut).status(), 200);
+  await panel.getByRole("list", { name: "Labels" }).getByText("Billing", { exact: true }).waitFor();
+  await checkAccessibility(page, "contact panel with the label picker open");
+  step("Billing is on Carla: a chip in her contact panel");
+
   doing("axe on every page shown");
   assertNoViolations();
-  step("axe found no WCAG 2.1 A/AA violation in the search box, at the found message, in Settings -> Labels or in the open label picker");
+  step(
+    "axe found no WCAG 2.1 A/AA violation in the search box, at the found message, in Settings -> Labels, in the open label pickers or in the inbox with its views",
+  );
   progress.allChecksPassed();
 } catch (error) {
   exitCode = 1;

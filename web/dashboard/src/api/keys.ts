@@ -36,6 +36,8 @@ export const keys = {
   webhookDeliveries: (ws: string, id: string) => ["ws", ws, "settings", "webhook-deliveries", id] as const,
   storage: (ws: string) => ["ws", ws, "settings", "storage"] as const,
   labels: (ws: string) => ["ws", ws, "labels"] as const,
+  /** The saved views with their counts (asked again as the inbox changes). */
+  views: (ws: string) => ["ws", ws, "views"] as const,
   /** One search's first page (the search box). */
   search: (ws: string, q: string) => ["ws", ws, "search", q] as const,
   canned: (ws: string, q = "") => ["ws", ws, "canned", q] as const,

@@ -8,6 +8,7 @@ export type AgentList = Schemas["AgentList"];
 export type ApiKey = Schemas["ApiKey"];
 export type Attachment = Schemas["Attachment"];
 export type CannedResponse = Schemas["CannedResponse"];
+export type Channel = Schemas["Channel"];
 export type Comment = Schemas["Comment"];
 export type CommentList = Schemas["CommentList"];
 export type Contact = Schemas["Contact"];
@@ -15,6 +16,7 @@ export type Conversation = Schemas["Conversation"];
 export type ConversationList = Schemas["ConversationList"];
 export type ConversationStatus = Schemas["ConversationStatus"];
 export type EmailSettings = Schemas["EmailSettings"];
+export type InboxFilters = Schemas["InboxFilters"];
 export type Invitation = Schemas["Invitation"];
 export type Label = Schemas["Label"];
 export type LabelRef = Schemas["LabelRef"];
@@ -24,6 +26,7 @@ export type MessageList = Schemas["MessageList"];
 export type Priority = Schemas["Priority"];
 export type Profile = Schemas["Profile"];
 export type Role = Schemas["Role"];
+export type SavedView = Schemas["SavedView"];
 export type SearchHit = Schemas["SearchHit"];
 export type StorageUse = Schemas["StorageUse"];
 export type Ticket = Schemas["Ticket"];
@@ -36,6 +39,7 @@ export type WidgetSettings = Schemas["WidgetSettings"];
 export const CONVERSATION_STATUSES: readonly ConversationStatus[] = ["open", "pending", "resolved"];
 export const TICKET_STATUSES: readonly TicketStatus[] = ["open", "pending", "resolved", "closed"];
 export const PRIORITIES: readonly Priority[] = ["low", "medium", "high", "urgent"];
+export const CHANNELS: readonly Channel[] = ["chat", "email", "manual"];
 
 /** How the API's role values read to people: `admin` is the Owner role. */
 export function roleLabel(role: Role): string {

@@ -86,6 +86,18 @@ describe("inbox lists", () => {
     expect(belongsTo(labelled, { ...all, contactId: "contact-b" }, "me")).toBe(false);
   });
 
+  it("know which conversations belong to a channel's, a priority's and the unread list", () => {
+    const urgentEmail = conversation("a", { channel: "email", priority: "urgent" });
+    expect(belongsTo(urgentEmail, { ...all, channel: "email", priority: "urgent" }, "me")).toBe(true);
+    expect(belongsTo(urgentEmail, { ...all, channel: "chat" }, "me")).toBe(false);
+    expect(belongsTo(urgentEmail, { ...all, priority: "low" }, "me")).toBe(false);
+    expect(belongsTo(conversation("b"), { ...all, priority: "urgent" }, "me")).toBe(false);
+    // An event carries no unread count: it may well be unread. A read answer of 0 is not.
+    expect(belongsTo(conversation("c"), { ...all, unread: true }, "me")).toBe(true);
+    expect(belongsTo(conversation("c", { unreadCount: 2 }), { ...all, unread: true }, "me")).toBe(true);
+    expect(belongsTo(conversation("c", { unreadCount: 0 }), { ...all, unread: true }, "me")).toBe(false);
+  });
+
   it("put a new conversation first, once", () => {
     const data = pages([conversation("old")]);
     const fresh = conversation("new", { lastMessageAt: "2026-11-23T11:00:00Z", updatedAt: "2026-11-23T11:00:00Z" });

@@ -9,6 +9,7 @@ import type { TicketFilter } from "@/api/keys";
 import type {
   Agent,
   AgentList,
+  Channel,
   Comment,
   Contact,
   Conversation,
@@ -16,6 +17,7 @@ import type {
   ConversationStatus,
   Message,
   MessageList,
+  Priority,
   Profile,
   Ticket,
   TicketList,
@@ -30,6 +32,10 @@ export interface InboxFilter {
   contactId?: string | null;
   /** Only conversations with this label; absent or null for any. */
   labelId?: string | null;
+  channel?: Channel | null;
+  priority?: Priority | null;
+  /** Only conversations with messages the agent has not read. */
+  unread?: boolean;
 }
 
 // Page params are cursors; the reducers never read them.
@@ -42,6 +48,10 @@ export function belongsTo(conversation: Conversation, filter: InboxFilter, meId:
   if (filter.status && conversation.status !== filter.status) return false;
   if (filter.contactId && conversation.contact.id !== filter.contactId) return false;
   if (filter.labelId && !(conversation.labels ?? []).some((label) => label.id === filter.labelId)) return false;
+  if (filter.channel && conversation.channel !== filter.channel) return false;
+  if (filter.priority && conversation.priority !== filter.priority) return false;
+  // Events carry no unread count (it is one agent's view): only a read answer says "none".
+  if (filter.unread && conversation.unreadCount === 0) return false;
   if (filter.assignee === "unassigned") return conversation.assigneeId == null;
   if (filter.assignee === "me") return meId !== null && conversation.assigneeId === meId;
   return true;

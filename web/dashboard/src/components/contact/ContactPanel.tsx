@@ -1,8 +1,8 @@
 "use client";
 
 // The contact beside the conversation (GET /api/contacts/{id}): who they are (name and email
-// editable in place), where they are (page, referrer, browser, local time, as the widget
-// reports them), their other conversations and their tickets.
+// editable in place, their labels), where they are (page, referrer, browser, local time, as
+// the widget reports them), their other conversations and their tickets.
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
@@ -17,13 +17,26 @@ import { localTimeIn } from "@/lib/time";
 import { describeUserAgent } from "@/lib/userAgent";
 import { Avatar } from "@/components/inbox/Avatar";
 import { RelativeTime, useMinuteClock } from "@/components/inbox/RelativeTime";
+import { LabelPicker } from "@/components/labels/LabelPicker";
 import { ErrorMessage } from "@/components/ui";
 import { EditableField } from "./EditableField";
 
 type ContactDetails = components["schemas"]["ContactDetails"];
 type VisitorContext = components["schemas"]["VisitorContext"];
 
-export function ContactPanel({ id, workspaceId, contact, conversationId }: { id: string; workspaceId: string; contact: Contact; conversationId: string }) {
+export function ContactPanel({
+  id,
+  workspaceId,
+  contact,
+  conversationId,
+  isOwner,
+}: {
+  id: string;
+  workspaceId: string;
+  contact: Contact;
+  conversationId: string;
+  isOwner: boolean;
+}) {
   const api = useApi();
   const queryClient = useQueryClient();
   const key = inboxKeys.contact(workspaceId, contact.id);
@@ -33,10 +46,11 @@ export function ContactPanel({ id, workspaceId, contact, conversationId }: { id:
   });
   // The contact changed elsewhere (ContactUpdated over the hub reaches the conversation): read it again.
   const { name, email, claimedEmail } = contact;
+  const labelIds = contact.labels?.map((label) => label.id).join(",");
   useEffect(() => {
     void queryClient.invalidateQueries({ queryKey: key, exact: true });
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `key` is derived from the ids listed
-  }, [name, email, claimedEmail, queryClient, workspaceId, contact.id]);
+  }, [name, email, claimedEmail, labelIds, queryClient, workspaceId, contact.id]);
 
   const save = async (patch: { name?: string | null; email?: string | null }) => {
     const updated = await unwrap(api.workspace.PATCH("/api/contacts/{id}", { params: { path: { id: contact.id } }, body: patch }));
@@ -65,6 +79,16 @@ export function ContactPanel({ id, workspaceId, contact, conversationId }: { id:
             value={c.email ?? ""}
             placeholder="No established address"
             onSave={(value) => save({ email: value || null })}
+          />
+          <LabelPicker
+            workspaceId={workspaceId}
+            current={c.labels ?? []}
+            of="this contact"
+            isOwner={isOwner}
+            save={async (ids) => {
+              const updated = await unwrap(api.workspace.PUT("/api/contacts/{id}/labels", { params: { path: { id: contact.id } }, body: { labelIds: ids } }));
+              queryClient.setQueryData<ContactDetails>(key, updated);
+            }}
           />
           {c.claimedEmail && c.claimedEmail !== c.email ? (
             <p className="claimed-email">

@@ -64,16 +64,24 @@ export function Thread({
   }, [events.length]);
 
   // A message opened from search: once it is in the thread, bring it into view (after the
-  // first load's scroll to the bottom) and move focus to it, so a screen reader reads it.
+  // first load's scroll to the bottom) and move focus to it, so a screen reader reads it. The
+  // thread may be rebuilt under it (the activity lines load on their own and regroup the
+  // messages, replacing the bubble's element): focus that fell to the page goes back to it,
+  // while focus the agent moved elsewhere stays where they put it.
   const found = foundMessageId != null && messages.some((m) => m.id === foundMessageId);
+  const shownFound = useRef<string | null>(null);
   useEffect(() => {
     if (!found || !foundMessageId) return;
     const bubble = document.getElementById(`message-${foundMessageId}`);
     if (!bubble) return;
+    const first = shownFound.current !== foundMessageId;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (!first && !lost) return;
+    shownFound.current = foundMessageId;
     bubble.scrollIntoView({ block: "center" });
     bubble.focus({ preventScroll: true });
     atBottomRef.current = false;
-  }, [found, foundMessageId]);
+  }, [found, foundMessageId, items]);
 
   const onScroll = () => {
     const box = scrollRef.current;

@@ -1,13 +1,11 @@
 "use client";
 
-// A conversation's labels, and the disclosure that sets them: one checkbox per label of the
-// workspace; each tick or untick replaces the set at once (PUT .../labels), and the answer
-// (the conversation) goes to the caller, as the status and priority controls' do.
+// A conversation's or a contact's labels, and the disclosure that sets them: one checkbox per
+// label of the workspace; each tick or untick replaces the set at once (`save`: PUT
+// .../labels), and the caller takes the answer, as the status and priority controls' do.
 
 import { useMutation } from "@tanstack/react-query";
-import { unwrap } from "@/api/client";
-import type { Conversation } from "@/api/types";
-import { useApi } from "@/app/providers";
+import type { LabelRef } from "@/api/types";
 import { ErrorMessage } from "@/components/ui";
 import { currentLabels, toggled } from "@/lib/labelSet";
 import { LabelChips } from "./LabelChips";
@@ -15,23 +13,23 @@ import { useLabels } from "./useLabels";
 
 export function LabelPicker({
   workspaceId,
-  conversation,
+  current,
+  of,
   isOwner,
-  onUpdated,
+  save,
 }: {
   workspaceId: string;
-  conversation: Conversation;
+  /** The labels it carries now. */
+  current: readonly LabelRef[];
+  /** What carries them, for the fieldset's name: "this conversation", "this contact". */
+  of: string;
   isOwner: boolean;
-  onUpdated: (updated: Conversation) => void;
+  /** Replaces the set (and applies the answer). */
+  save: (labelIds: string[]) => Promise<unknown>;
 }) {
-  const api = useApi();
   const labels = useLabels(workspaceId);
-  const set = useMutation({
-    mutationFn: (labelIds: string[]) =>
-      unwrap(api.workspace.PUT("/api/conversations/{id}/labels", { params: { path: { id: conversation.id } }, body: { labelIds } })),
-    onSuccess: onUpdated,
-  });
-  const shown = currentLabels(conversation.labels ?? [], labels.data?.labels);
+  const set = useMutation({ mutationFn: save });
+  const shown = currentLabels(current, labels.data?.labels);
   const ids = shown.map((label) => label.id);
   const all = labels.data?.labels ?? [];
   return (
@@ -40,7 +38,7 @@ export function LabelPicker({
       <details className="label-picker">
         <summary>Labels</summary>
         <fieldset>
-          <legend className="visually-hidden">Labels of this conversation</legend>
+          <legend className="visually-hidden">Labels of {of}</legend>
           {labels.isSuccess && all.length === 0 ? (
             <p className="muted">{isOwner ? "No labels yet: make them in Settings." : "No labels yet: an Owner makes them in Settings."}</p>
           ) : null}

@@ -1,8 +1,9 @@
 "use client";
 
-// Conversations by tab (Mine / Unassigned / All, each with its open + pending count), status and
-// label, newest activity first, kept live by hub events (see realtime/HubProvider). The tab and
-// the filters live in the URL (lib/inboxUrl), so a reload or a shared link shows the same list.
+// Conversations by tab (Mine / Unassigned / All, each with its open + pending count), status,
+// label, channel, priority and unread, newest activity first, kept live by hub events (see
+// realtime/HubProvider). The tab and the filters live in the URL (lib/inboxUrl), so a reload
+// or a shared link shows the same list, and a saved view (components/views) is a name for them.
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -10,17 +11,19 @@ import { useParams, usePathname, useRouter, useSearchParams } from "next/navigat
 import { type KeyboardEvent, useEffect, useRef } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
-import { CONVERSATION_STATUSES, type Conversation, type ConversationStatus } from "@/api/types";
+import { CHANNELS, CONVERSATION_STATUSES, type Channel, type Conversation, type ConversationStatus, type Priority } from "@/api/types";
 import { useAgentNames, useAgents } from "@/api/useAgents";
-import { ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
+import { Checkbox, ErrorMessage, PresenceBadge, SelectField } from "@/components/ui";
 import { Avatar } from "@/components/inbox/Avatar";
 import { ChannelMarker } from "@/components/inbox/ChannelMarker";
 import { RelativeTime } from "@/components/inbox/RelativeTime";
 import { useInboxCounts } from "@/components/inbox/useInboxCounts";
 import { useLabels } from "@/components/labels/useLabels";
+import { SavedViews } from "@/components/views/SavedViews";
 import { useApi } from "@/app/providers";
 import { currentLabels, textOn } from "@/lib/labelSet";
-import { priorityLabel, statusLabel } from "@/lib/labels";
+import { channelLabel } from "@/lib/email";
+import { PRIORITIES_BY_URGENCY, priorityLabel, statusLabel } from "@/lib/labels";
 import { inboxHref, type InboxTab, type InboxView, parseInboxView } from "@/lib/inboxUrl";
 import { previewText, rowTime } from "@/lib/preview";
 import type { InboxFilter } from "@/realtime/reducers";
@@ -34,7 +37,7 @@ const TABS: { id: InboxTab; label: string; count: "mine" | "unassigned" | "all" 
 
 export function InboxList() {
   const api = useApi();
-  const { workspace, me } = useWorkspace();
+  const { workspace, me, isOwner } = useWorkspace();
   const router = useRouter();
   const pathname = usePathname();
   const params = useParams<{ id?: string }>();
@@ -45,6 +48,9 @@ export function InboxList() {
     status: view.status,
     ...(view.contact ? { contactId: view.contact } : {}),
     ...(view.label ? { labelId: view.label } : {}),
+    ...(view.channel ? { channel: view.channel } : {}),
+    ...(view.priority ? { priority: view.priority } : {}),
+    ...(view.unread ? { unread: true } : {}),
   };
   const labels = useLabels(workspace.id);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -75,6 +81,9 @@ export function InboxList() {
               status: view.status ?? undefined,
               contactId: view.contact ?? undefined,
               label: view.label ?? undefined,
+              channel: view.channel ?? undefined,
+              priority: view.priority ?? undefined,
+              unread: view.unread || undefined,
               limit: 50,
               cursor: pageParam ?? undefined,
             },
@@ -104,6 +113,7 @@ export function InboxList() {
         <h1 id="inbox-heading" ref={headingRef} tabIndex={-1}>
           Inbox
         </h1>
+        <SavedViews workspaceId={workspace.id} view={view} isOwner={isOwner} />
         <div role="tablist" aria-label="Conversations by assignee" className="tabs">
           {TABS.map((tab, index) => {
             const count = counts.data?.[tab.count];
@@ -156,6 +166,23 @@ export function InboxList() {
             ))}
           </SelectField>
         ) : null}
+        <SelectField label="Channel" value={view.channel ?? ""} onChange={(event) => show({ ...view, channel: (event.target.value || null) as Channel | null })}>
+          <option value="">Any channel</option>
+          {CHANNELS.map((c) => (
+            <option key={c} value={c}>
+              {channelLabel(c)}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Priority" value={view.priority ?? ""} onChange={(event) => show({ ...view, priority: (event.target.value || null) as Priority | null })}>
+          <option value="">Any priority</option>
+          {PRIORITIES_BY_URGENCY.map((p) => (
+            <option key={p} value={p}>
+              {priorityLabel(p)}
+            </option>
+          ))}
+        </SelectField>
+        <Checkbox label="Unread only" checked={view.unread} onChange={(event) => show({ ...view, unread: event.target.checked })} />
       </div>
       <div role="tabpanel" id="conversation-panel" aria-labelledby={`tab-${view.tab}`}>
         {view.contact ? (

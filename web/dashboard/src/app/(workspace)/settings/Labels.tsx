@@ -47,7 +47,7 @@ export function Labels() {
   return (
     <section aria-labelledby="labels-heading" className="panel">
       <h2 id="labels-heading">Labels</h2>
-      <p className="hint">Agents put labels on conversations; the inbox filters by them.</p>
+      <p className="hint">Agents put labels on conversations and on contacts; the inbox and saved views filter by them.</p>
       <button type="button" onClick={() => setEditing("new")}>
         New label
       </button>

@@ -188,7 +188,15 @@ export function ConversationView({ conversationId }: { conversationId: string })
             Create ticket
           </button>
         </div>
-        <LabelPicker workspaceId={workspace.id} conversation={c} isOwner={isOwner} onUpdated={applyUpdate} />
+        <LabelPicker
+          workspaceId={workspace.id}
+          current={c.labels ?? []}
+          of="this conversation"
+          isOwner={isOwner}
+          save={async (labelIds) =>
+            applyUpdate(await unwrap(api.workspace.PUT("/api/conversations/{id}/labels", { params: { path: { id: c.id } }, body: { labelIds } })))
+          }
+        />
         <ErrorMessage error={assign.error ?? setStatus.error ?? setPriority.error} />
       </header>
       <div className="conversation-body">
@@ -206,7 +214,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
             email={c.channel === "email" ? threadRecipients(all, c.contact, ownAddresses(emailSettings.data, all)) : null}
           />
         </div>
-        <ContactPanel id="contact-panel" workspaceId={workspace.id} contact={c.contact} conversationId={c.id} />
+        <ContactPanel id="contact-panel" workspaceId={workspace.id} contact={c.contact} conversationId={c.id} isOwner={isOwner} />
       </div>
       <CreateTicketDialog open={ticketOpen} onClose={() => setTicketOpen(false)} conversation={c} />
     </article>

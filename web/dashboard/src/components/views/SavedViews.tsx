@@ -1,0 +1,118 @@
+"use client";
+
+// The saved views above the inbox: shared ones (Owners keep them) and the agent's own, each a
+// link to the inbox with its filters and the count of what it holds for this agent now. "Save
+// view" keeps what the inbox shows at the moment (lib/inboxUrl `viewFilters`).
+
+import Link from "next/link";
+import { type FormEvent, useState } from "react";
+import type { SavedView } from "@/api/types";
+import { ConfirmDialog, ErrorMessage, fieldErrors, SubmitButton, TextField, Checkbox } from "@/components/ui";
+import { inboxHref, type InboxView, showsView, viewFilters, viewFromFilters } from "@/lib/inboxUrl";
+import { useDeleteView, useSaveView, useViews } from "./useViews";
+
+/** How a count reads: the API counts up to 1,000. */
+export function countText(count: number): string {
+  return count >= 1000 ? "1000+" : String(count);
+}
+
+export function SavedViews({ workspaceId, view, isOwner }: { workspaceId: string; view: InboxView; isOwner: boolean }) {
+  const views = useViews(workspaceId);
+  const save = useSaveView(workspaceId);
+  const remove = useDeleteView(workspaceId);
+  const [saving, setSaving] = useState(false);
+  const [deleting, setDeleting] = useState<SavedView | null>(null);
+
+  const onSave = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    save.mutate(
+      { name: String(form.get("name") ?? ""), shared: form.get("shared") === "on", filters: viewFilters(view) },
+      { onSuccess: () => setSaving(false) },
+    );
+  };
+
+  const list = views.data?.views ?? [];
+  return (
+    <section className="saved-views" aria-labelledby="views-heading">
+      <div className="saved-views-header">
+        <h2 id="views-heading">Views</h2>
+        {saving ? null : (
+          <button type="button" className="ghost" onClick={() => setSaving(true)} disabled={view.contact !== null} title={view.contact ? "One contact's list is not a view" : undefined}>
+            Save view
+          </button>
+        )}
+      </div>
+      <ErrorMessage error={views.error} />
+      {saving ? (
+        <form className="save-view" onSubmit={onSave} aria-label="Save this view">
+          <TextField label="View name" name="name" required maxLength={50} autoFocus errors={fieldErrors(save.error, "name")} />
+          {isOwner ? <Checkbox label="Share with the workspace" name="shared" /> : null}
+          <ErrorMessage error={save.error} />
+          <div className="row">
+            <SubmitButton pending={save.isPending}>Save</SubmitButton>
+            <button
+              type="button"
+              onClick={() => {
+                save.reset();
+                setSaving(false);
+              }}
+            >
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {list.length > 0 ? (
+        <ul className="view-list" aria-label="Saved views">
+          {list.map((saved) => (
+            <ViewRow key={saved.id} saved={saved} view={view} mayDelete={!saved.shared || isOwner} onDelete={() => setDeleting(saved)} />
+          ))}
+        </ul>
+      ) : null}
+      <ConfirmDialog
+        open={deleting !== null}
+        title={`Delete the view ${deleting?.name ?? ""}?`}
+        action="Delete"
+        pending={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+        onClose={() => setDeleting(null)}
+      >
+        <p>{deleting?.shared ? "It goes from everyone's list. Its conversations stay as they are." : "Its conversations stay as they are."}</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function ViewRow({ saved, view, mayDelete, onDelete }: { saved: SavedView; view: InboxView; mayDelete: boolean; onDelete: () => void }) {
+  const target = viewFromFilters(saved.filters);
+  const name = (
+    <>
+      <span className="view-name">{saved.name}</span>
+      {saved.shared ? <span className="visually-hidden"> (shared)</span> : null}
+      <span className="view-count">
+        {" "}
+        {countText(saved.count)}
+        <span className="visually-hidden">{saved.count === 1 ? " conversation" : " conversations"}</span>
+      </span>
+    </>
+  );
+  return (
+    <li>
+      {target ? (
+        <Link href={inboxHref(target, null)} aria-current={showsView(view, saved.filters) ? "page" : undefined}>
+          {name}
+        </Link>
+      ) : (
+        <span className="view-elsewhere" title="Saved with filters the dashboard does not show (an agent, a date range)">
+          {name}
+        </span>
+      )}
+      {mayDelete ? (
+        <button type="button" className="ghost icon" aria-label={`Delete the view ${saved.name}`} onClick={onDelete}>
+          ×
+        </button>
+      ) : null}
+    </li>
+  );
+}
