@@ -17,6 +17,7 @@ pub mod outbox;
 pub mod pubsub;
 pub mod role;
 pub mod sealed_credentials;
+pub mod search;
 pub mod shutdown;
 pub mod storage;
 pub mod telemetry;

@@ -18,8 +18,8 @@
 //! inbox.
 
 mod highlight;
-mod record;
-mod request;
+pub mod record;
+pub mod request;
 mod routes;
 
 use utoipa_axum::router::OpenApiRouter;

@@ -75,8 +75,13 @@ pub struct HitKey(pub f32, pub String, pub Uuid);
 /// The rows of one type, with the same columns in each branch.
 struct Branch {
     kind: HitType,
-    /// `FROM` and the join conditions; the text search query is `q.query`.
-    from: &'static str,
+    /// The table searched and its alias; what it is joined with (for titles and filters).
+    table: &'static str,
+    alias: &'static str,
+    joins: &'static str,
+    /// The table's newest rows first, in one of its indexes (unaliased columns); `None` for
+    /// contacts, which are few and found by three indexes of their own.
+    newest: Option<&'static str>,
     /// The row's `tsvector`, for the match and the rank.
     vector: &'static str,
     id: &'static str,
@@ -96,7 +101,10 @@ struct Branch {
 
 const CONVERSATIONS: Branch = Branch {
     kind: HitType::Conversation,
-    from: "{schema}.conversations c JOIN {schema}.contacts ct ON ct.id = c.contact_id",
+    table: "{schema}.conversations",
+    alias: "c",
+    joins: " JOIN {schema}.contacts ct ON ct.id = c.contact_id",
+    newest: Some("created_at DESC, id DESC"),
     vector: "c.search",
     id: "c.id",
     conversation_id: "c.id",
@@ -112,8 +120,11 @@ const CONVERSATIONS: Branch = Branch {
 
 const MESSAGES: Branch = Branch {
     kind: HitType::Message,
-    from: "{schema}.messages m JOIN {schema}.conversations c ON c.id = m.conversation_id
-           JOIN {schema}.contacts ct ON ct.id = c.contact_id",
+    table: "{schema}.messages",
+    alias: "m",
+    joins: " JOIN {schema}.conversations c ON c.id = m.conversation_id
+             JOIN {schema}.contacts ct ON ct.id = c.contact_id",
+    newest: Some("created_at DESC, id DESC"),
     vector: "m.search",
     id: "m.id",
     conversation_id: "m.conversation_id",
@@ -129,7 +140,10 @@ const MESSAGES: Branch = Branch {
 
 const TICKETS: Branch = Branch {
     kind: HitType::Ticket,
-    from: "{schema}.tickets t",
+    table: "{schema}.tickets",
+    alias: "t",
+    joins: "",
+    newest: Some("number DESC"),
     vector: "t.search",
     id: "t.id",
     conversation_id: "t.conversation_id",
@@ -150,7 +164,10 @@ const CONTACT_TEXT: &str = "(coalesce(ct.name, '') || ' ' || ct.email)";
 /// found by trigrams (below).
 const CONTACTS: Branch = Branch {
     kind: HitType::Contact,
-    from: "{schema}.contacts ct",
+    table: "{schema}.contacts",
+    alias: "ct",
+    joins: "",
+    newest: None,
     vector: "ct.search",
     id: "ct.id",
     conversation_id: "NULL::uuid",
@@ -216,6 +233,103 @@ fn push_filters(
     }
 }
 
+/// Matches of one type a search ranks at most: the newest this many (after the filters). A
+/// word in every tenth message matches a hundred thousand of a million; ranking them all
+/// would read them all, while the newest thousand are what people look for.
+pub const CANDIDATES: i64 = 1000;
+/// How many of a table's newest rows a search reads first, walking an index backwards: a
+/// word common enough to have [`CANDIDATES`] matches among them is done there. A rarer one is
+/// then looked up in the GIN index, whose matches are few enough to read them all. The
+/// choice is made as the statement runs, on the count the walk found: a plan cannot make it,
+/// since the words are a parameter (one generic plan serves every search).
+pub const WALK_ROWS: i64 = 50_000;
+
+/// The candidates' columns, from a branch's rows.
+fn candidate_columns(branch: &Branch) -> String {
+    format!(
+        "{id} AS id, {conversation_id} AS conversation_id, {title} AS title,
+         {created_at} AS created_at, {document} AS document, {vector} AS vector",
+        id = branch.id,
+        conversation_id = branch.conversation_id,
+        title = branch.title,
+        created_at = branch.created_at,
+        document = branch.document,
+        vector = branch.vector,
+    )
+}
+
+/// The newest [`CANDIDATES`] matches of a branch (see [`WALK_ROWS`]).
+fn push_candidates(
+    query: &mut QueryBuilder<Postgres>,
+    schema: &TenantSchema,
+    branch: &Branch,
+    newest: &str,
+    search: &Search,
+) {
+    let columns = candidate_columns(branch);
+    let sqlx::AssertSqlSafe(walk) = schema.sql(&format!(
+        "(WITH walk AS MATERIALIZED (
+              SELECT {columns}
+                FROM (SELECT * FROM {table} ORDER BY {newest} LIMIT {WALK_ROWS}) {alias}{joins}, q
+               WHERE {vector} @@ q.query",
+        table = branch.table,
+        alias = branch.alias,
+        joins = branch.joins,
+        vector = branch.vector,
+    ));
+    query.push(walk);
+    push_filters(query, schema, branch, &search.filters);
+    let sqlx::AssertSqlSafe(lookup) = schema.sql(&format!(
+        " LIMIT {CANDIDATES})
+          SELECT * FROM walk WHERE (SELECT count(*) FROM walk) >= {CANDIDATES}
+          UNION ALL
+          (SELECT {columns} FROM {table} {alias}{joins}, q
+            WHERE (SELECT count(*) FROM walk) < {CANDIDATES} AND {vector} @@ q.query",
+        table = branch.table,
+        alias = branch.alias,
+        joins = branch.joins,
+        vector = branch.vector,
+    ));
+    query.push(lookup);
+    push_filters(query, schema, branch, &search.filters);
+    query.push(format_args!(
+        " ORDER BY {created_at} DESC, {id} DESC LIMIT {CANDIDATES}))",
+        created_at = branch.created_at,
+        id = branch.id,
+    ));
+}
+
+/// A contact's candidates: each way of finding one by its own index, rather than one `OR`
+/// that no index answers: the words (GIN on `search`), part of the text and a misspelling
+/// (trigrams).
+fn push_contact_candidates(
+    query: &mut QueryBuilder<Postgres>,
+    schema: &TenantSchema,
+    branch: &Branch,
+    search: &Search,
+) {
+    let sqlx::AssertSqlSafe(by_words) = schema.sql(&format!(
+        "(SELECT {columns} FROM {{schema}}.contacts ct, q
+           WHERE ct.id IN (SELECT w.id FROM {{schema}}.contacts w WHERE w.search @@ q.query
+                           UNION SELECT p.id FROM {{schema}}.contacts p
+                                  WHERE {part} ILIKE ",
+        columns = candidate_columns(branch),
+        part = CONTACT_TEXT.replace("ct.", "p."),
+    ));
+    let sqlx::AssertSqlSafe(by_trigrams) = schema.sql(
+        " UNION SELECT s.id FROM {schema}.contacts s
+                 WHERE (coalesce(s.name, '') || ' ' || s.email) OPERATOR(public.%>) ",
+    );
+    query
+        .push(by_words)
+        .push_bind(contains_pattern(&search.words))
+        .push(by_trigrams)
+        .push_bind(search.words.clone())
+        .push(format_args!(
+            ") ORDER BY ct.created_at DESC, ct.id DESC LIMIT {CANDIDATES})"
+        ));
+}
+
 fn push_branch(
     query: &mut QueryBuilder<Postgres>,
     schema: &TenantSchema,
@@ -224,57 +338,30 @@ fn push_branch(
     page: &Page<HitKey>,
 ) {
     let kind = branch.kind.as_str();
-    let rank = if branch.kind == HitType::Contact {
-        // The better of the words' rank and the trigram similarity to the whole query.
-        format!(
-            "greatest(ts_rank_cd({vector}, q.query), public.word_similarity(",
-            vector = branch.vector
-        )
-    } else {
-        format!("ts_rank_cd({vector}, q.query", vector = branch.vector)
-    };
     query.push(format_args!(
-        "(SELECT '{kind}'::text AS kind, {id} AS id, {conversation_id} AS conversation_id,
-                 {title} AS title, {created_at} AS created_at, {document} AS document, ",
-        id = branch.id,
-        conversation_id = branch.conversation_id,
-        title = branch.title,
-        created_at = branch.created_at,
-        document = branch.document,
+        "(SELECT '{kind}'::text AS kind, b.id, b.conversation_id, b.title, b.created_at,
+                 b.document, b.rank
+            FROM (SELECT a.*, "
     ));
-    // The rank expression, written out again for the cursor's condition.
-    let push_rank = |query: &mut QueryBuilder<Postgres>| {
-        query.push(&rank);
-        if branch.kind == HitType::Contact {
-            query
-                .push_bind(search.words.clone())
-                .push(format_args!(", {CONTACT_TEXT}))"));
-        } else {
-            query.push(")");
-        }
-    };
-    push_rank(query);
-    let sqlx::AssertSqlSafe(from) = schema.sql(&format!(
-        " AS rank FROM {from}, q WHERE ({vector} @@ q.query",
-        from = branch.from,
-        vector = branch.vector,
-    ));
-    query.push(from);
+    // The rank, computed for the candidates only.
     if branch.kind == HitType::Contact {
+        // The better of the words' rank and the trigram similarity to the whole query.
         query
-            .push(format_args!(" OR {CONTACT_TEXT} ILIKE "))
-            .push_bind(contains_pattern(&search.words))
-            .push(" OR ")
+            .push("greatest(ts_rank_cd(a.vector, q.query), public.word_similarity(")
             .push_bind(search.words.clone())
-            .push(format_args!(" OPERATOR(public.<%) {CONTACT_TEXT}"));
+            .push(", a.document))");
+    } else {
+        query.push("ts_rank_cd(a.vector, q.query)");
     }
-    query.push(")");
-    push_filters(query, schema, branch, &search.filters);
+    query.push(" AS rank FROM q, ");
+    match branch.newest {
+        Some(newest) => push_candidates(query, schema, branch, newest, search),
+        None => push_contact_candidates(query, schema, branch, search),
+    }
+    query.push(" a) b WHERE true");
     if let Some(HitKey(rank, after_kind, id)) = &page.after {
-        query.push(" AND (");
-        push_rank(query);
         query
-            .push(format_args!(", '{kind}'::text, {}) < (", branch.id))
+            .push(format_args!(" AND (b.rank, '{kind}'::text, b.id) < ("))
             .push_bind(*rank)
             .push("::real, ")
             .push_bind(after_kind.clone())
@@ -283,13 +370,14 @@ fn push_branch(
             .push(")");
     }
     query
-        .push(" ORDER BY rank DESC, id DESC LIMIT ")
+        .push(" ORDER BY b.rank DESC, b.id DESC LIMIT ")
         .push_bind(page.fetch())
         .push(")");
 }
 
-/// Appends the search statement to `query`.
-fn push_search_query(
+/// Appends the search statement to `query`. Public so that the benchmark can `EXPLAIN`
+/// exactly what the handler runs.
+pub fn push_search_query(
     query: &mut QueryBuilder<Postgres>,
     schema: &TenantSchema,
     search: &Search,

@@ -1,5 +1,10 @@
 //! `GET/PATCH /api/settings` (Owners): the workspace's branding, as the chat widget and the
-//! emails show it, and how its inbox works. Stored in the tenant's one-row `settings` table.
+//! emails show it, how its inbox works, and the language its search stems words in. Stored
+//! in the tenant's one-row `settings` table.
+//!
+//! A new search language takes effect in the same transaction (`supportdesk_core::search`):
+//! queries and new rows use it from the commit on, and an outbox message has the worker write
+//! every existing row's search vector again.
 
 mod branding;
 pub mod inbox;
@@ -7,6 +12,8 @@ pub mod inbox;
 pub use branding::{Branding, BrandingPatch};
 
 use inbox::{InboxSettings, InboxSettingsPatch};
+use supportdesk_core::outbox::{self, OutboxMessage};
+use supportdesk_core::search::{self as search_language, SearchLanguage};
 
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
@@ -38,6 +45,7 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
 pub struct WorkspaceSettings {
     pub branding: Branding,
     pub inbox: InboxSettings,
+    pub search: SearchSettings,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
@@ -48,6 +56,24 @@ pub struct WorkspaceSettings {
 pub struct SettingsPatch {
     branding: Option<BrandingPatch>,
     inbox: Option<InboxSettingsPatch>,
+    search: Option<SearchSettingsPatch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct SearchSettings {
+    /// The language search stems words in ("refunds" finds "refunded" in English), with its
+    /// stop words; `simple` matches words only as written. Every word also matches as written,
+    /// whatever the language.
+    pub language: SearchLanguage,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchSettingsPatch {
+    /// One of PostgreSQL's stemmers (`english`, `french`, `german`, `spanish`, `portuguese`,
+    /// ... 28 in all) or `simple`. Past conversations are indexed again in the background;
+    /// new ones use it at once.
+    language: Option<SearchLanguage>,
 }
 
 /// The workspace's settings.
@@ -64,8 +90,8 @@ pub async fn get(mut tenant: Tenant) -> Result<AppJson<WorkspaceSettings>> {
     Ok(AppJson(load(conn, schema, false).await?))
 }
 
-/// Change the branding or the inbox settings; fields left out stay as they are, `null`
-/// clears one.
+/// Change the branding, the inbox settings or the search language; fields left out stay as
+/// they are, `null` clears one.
 #[utoipa::path(
     patch, path = "/api/settings", tag = "settings",
     security(("bearer" = [])),
@@ -83,18 +109,34 @@ pub async fn update(
 ) -> Result<AppJson<WorkspaceSettings>> {
     let branding_patch = patch.branding.map(BrandingPatch::validate).transpose()?;
     let (branding_given, inbox_given) = (branding_patch.is_some(), patch.inbox.is_some());
+    let language = patch.search.and_then(|search| search.language);
     let by = audit::By::from(&actor);
+    let workspace_id = actor.workspace_id;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     let mut settings = load(&mut *conn, schema, true).await?;
-    let before = (json!(settings.branding), json!(settings.inbox));
+    let before = (
+        json!(settings.branding),
+        json!(settings.inbox),
+        json!(settings.search),
+    );
     if let Some(patch) = branding_patch {
         settings.branding.apply(patch);
     }
     if let Some(patch) = patch.inbox {
         settings.inbox.apply(patch);
     }
-    if branding_given || inbox_given {
+    let new_language = language.filter(|l| *l != settings.search.language);
+    if let Some(language) = new_language {
+        search_language::set_language(&mut *conn, schema, language).await?;
+        sqlx::query(schema.sql("UPDATE {schema}.settings SET search_language = $1"))
+            .bind(language)
+            .execute(&mut *conn)
+            .await?;
+        outbox::enqueue(&mut *conn, &OutboxMessage::ReindexSearch { workspace_id }).await?;
+        settings.search.language = language;
+    }
+    if branding_given || inbox_given || new_language.is_some() {
         settings.updated_at = sqlx::query_scalar(schema.sql(
             "UPDATE {schema}.settings SET branding = $1, inbox = $2, updated_at = now()
              RETURNING updated_at",
@@ -106,6 +148,7 @@ pub async fn update(
         let changes = audit::diff(&[
             ("branding", before.0, json!(settings.branding)),
             ("inbox", before.1, json!(settings.inbox)),
+            ("search", before.2, json!(settings.search)),
         ]);
         if changes.as_object().is_some_and(|c| !c.is_empty()) {
             let entry = Entry::new(
@@ -130,13 +173,14 @@ pub async fn load(
     for_update: bool,
 ) -> Result<WorkspaceSettings> {
     let statement = if for_update {
-        "SELECT branding, inbox, updated_at FROM {schema}.settings FOR UPDATE"
+        "SELECT branding, inbox, search_language, updated_at FROM {schema}.settings FOR UPDATE"
     } else {
-        "SELECT branding, inbox, updated_at FROM {schema}.settings"
+        "SELECT branding, inbox, search_language, updated_at FROM {schema}.settings"
     };
-    let (Json(branding), Json(inbox), updated_at): (
+    let (Json(branding), Json(inbox), language, updated_at): (
         Json<Branding>,
         Json<InboxSettings>,
+        SearchLanguage,
         OffsetDateTime,
     ) = sqlx::query_as(schema.sql(statement))
         .fetch_one(conn)
@@ -144,6 +188,7 @@ pub async fn load(
     Ok(WorkspaceSettings {
         branding,
         inbox,
+        search: SearchSettings { language },
         updated_at,
     })
 }

@@ -989,8 +989,15 @@ async fn every_new_route_is_in_the_openapi_document() {
             &[
                 "status",
                 "assignee",
-                "contactId",
                 "label",
+                "channel",
+                "priority",
+                "createdAfter",
+                "createdBefore",
+                "updatedAfter",
+                "updatedBefore",
+                "unread",
+                "contactId",
                 "limit",
                 "cursor",
             ]

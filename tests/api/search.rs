@@ -428,3 +428,94 @@ async fn a_search_never_leaves_its_workspace_and_visitors_never_search() {
         .await;
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn a_workspace_searches_in_the_language_its_owner_chose() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("search-french").await;
+    let token = owner.workspace_token.as_str();
+    let english = app.owner_with_workspace("search-english").await;
+    app.start_conversation(token, &unique_email(), "Les chevaux sont arrivés.")
+        .await;
+    app.start_conversation(
+        &english.workspace_token,
+        &unique_email(),
+        "Les chevaux sont arrivés.",
+    )
+    .await;
+    let messages = |token: String| {
+        let app = &app;
+        async move { app.search(&token, "cheval", "&type=messages").await.len() }
+    };
+    assert_eq!(messages(token.to_owned()).await, 0, "English keeps chevaux");
+    let settings = app.get_ok("/api/settings", token).await;
+    assert_eq!(settings["search"]["language"], "english");
+
+    // Bad values change nothing; an agent may not choose.
+    for bad in [
+        json!({"search": {"language": "klingon"}}),
+        json!({"search": {"lang": "french"}}),
+        json!({"search": "french"}),
+    ] {
+        let refused = app.patch_json("/api/settings", &bad, Some(token)).await;
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad}");
+    }
+    let agent = app.join(&owner, "agent").await;
+    let refused = app
+        .patch_json(
+            "/api/settings",
+            &json!({"search": {"language": "french"}}),
+            Some(&agent.token),
+        )
+        .await;
+    assert_problem(refused, StatusCode::FORBIDDEN, "owner_only").await;
+    let reindexing = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM public.outbox
+              WHERE kind = 'reindex_search' AND payload ->> 'workspaceId' = $1",
+        )
+        .bind(owner.workspace_id.to_string())
+        .fetch_one(&app.db)
+        .await
+        .unwrap()
+    };
+    assert_eq!(reindexing().await, 0);
+
+    // French: new messages at once, with the re-indexing queued in the same transaction.
+    let changed = app
+        .json_ok(
+            Method::PATCH,
+            "/api/settings",
+            &json!({"search": {"language": "french"}}),
+            token,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(changed["search"]["language"], "french");
+    assert_eq!(reindexing().await, 1);
+    app.start_conversation(token, &unique_email(), "Deux chevaux de plus.")
+        .await;
+    assert_eq!(messages(token.to_owned()).await, 1, "the new message only");
+    // What the worker does with the message: every row written again.
+    let written = supportdesk_core::search::reindex(&app.db, owner.workspace_id, 2)
+        .await
+        .unwrap();
+    assert!(written.is_some_and(|rows| rows >= 4), "{written:?}");
+    assert_eq!(messages(token.to_owned()).await, 2, "the past message too");
+    // The same language again queues nothing; another workspace is untouched.
+    app.json_ok(
+        Method::PATCH,
+        "/api/settings",
+        &json!({"search": {"language": "french"}}),
+        token,
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(reindexing().await, 1);
+    assert_eq!(messages(english.workspace_token.clone()).await, 0);
+    let audit = app.get_ok("/api/audit-log", token).await;
+    assert!(
+        audit.to_string().contains("french"),
+        "the change is in the audit log: {audit}"
+    );
+}

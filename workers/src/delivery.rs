@@ -40,6 +40,10 @@ use crate::email::transport::Mailer;
 use crate::email::{conversation, smtp_test, webhook_disabled as webhook_disabled_email};
 use crate::queues::OutboxTask;
 
+/// Rows a re-indexing statement writes: a short transaction each, so replies and reads
+/// never wait long behind it.
+const REINDEX_BATCH: i64 = 1_000;
+
 pub struct Deliverer {
     pub db: PgPool,
     pub tokens: EmailTokenKey,
@@ -129,6 +133,20 @@ impl Deliverer {
                     .map(|_| Outcome::Done)
                     .map_err(|e| {
                         Failure::Transient(format!("dropping workspace {workspace_id}: {e}"))
+                    })
+            }
+            OutboxMessage::ReindexSearch { workspace_id } => {
+                supportdesk_core::search::reindex(&self.db, workspace_id, REINDEX_BATCH)
+                    .await
+                    .map(|written| match written {
+                        Some(rows) => {
+                            tracing::info!(%workspace_id, rows, "search index written again");
+                            Outcome::Done
+                        }
+                        None => Outcome::Skipped,
+                    })
+                    .map_err(|e| {
+                        Failure::Transient(format!("re-indexing workspace {workspace_id}: {e}"))
                     })
             }
             OutboxMessage::AgentDigestEmail {
@@ -534,6 +552,7 @@ impl Deliverer {
                 }
             }
             OutboxMessage::DropWorkspace { .. }
+            | OutboxMessage::ReindexSearch { .. }
             | OutboxMessage::AgentDigestEmail { .. }
             | OutboxMessage::VisitorReplyEmail { .. }
             | OutboxMessage::ConversationEmail { .. }

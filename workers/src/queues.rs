@@ -37,7 +37,7 @@ pub const MISSED_HEARTBEATS: usize = 6;
 /// `{namespace}:email:visitor-reply`, `{namespace}:email:conversation`,
 /// `{namespace}:email:mailbox-failing`, `{namespace}:email:smtp-test`,
 /// `{namespace}:email:webhook-disabled`,
-/// `{namespace}:workspace:drop`. A queue per kind, so a
+/// `{namespace}:workspace:drop`, `{namespace}:search:reindex`. A queue per kind, so a
 /// backlog of one (a bulk invitation, say) never delays another (a reset someone waits for).
 pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
     let suffix = match kind {
@@ -51,6 +51,7 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::MailboxFailingEmail => "email:mailbox-failing",
         MessageKind::SmtpTestEmail => "email:smtp-test",
         MessageKind::WebhookDisabledEmail => "email:webhook-disabled",
+        MessageKind::ReindexSearch => "search:reindex",
     };
     format!("{namespace}:{suffix}")
 }

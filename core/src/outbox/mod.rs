@@ -35,10 +35,11 @@ pub enum MessageKind {
     MailboxFailingEmail,
     SmtpTestEmail,
     WebhookDisabledEmail,
+    ReindexSearch,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
@@ -49,6 +50,7 @@ impl MessageKind {
         Self::MailboxFailingEmail,
         Self::SmtpTestEmail,
         Self::WebhookDisabledEmail,
+        Self::ReindexSearch,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -63,6 +65,7 @@ impl MessageKind {
             Self::MailboxFailingEmail => "mailbox_failing_email",
             Self::SmtpTestEmail => "smtp_test_email",
             Self::WebhookDisabledEmail => "webhook_disabled_email",
+            Self::ReindexSearch => "reindex_search",
         }
     }
 
@@ -109,6 +112,9 @@ pub enum OutboxMessage {
         endpoint_id: Uuid,
         user_id: Uuid,
     },
+    /// Write the search index of every row of workspace `workspace_id` again, with its
+    /// search language as it is now (`crate::search::reindex`).
+    ReindexSearch { workspace_id: Uuid },
 }
 
 impl OutboxMessage {
@@ -124,6 +130,7 @@ impl OutboxMessage {
             Self::MailboxFailingEmail { .. } => MessageKind::MailboxFailingEmail,
             Self::SmtpTestEmail { .. } => MessageKind::SmtpTestEmail,
             Self::WebhookDisabledEmail { .. } => MessageKind::WebhookDisabledEmail,
+            Self::ReindexSearch { .. } => MessageKind::ReindexSearch,
         }
     }
 
@@ -138,7 +145,7 @@ impl OutboxMessage {
             Self::PasswordResetEmail { reset_id } => {
                 serde_json::json!({ "resetId": reset_id })
             }
-            Self::DropWorkspace { workspace_id } => {
+            Self::DropWorkspace { workspace_id } | Self::ReindexSearch { workspace_id } => {
                 serde_json::json!({ "workspaceId": workspace_id })
             }
             Self::AgentDigestEmail {
@@ -189,6 +196,9 @@ impl OutboxMessage {
                 reset_id: id("resetId")?,
             }),
             MessageKind::DropWorkspace => Some(Self::DropWorkspace {
+                workspace_id: id("workspaceId")?,
+            }),
+            MessageKind::ReindexSearch => Some(Self::ReindexSearch {
                 workspace_id: id("workspaceId")?,
             }),
             MessageKind::AgentDigestEmail => Some(Self::AgentDigestEmail {

@@ -248,3 +248,78 @@ async fn a_deleted_workspace_has_its_schema_dropped_in_the_background() {
             .unwrap();
     assert_eq!(outcome.as_deref(), Some("done"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_search_language_has_past_messages_indexed_again_in_the_background() {
+    let stack = stack(&[]).await;
+    let (user_token, _) = stack.register(&unique_email()).await;
+    let body = serde_json::json!({"name": "Paris", "slug": "paris-search"});
+    let (_, created) = stack
+        .call(Method::POST, "/workspaces", Some(&user_token), Some(body))
+        .await;
+    let id: Uuid = created["id"].as_str().unwrap().parse().unwrap();
+    let (_, selected) = stack
+        .call(
+            Method::POST,
+            &format!("/workspaces/{id}/select"),
+            Some(&user_token),
+            None,
+        )
+        .await;
+    let token = selected["token"].as_str().unwrap().to_owned();
+    let conversation = serde_json::json!({
+        "contact": {"email": "marie@example.org"},
+        "body": "Les chevaux sont arrivés ce matin.",
+    });
+    let (status, _) = stack
+        .call(
+            Method::POST,
+            "/api/conversations",
+            Some(&token),
+            Some(conversation),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let found = |stack_token: String| {
+        let stack = &stack;
+        async move {
+            let (status, body) = stack
+                .call(
+                    Method::GET,
+                    "/api/search?q=cheval&type=messages",
+                    Some(&stack_token),
+                    None,
+                )
+                .await;
+            assert_eq!(status, 200, "{body}");
+            body["results"].as_array().unwrap().len()
+        }
+    };
+    assert_eq!(
+        found(token.clone()).await,
+        0,
+        "English does not stem chevaux"
+    );
+
+    let french = serde_json::json!({"search": {"language": "french"}});
+    let (status, settings) = stack
+        .call(Method::PATCH, "/api/settings", Some(&token), Some(french))
+        .await;
+    assert_eq!(status, 200, "{settings}");
+    assert_eq!(settings["search"]["language"], "french");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let outcome = loop {
+        let outcome: Option<String> =
+            sqlx::query_scalar("SELECT outcome FROM public.outbox WHERE kind = 'reindex_search'")
+                .fetch_one(&stack.db)
+                .await
+                .unwrap();
+        if let Some(outcome) = outcome {
+            break outcome;
+        }
+        assert!(std::time::Instant::now() < deadline, "the re-indexing ran");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(outcome, "done");
+    assert_eq!(found(token).await, 1, "the past message, stemmed in French");
+}

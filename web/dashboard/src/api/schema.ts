@@ -618,8 +618,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the branding or the inbox settings; fields left out stay as they are, `null`
-         *     clears one.
+         * Change the branding, the inbox settings or the search language; fields left out stay as
+         *     they are, `null` clears one.
          */
         patch: operations["patchApiSettings"];
         trace?: never;
@@ -2724,10 +2724,28 @@ export interface components {
              */
             type: "conversation" | "message" | "ticket" | "contact";
         };
+        /**
+         * @description The languages PostgreSQL stems (its Snowball dictionaries), and `simple`: words as
+         *     written, no stemming, no stop words (for a workspace whose customers write in many
+         *     languages).
+         * @enum {string}
+         */
+        SearchLanguage: "simple" | "arabic" | "armenian" | "basque" | "catalan" | "danish" | "dutch" | "english" | "finnish" | "french" | "german" | "greek" | "hindi" | "hungarian" | "indonesian" | "irish" | "italian" | "lithuanian" | "nepali" | "norwegian" | "portuguese" | "romanian" | "russian" | "serbian" | "spanish" | "swedish" | "tamil" | "turkish" | "yiddish";
         SearchResults: {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
             results: components["schemas"]["SearchHit"][];
+        };
+        SearchSettings: {
+            /**
+             * @description The language search stems words in ("refunds" finds "refunded" in English), with its
+             *     stop words; `simple` matches words only as written. Every word also matches as written,
+             *     whatever the language.
+             */
+            language: components["schemas"]["SearchLanguage"];
+        };
+        SearchSettingsPatch: {
+            language?: components["schemas"]["SearchLanguage"] | null;
         };
         Selected: {
             /** Format: date-time */
@@ -2767,6 +2785,7 @@ export interface components {
         SettingsPatch: {
             branding?: components["schemas"]["BrandingPatch"] | null;
             inbox?: components["schemas"]["InboxSettingsPatch"] | null;
+            search?: components["schemas"]["SearchSettingsPatch"] | null;
         };
         /**
          * @description The public key a widget embeds: `swk_` and 32 URL-safe characters (192 random bits).
@@ -3128,6 +3147,7 @@ export interface components {
         WorkspaceSettings: {
             branding: components["schemas"]["Branding"];
             inbox: components["schemas"]["InboxSettings"];
+            search: components["schemas"]["SearchSettings"];
             /** Format: date-time */
             updatedAt: string;
         };

@@ -12,6 +12,7 @@ import { DeleteWorkspace } from "./DeleteWorkspace";
 import { EmailChannel } from "./Email";
 import { InboxSettings } from "./Inbox";
 import { Labels } from "./Labels";
+import { SearchLanguageSettings } from "./SearchLanguage";
 import { Storage } from "./Storage";
 import { Webhooks } from "./Webhooks";
 import { Widget } from "./Widget";
@@ -31,7 +32,7 @@ function OwnerSettings() {
     <>
       <nav aria-label="Settings sections" className="toc">
         <a href="#branding-heading">Branding</a> <a href="#inbox-settings-heading">Inbox</a> <a href="#email-heading">Email</a> <a href="#widget-heading">Chat widget</a> <a href="#api-keys-heading">API keys</a>{" "}
-        <a href="#webhooks-heading">Webhooks</a> <a href="#canned-heading">Canned responses</a> <a href="#labels-heading">Labels</a>{" "}
+        <a href="#webhooks-heading">Webhooks</a> <a href="#canned-heading">Canned responses</a> <a href="#labels-heading">Labels</a> <a href="#search-settings-heading">Search</a>{" "}
         <a href="#storage-heading">Files</a>{" "}
         <a href="#audit-heading">Audit log</a> <a href="#danger-heading">Delete workspace</a>
       </nav>
@@ -43,6 +44,7 @@ function OwnerSettings() {
       <Webhooks />
       <CannedResponses />
       <Labels />
+      <SearchLanguageSettings />
       <Storage />
       <AuditLog />
       <DeleteWorkspace />
