@@ -598,15 +598,7 @@ async fn run() -> anyhow::Result<()> {
 
     // 5. Plans of the slowest of each.
     step("plans");
-    let filters = Filters {
-        status: None,
-        assignee: AssigneeFilter::All,
-        channel: None,
-        priority: None,
-        label: None,
-        created_after: None,
-        created_before: None,
-    };
+    let filters = Filters::default();
     let search = Search {
         words: slowest_search.1.to_owned(),
         kinds: kinds(None, &filters),

@@ -150,7 +150,12 @@ pub async fn serve_api(
             .env_clear()
             .envs(env)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            // `BENCH_API_LOG=1`: the API's log on this terminal, to see why a request failed.
+            .stderr(if std::env::var_os("BENCH_API_LOG").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
             .spawn()?,
     );
     for _ in 0..100 {

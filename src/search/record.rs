@@ -301,7 +301,7 @@ fn push_candidates(
 
 /// A contact's candidates: each way of finding one by its own index, rather than one `OR`
 /// that no index answers: the words (GIN on `search`), part of the text and a misspelling
-/// (trigrams).
+/// (trigrams). Each lookup reads `q` itself, so none is correlated with the contacts joined.
 fn push_contact_candidates(
     query: &mut QueryBuilder<Postgres>,
     schema: &TenantSchema,
@@ -309,10 +309,9 @@ fn push_contact_candidates(
     search: &Search,
 ) {
     let sqlx::AssertSqlSafe(by_words) = schema.sql(&format!(
-        "(SELECT {columns} FROM {{schema}}.contacts ct, q
-           WHERE ct.id IN (SELECT w.id FROM {{schema}}.contacts w WHERE w.search @@ q.query
-                           UNION SELECT p.id FROM {{schema}}.contacts p
-                                  WHERE {part} ILIKE ",
+        "(SELECT {columns}
+            FROM (SELECT w.id FROM {{schema}}.contacts w, q WHERE w.search @@ q.query
+                  UNION SELECT p.id FROM {{schema}}.contacts p WHERE {part} ILIKE ",
         columns = candidate_columns(branch),
         part = CONTACT_TEXT.replace("ct.", "p."),
     ));
@@ -320,14 +319,16 @@ fn push_contact_candidates(
         " UNION SELECT s.id FROM {schema}.contacts s
                  WHERE (coalesce(s.name, '') || ' ' || s.email) OPERATOR(public.%>) ",
     );
+    let sqlx::AssertSqlSafe(joined) = schema.sql(&format!(
+        ") found JOIN {{schema}}.contacts ct ON ct.id = found.id
+           ORDER BY ct.created_at DESC, ct.id DESC LIMIT {CANDIDATES})"
+    ));
     query
         .push(by_words)
         .push_bind(contains_pattern(&search.words))
         .push(by_trigrams)
         .push_bind(search.words.clone())
-        .push(format_args!(
-            ") ORDER BY ct.created_at DESC, ct.id DESC LIMIT {CANDIDATES})"
-        ));
+        .push(joined);
 }
 
 fn push_branch(

@@ -62,8 +62,8 @@ pub struct SearchQuery {
     pub created_before: Option<OffsetDateTime>,
 }
 
-/// The filters beside the words.
-#[derive(Debug, Clone, Copy)]
+/// The filters beside the words; `Default` filters nothing.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Filters {
     pub status: Option<TicketStatus>,
     pub assignee: AssigneeFilter,
@@ -155,15 +155,7 @@ mod tests {
     use super::*;
 
     fn no_filters() -> Filters {
-        Filters {
-            status: None,
-            assignee: AssigneeFilter::All,
-            channel: None,
-            priority: None,
-            label: None,
-            created_after: None,
-            created_before: None,
-        }
+        Filters::default()
     }
 
     #[test]

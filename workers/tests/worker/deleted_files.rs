@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use supportdesk_core::storage::{self, Store};
 use uuid::Uuid;
 
-use crate::harness::{Stack, signal, stack_without_worker, unique_email, wait_exit};
+use crate::harness::{Stack, signal, stack_without_worker, wait_exit};
 
 /// A workspace with one real upload (through the API) and `extra` more objects under its
 /// prefix; its id and workspace token.
@@ -22,25 +22,7 @@ async fn workspace_with_files(
     slug: &str,
     extra: usize,
 ) -> (Uuid, String) {
-    let (user_token, _) = stack.register(&unique_email()).await;
-    let (_, created) = stack
-        .call(
-            Method::POST,
-            "/workspaces",
-            Some(&user_token),
-            Some(json!({"name": slug, "slug": slug})),
-        )
-        .await;
-    let id: Uuid = created["id"].as_str().unwrap().parse().unwrap();
-    let (_, selected) = stack
-        .call(
-            Method::POST,
-            &format!("/workspaces/{id}/select"),
-            Some(&user_token),
-            None,
-        )
-        .await;
-    let token = selected["token"].as_str().unwrap().to_owned();
+    let (id, token) = stack.workspace(slug).await;
     let (status, conversation) = stack
         .call(
             Method::POST,

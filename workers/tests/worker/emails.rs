@@ -188,27 +188,9 @@ async fn a_verification_replaced_before_delivery_is_skipped_not_sent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deleted_workspace_has_its_schema_dropped_in_the_background() {
     let stack = stack(&[]).await;
-    let (user_token, _) = stack.register(&unique_email()).await;
-    let body = serde_json::json!({"name": "Doomed", "slug": "doomed"});
-    let (_, created) = stack
-        .call(Method::POST, "/workspaces", Some(&user_token), Some(body))
-        .await;
-    let id: Uuid = created["id"].as_str().unwrap().parse().unwrap();
-    let (_, selected) = stack
-        .call(
-            Method::POST,
-            &format!("/workspaces/{id}/select"),
-            Some(&user_token),
-            None,
-        )
-        .await;
+    let (id, token) = stack.workspace("doomed").await;
     let (deleted, _) = stack
-        .call(
-            Method::DELETE,
-            "/api/workspace",
-            selected["token"].as_str(),
-            None,
-        )
+        .call(Method::DELETE, "/api/workspace", Some(&token), None)
         .await;
     assert_eq!(deleted, 202);
 
@@ -252,21 +234,7 @@ async fn a_deleted_workspace_has_its_schema_dropped_in_the_background() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_search_language_has_past_messages_indexed_again_in_the_background() {
     let stack = stack(&[]).await;
-    let (user_token, _) = stack.register(&unique_email()).await;
-    let body = serde_json::json!({"name": "Paris", "slug": "paris-search"});
-    let (_, created) = stack
-        .call(Method::POST, "/workspaces", Some(&user_token), Some(body))
-        .await;
-    let id: Uuid = created["id"].as_str().unwrap().parse().unwrap();
-    let (_, selected) = stack
-        .call(
-            Method::POST,
-            &format!("/workspaces/{id}/select"),
-            Some(&user_token),
-            None,
-        )
-        .await;
-    let token = selected["token"].as_str().unwrap().to_owned();
+    let (_, token) = stack.workspace("paris-search").await;
     let conversation = serde_json::json!({
         "contact": {"email": "marie@example.org"},
         "body": "Les chevaux sont arrivés ce matin.",

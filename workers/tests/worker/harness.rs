@@ -131,6 +131,32 @@ impl Stack {
         (status, response.json().await.unwrap_or_default())
     }
 
+    /// A new account's workspace `slug` (named the same), selected: its id and workspace
+    /// token.
+    pub async fn workspace(&self, slug: &str) -> (Uuid, String) {
+        let (user_token, _) = self.register(&unique_email()).await;
+        let (status, created) = self
+            .call(
+                reqwest::Method::POST,
+                "/workspaces",
+                Some(&user_token),
+                Some(json!({"name": slug, "slug": slug})),
+            )
+            .await;
+        assert_eq!(status, 201, "{created}");
+        let id: Uuid = created["id"].as_str().expect("id").parse().expect("uuid");
+        let (status, selected) = self
+            .call(
+                reqwest::Method::POST,
+                &format!("/workspaces/{id}/select"),
+                Some(&user_token),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{selected}");
+        (id, selected["token"].as_str().expect("token").to_owned())
+    }
+
     pub async fn register(&self, email: &str) -> (String, Uuid) {
         let response = self
             .client
