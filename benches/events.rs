@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api};
+use common::{
+    bare_workspaces, insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api,
+};
 use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
@@ -36,7 +38,6 @@ use supportdesk::notifications;
 use supportdesk_core::config::Settings;
 use supportdesk_core::db::Engine;
 use supportdesk_core::tenancy::TenantSchema;
-use supportdesk_core::tenancy::migrations::provision;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::test_env;
 use uuid::Uuid;
@@ -299,37 +300,7 @@ async fn run() -> anyhow::Result<()> {
     step(&format!(
         "{extra} more workspaces (schemas at the latest tenant version)"
     ));
-    let made = Arc::new(AtomicU64::new(0));
-    let mut makers = Vec::new();
-    for m in 0..4 {
-        let (pool, made) = (pool.clone(), made.clone());
-        makers.push(tokio::spawn(async move {
-            for n in (m..extra).step_by(4) {
-                let id = Uuid::now_v7();
-                let schema = TenantSchema::for_workspace(id);
-                let mut tx = pool.begin().await?;
-                sqlx::query(
-                    "INSERT INTO public.workspaces (id, name, slug, schema_name)
-                     VALUES ($1, $2, $2, $3)",
-                )
-                .bind(id)
-                .bind(format!("extra-{n}"))
-                .bind(schema.name())
-                .execute(&mut *tx)
-                .await?;
-                provision(&mut tx, &schema).await?;
-                tx.commit().await?;
-                let done = made.fetch_add(1, Ordering::Relaxed) + 1;
-                if done % 1000 == 0 {
-                    eprintln!("  {done} of {extra}");
-                }
-            }
-            anyhow::Ok(())
-        }));
-    }
-    for maker in makers {
-        maker.await??;
-    }
+    bare_workspaces(&pool, extra, "extra", None, 1000).await?;
 
     let targets: Arc<Vec<(Uuid, String)>> = Arc::new(
         workspaces[..full]

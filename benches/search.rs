@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api};
+use common::{
+    bare_workspaces, insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api,
+};
 use serde_json::json;
 use sqlx::{PgPool, QueryBuilder};
 use supportdesk::conversations::record::{self as conversations, ListFilter, Reader};
@@ -40,7 +42,6 @@ use supportdesk::search::record::push_search_query;
 use supportdesk::search::request::{Filters, Search, kinds};
 use supportdesk_core::config::Settings;
 use supportdesk_core::tenancy::TenantSchema;
-use supportdesk_core::tenancy::migrations::provision;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::test_env;
 use uuid::Uuid;
@@ -237,56 +238,14 @@ async fn seed(
     Ok((common, rare))
 }
 
-/// `count` workspaces at the latest tenant version, each with a contact, a conversation and
-/// four messages.
-async fn small_workspaces(pool: &PgPool, count: usize) -> anyhow::Result<()> {
-    let made = Arc::new(AtomicU64::new(0));
-    let mut makers = Vec::new();
-    for m in 0..4 {
-        let (pool, made) = (pool.clone(), made.clone());
-        makers.push(tokio::spawn(async move {
-            for n in (m..count).step_by(4) {
-                let id = Uuid::now_v7();
-                let schema = TenantSchema::for_workspace(id);
-                let mut tx = pool.begin().await?;
-                sqlx::query(
-                    "INSERT INTO public.workspaces (id, name, slug, schema_name)
-                     VALUES ($1, $2, $2, $3)",
-                )
-                .bind(id)
-                .bind(format!("small-{n}"))
-                .bind(schema.name())
-                .execute(&mut *tx)
-                .await?;
-                provision(&mut tx, &schema)
-                    .await
-                    .context("provisioning a small workspace")?;
-                sqlx::query(schema.sql(
-                    "WITH ct AS (INSERT INTO {schema}.contacts (email, name)
-                                 VALUES ('someone@small.test', 'Someone') RETURNING id),
-                          c AS (INSERT INTO {schema}.conversations (contact_id, subject)
-                                SELECT id, 'A kettle question' FROM ct RETURNING id)
-                     INSERT INTO {schema}.messages (conversation_id, kind, body)
-                     SELECT c.id, 'incoming', 'My kettle order has not arrived, please check'
-                       FROM c, generate_series(1, 4)",
-                ))
-                .execute(&mut *tx)
-                .await
-                .context("a small workspace's conversation")?;
-                tx.commit().await?;
-                let done = made.fetch_add(1, Ordering::Relaxed) + 1;
-                if done % 500 == 0 {
-                    eprintln!("  {done} of {count}");
-                }
-            }
-            anyhow::Ok(())
-        }));
-    }
-    for maker in makers {
-        maker.await??;
-    }
-    Ok(())
-}
+/// Each small workspace's contact, conversation and four messages.
+const SMALL_SEED: &str = "WITH ct AS (INSERT INTO {schema}.contacts (email, name)
+                                     VALUES ('someone@small.test', 'Someone') RETURNING id),
+                               c AS (INSERT INTO {schema}.conversations (contact_id, subject)
+                                     SELECT id, 'A kettle question' FROM ct RETURNING id)
+                          INSERT INTO {schema}.messages (conversation_id, kind, body)
+                          SELECT c.id, 'incoming', 'My kettle order has not arrived, please check'
+                            FROM c, generate_series(1, 4)";
 
 /// `requests` GETs of `path` with `token`, one at a time; the sorted latencies.
 async fn timed_gets(
@@ -433,7 +392,7 @@ async fn run() -> anyhow::Result<()> {
     .await?;
     let seeded_in = seeding.elapsed();
     step(&format!("{small} small workspaces"));
-    small_workspaces(&pool, small).await?;
+    bare_workspaces(&pool, small, "small", Some(SMALL_SEED), 500).await?;
 
     let mut lines = vec![format!(
         "seeded {conversations} conversations and {} messages (with their search columns and indexes) in {:.0} s",

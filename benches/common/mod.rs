@@ -204,3 +204,53 @@ pub async fn workspace_via_api(
         .to_owned();
     Ok((id, token))
 }
+
+/// `count` workspaces made straight in the database (a row and a schema at the latest tenant
+/// version each, slugs `{prefix}-{n}`), four at a time; `seed`, a tenant statement naming
+/// `{schema}`, runs in each one's transaction. Progress every `every` workspaces.
+pub async fn bare_workspaces(
+    pool: &PgPool,
+    count: usize,
+    prefix: &'static str,
+    seed: Option<&'static str>,
+    every: u64,
+) -> anyhow::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use supportdesk_core::tenancy::TenantSchema;
+    use supportdesk_core::tenancy::migrations::provision;
+    let made = Arc::new(AtomicU64::new(0));
+    let mut makers = Vec::new();
+    for m in 0..4 {
+        let (pool, made) = (pool.clone(), made.clone());
+        makers.push(tokio::spawn(async move {
+            for n in (m..count).step_by(4) {
+                let id = Uuid::now_v7();
+                let schema = TenantSchema::for_workspace(id);
+                let mut tx = pool.begin().await?;
+                sqlx::query(
+                    "INSERT INTO public.workspaces (id, name, slug, schema_name)
+                     VALUES ($1, $2, $2, $3)",
+                )
+                .bind(id)
+                .bind(format!("{prefix}-{n}"))
+                .bind(schema.name())
+                .execute(&mut *tx)
+                .await?;
+                provision(&mut tx, &schema).await?;
+                if let Some(seed) = seed {
+                    sqlx::query(schema.sql(seed)).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                let done = made.fetch_add(1, Ordering::Relaxed) + 1;
+                if done % every == 0 {
+                    eprintln!("  {done} of {count}");
+                }
+            }
+            anyhow::Ok(())
+        }));
+    }
+    for maker in makers {
+        maker.await??;
+    }
+    Ok(())
+}
