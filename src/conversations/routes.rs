@@ -56,8 +56,18 @@ pub async fn list(
     };
     let page = page.parse()?;
     let reader = Reader::of(&tenant.actor);
-    let (conn, schema) = tenant.parts();
-    let (conversations, next_cursor) = record::list(conn, schema, filter, reader, &page).await?;
+    // A label's conversations may be a few or a tenth of the inbox: which index reads them
+    // best depends on the label (`Tenant::planned_read`).
+    let (conversations, next_cursor) = if filter.label.is_some() {
+        tenant
+            .planned_read(move |conn, schema| {
+                Box::pin(async move { record::list(conn, schema, filter, reader, &page).await })
+            })
+            .await?
+    } else {
+        let (conn, schema) = tenant.parts();
+        record::list(conn, schema, filter, reader, &page).await?
+    };
     Ok(AppJson(ConversationList {
         conversations,
         next_cursor,

@@ -1,7 +1,7 @@
 //! The search statement and its rows.
 //!
-//! One statement for any mix of types: a branch per type, each the best `limit + 1` rows of its
-//! own GIN index by rank, after the cursor; their union cut to `limit + 1` in the page's order
+//! One statement for any mix of types, planned for its words ([`push_candidates`]): a branch
+//! per type, each ranking its newest matches and keeping the best `limit + 1` after the cursor; their union cut to `limit + 1` in the page's order
 //! (rank, then type, then id, all descending); and only then the snippets, for the rows of the
 //! page. The cursor is the last row's (rank, type, id): ranks are recomputed identically from
 //! the stored `tsvector`s, so a page follows the previous one exactly.
@@ -75,17 +75,21 @@ pub struct HitKey(pub f32, pub String, pub Uuid);
 /// The rows of one type, with the same columns in each branch.
 struct Branch {
     kind: HitType,
-    /// The table searched and its alias; what it is joined with (for titles and filters).
+    /// The table searched and its alias; what it is joined with when a filter reads another
+    /// table's columns (only then: a join per candidate is most of a walk's cost).
     table: &'static str,
     alias: &'static str,
-    joins: &'static str,
-    /// The table's newest rows first, in one of its indexes (unaliased columns); `None` for
-    /// contacts, which are few and found by three indexes of their own.
+    filter_joins: &'static str,
+    /// The table's newest rows first, in one of its indexes; `None` for contacts, which are
+    /// few and found by three indexes of their own.
     newest: Option<&'static str>,
     /// The row's `tsvector`, for the match and the rank.
     vector: &'static str,
     id: &'static str,
     conversation_id: &'static str,
+    /// What to call a result, from `tt` and `tct` joined (`title_joins`) to the branch's
+    /// ranked rows `b`: joined for the rows of the page only.
+    title_joins: &'static str,
     title: &'static str,
     created_at: &'static str,
     /// The text the snippet is cut from.
@@ -103,12 +107,14 @@ const CONVERSATIONS: Branch = Branch {
     kind: HitType::Conversation,
     table: "{schema}.conversations",
     alias: "c",
-    joins: " JOIN {schema}.contacts ct ON ct.id = c.contact_id",
-    newest: Some("created_at DESC, id DESC"),
+    filter_joins: "",
+    newest: Some("c.created_at DESC, c.id DESC"),
     vector: "c.search",
     id: "c.id",
     conversation_id: "c.id",
-    title: "coalesce(nullif(c.subject, ''), ct.name, ct.email)",
+    title_joins: " JOIN {schema}.conversations tt ON tt.id = b.id
+                   JOIN {schema}.contacts tct ON tct.id = tt.contact_id",
+    title: "coalesce(nullif(tt.subject, ''), tct.name, tct.email)",
     created_at: "c.created_at",
     document: "coalesce(c.subject, '')",
     status: Some("c.status"),
@@ -122,13 +128,14 @@ const MESSAGES: Branch = Branch {
     kind: HitType::Message,
     table: "{schema}.messages",
     alias: "m",
-    joins: " JOIN {schema}.conversations c ON c.id = m.conversation_id
-             JOIN {schema}.contacts ct ON ct.id = c.contact_id",
-    newest: Some("created_at DESC, id DESC"),
+    filter_joins: " JOIN {schema}.conversations c ON c.id = m.conversation_id",
+    newest: Some("m.created_at DESC, m.id DESC"),
     vector: "m.search",
     id: "m.id",
     conversation_id: "m.conversation_id",
-    title: "coalesce(nullif(c.subject, ''), ct.name, ct.email)",
+    title_joins: " JOIN {schema}.conversations tt ON tt.id = b.conversation_id
+                   JOIN {schema}.contacts tct ON tct.id = tt.contact_id",
+    title: "coalesce(nullif(tt.subject, ''), tct.name, tct.email)",
     created_at: "m.created_at",
     document: "m.body",
     status: Some("c.status"),
@@ -142,12 +149,13 @@ const TICKETS: Branch = Branch {
     kind: HitType::Ticket,
     table: "{schema}.tickets",
     alias: "t",
-    joins: "",
-    newest: Some("number DESC"),
+    filter_joins: "",
+    newest: Some("t.number DESC"),
     vector: "t.search",
     id: "t.id",
     conversation_id: "t.conversation_id",
-    title: "t.subject",
+    title_joins: " JOIN {schema}.tickets tt ON tt.id = b.id",
+    title: "tt.subject",
     created_at: "t.created_at",
     document: "t.subject || E'\\n' || coalesce(t.description, '')",
     status: Some("t.status"),
@@ -166,12 +174,13 @@ const CONTACTS: Branch = Branch {
     kind: HitType::Contact,
     table: "{schema}.contacts",
     alias: "ct",
-    joins: "",
+    filter_joins: "",
     newest: None,
     vector: "ct.search",
     id: "ct.id",
     conversation_id: "NULL::uuid",
-    title: "coalesce(ct.name, ct.email)",
+    title_joins: " JOIN {schema}.contacts tct ON tct.id = b.id",
+    title: "coalesce(tct.name, tct.email)",
     created_at: "ct.created_at",
     document: CONTACT_TEXT,
     status: None,
@@ -237,28 +246,35 @@ fn push_filters(
 /// word in every tenth message matches a hundred thousand of a million; ranking them all
 /// would read them all, while the newest thousand are what people look for.
 pub const CANDIDATES: i64 = 1000;
-/// How many of a table's newest rows a search reads first, walking an index backwards: a
-/// word common enough to have [`CANDIDATES`] matches among them is done there. A rarer one is
-/// then looked up in the GIN index, whose matches are few enough to read them all. The
-/// choice is made as the statement runs, on the count the walk found: a plan cannot make it,
-/// since the words are a parameter (one generic plan serves every search).
-pub const WALK_ROWS: i64 = 50_000;
+/// How many of a table's newest rows a phrase search reads first, walking an index
+/// backwards, before it looks the phrase's words up in the GIN index (see
+/// [`push_candidates`]).
+pub const PHRASE_WALK_ROWS: i64 = 10_000;
 
 /// The candidates' columns, from a branch's rows.
 fn candidate_columns(branch: &Branch) -> String {
     format!(
-        "{id} AS id, {conversation_id} AS conversation_id, {title} AS title,
-         {created_at} AS created_at, {document} AS document, {vector} AS vector",
+        "{id} AS id, {conversation_id} AS conversation_id, {created_at} AS created_at,
+         {document} AS document, {vector} AS vector",
         id = branch.id,
         conversation_id = branch.conversation_id,
-        title = branch.title,
         created_at = branch.created_at,
         document = branch.document,
         vector = branch.vector,
     )
 }
 
-/// The newest [`CANDIDATES`] matches of a branch (see [`WALK_ROWS`]).
+/// The newest [`CANDIDATES`] matches of a branch. The statement is planned for its words
+/// (`Tenant::planned_read`), so the planner knows from the column's statistics how often
+/// each word occurs: a common word is found by walking the newest rows until enough match,
+/// a rare one is looked up in the GIN index and its few matches sorted. A phrase is the
+/// exception: the planner estimates it as often as its words together, far more often
+/// than the phrase itself when the words are common, and would walk the whole table
+/// looking for matches that are not there. A phrase (`q.phrase`, known when the statement
+/// is planned, so only one of the two forms below runs) walks at most
+/// [`PHRASE_WALK_ROWS`] newest rows; when they hold fewer than [`CANDIDATES`] matches, it
+/// reads all of them through the GIN index (the words' rows, re-checked for the phrase),
+/// fenced (`OFFSET 0`) so that no plan can turn that into a walk again.
 fn push_candidates(
     query: &mut QueryBuilder<Postgres>,
     schema: &TenantSchema,
@@ -267,14 +283,30 @@ fn push_candidates(
     search: &Search,
 ) {
     let columns = candidate_columns(branch);
-    let sqlx::AssertSqlSafe(walk) = schema.sql(&format!(
-        "(WITH walk AS MATERIALIZED (
-              SELECT {columns}
-                FROM (SELECT * FROM {table} ORDER BY {newest} LIMIT {WALK_ROWS}) {alias}{joins}, q
-               WHERE {vector} @@ q.query",
+    let joins = if search.filters.any() {
+        branch.filter_joins
+    } else {
+        ""
+    };
+    let sqlx::AssertSqlSafe(words) = schema.sql(&format!(
+        "((SELECT {columns} FROM {table} {alias}{joins}, q
+            WHERE NOT q.phrase AND {vector} @@ q.query",
         table = branch.table,
         alias = branch.alias,
-        joins = branch.joins,
+        vector = branch.vector,
+    ));
+    query.push(words);
+    push_filters(query, schema, branch, &search.filters);
+    let sqlx::AssertSqlSafe(walk) = schema.sql(&format!(
+        " ORDER BY {newest} LIMIT {CANDIDATES})
+          UNION ALL
+          (WITH walk AS MATERIALIZED (
+              SELECT {columns}
+                FROM (SELECT * FROM {table} {alias} ORDER BY {newest} LIMIT {PHRASE_WALK_ROWS})
+                     {alias}{joins}, q
+               WHERE q.phrase AND {vector} @@ q.query",
+        table = branch.table,
+        alias = branch.alias,
         vector = branch.vector,
     ));
     query.push(walk);
@@ -283,19 +315,17 @@ fn push_candidates(
         " LIMIT {CANDIDATES})
           SELECT * FROM walk WHERE (SELECT count(*) FROM walk) >= {CANDIDATES}
           UNION ALL
-          (SELECT {columns} FROM {table} {alias}{joins}, q
-            WHERE (SELECT count(*) FROM walk) < {CANDIDATES} AND {vector} @@ q.query",
+          (SELECT * FROM (SELECT {columns} FROM {table} {alias}{joins}, q
+                           WHERE q.phrase AND (SELECT count(*) FROM walk) < {CANDIDATES}
+                             AND {vector} @@ q.query",
         table = branch.table,
         alias = branch.alias,
-        joins = branch.joins,
         vector = branch.vector,
     ));
     query.push(lookup);
     push_filters(query, schema, branch, &search.filters);
     query.push(format_args!(
-        " ORDER BY {created_at} DESC, {id} DESC LIMIT {CANDIDATES}))",
-        created_at = branch.created_at,
-        id = branch.id,
+        " OFFSET 0) f ORDER BY f.created_at DESC, f.id DESC LIMIT {CANDIDATES})))"
     ));
 }
 
@@ -340,9 +370,10 @@ fn push_branch(
 ) {
     let kind = branch.kind.as_str();
     query.push(format_args!(
-        "(SELECT '{kind}'::text AS kind, b.id, b.conversation_id, b.title, b.created_at,
-                 b.document, b.rank
-            FROM (SELECT a.*, "
+        "(SELECT '{kind}'::text AS kind, b.id, b.conversation_id, {title} AS title,
+                 b.created_at, b.document, b.rank
+            FROM (SELECT * FROM (SELECT a.*, ",
+        title = branch.title,
     ));
     // The rank, computed for the candidates only.
     if branch.kind == HitType::Contact {
@@ -370,9 +401,12 @@ fn push_branch(
             .push_bind(*id)
             .push(")");
     }
+    let sqlx::AssertSqlSafe(titles) = schema.sql(branch.title_joins);
     query
         .push(" ORDER BY b.rank DESC, b.id DESC LIMIT ")
         .push_bind(page.fetch())
+        .push(") b")
+        .push(titles)
         .push(")");
 }
 
@@ -384,14 +418,22 @@ pub fn push_search_query(
     search: &Search,
     page: &Page<HitKey>,
 ) {
-    let sqlx::AssertSqlSafe(words_config) =
-        schema.sql("WITH q AS (SELECT websearch_to_tsquery('{schema}.search_words', ");
+    // `q`: the words as written or stemmed (one query when both read the same, so that the
+    // planner does not count a word twice), and whether it holds a phrase. Not materialized:
+    // planned for its values, it folds to constants the planner can estimate.
+    let sqlx::AssertSqlSafe(words_config) = schema.sql(
+        "WITH q AS NOT MATERIALIZED (
+             SELECT w.query, strpos(w.query::text, '<') > 0 AS phrase
+               FROM (SELECT CASE WHEN x.words = x.stems THEN x.words
+                                 ELSE x.words || x.stems END AS query
+                       FROM (SELECT websearch_to_tsquery('{schema}.search_words', ",
+    );
     query.push(words_config).push_bind(search.words.clone());
     let sqlx::AssertSqlSafe(stems_config) =
-        schema.sql(") || websearch_to_tsquery('{schema}.search_stems', ");
+        schema.sql(") AS words, websearch_to_tsquery('{schema}.search_stems', ");
     query.push(stems_config).push_bind(search.words.clone());
     let sqlx::AssertSqlSafe(select) = schema.sql(
-        ") AS query)
+        ") AS stems) x) w)
          SELECT h.kind, h.id, h.conversation_id, h.title, h.created_at, h.rank,
                 ts_headline('{schema}.search_stems', translate(h.document, ",
     );

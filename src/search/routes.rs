@@ -54,8 +54,11 @@ pub async fn search(
         kinds: request::kinds(query.kind, &filters),
         filters,
     };
-    let (conn, schema) = tenant.parts();
-    let (results, next_cursor) = record::search(conn, schema, &search, &page).await?;
+    let (results, next_cursor) = tenant
+        .planned_read(move |conn, schema| {
+            Box::pin(async move { record::search(conn, schema, &search, &page).await })
+        })
+        .await?;
     Ok(AppJson(SearchResults {
         results,
         next_cursor,
