@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::contacts::details::{self, COLUMNS, ContactDetails};
+use crate::conversations::record::{self as conversations, Conversation, ListFilter, Reader};
 use crate::email_address::EmailAddress;
 use crate::error::OnConstraint;
 use crate::error::responses::MemberErrors;
@@ -15,9 +16,10 @@ use crate::events;
 use crate::events::catalogue::DomainEvent;
 use crate::extract::{AppJson, AppQuery, PathId};
 use crate::inbox::contacts::NAME_MAX_CHARS;
-use crate::pagination::PageQuery;
+use crate::pagination::{Page, PageQuery};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
+use crate::tickets::record::{self as tickets, ListFilter as TicketFilter, Ticket};
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -69,25 +71,83 @@ pub async fn list(
     }))
 }
 
-/// One contact, with what the chat widget last reported of their visit.
+/// How many of a contact's newest conversations and tickets come with the contact.
+const ACTIVITY_SHOWN: u32 = 20;
+
+/// A contact with their newest conversations and tickets: what the contact panel shows
+/// first. More of either: `GET /api/conversations?contactId=` and
+/// `GET /api/tickets?requesterId=` with the cursor given here.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactWithActivity {
+    #[serde(flatten)]
+    pub contact: ContactDetails,
+    /// Their newest conversations, at most 20, most recently active first.
+    pub conversations: Vec<Conversation>,
+    /// Pass as `cursor` to `GET /api/conversations?contactId=` for the rest; null when these
+    /// are all.
+    pub conversations_cursor: Option<String>,
+    /// The tickets they asked for, at most 20, newest first.
+    pub tickets: Vec<Ticket>,
+    /// Pass as `cursor` to `GET /api/tickets?requesterId=` for the rest; null when these are
+    /// all.
+    pub tickets_cursor: Option<String>,
+}
+
+/// One contact, with what the chat widget last reported of their visit, and their newest
+/// conversations and tickets.
 #[utoipa::path(
     get, path = "/api/contacts/{id}", tag = "contacts",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "Contact id")),
     responses(
-        (status = 200, description = "The contact", body = ContactDetails),
+        (status = 200, description = "The contact", body = ContactWithActivity),
         MemberErrors,
     )
 )]
 pub async fn get(
     PathId { id, .. }: PathId<ContactDetails>,
     mut tenant: Tenant,
-) -> Result<AppJson<ContactDetails>> {
+) -> Result<AppJson<ContactWithActivity>> {
+    let reader = Reader::of(&tenant.actor);
     let (conn, schema) = tenant.parts();
     let contact = details::find(conn, schema, id)
         .await?
         .ok_or(Error::NotFound("contact"))?;
-    Ok(AppJson(contact))
+    let (conversations, conversations_cursor) = conversations::list(
+        conn,
+        schema,
+        ListFilter {
+            contact: Some(id),
+            ..ListFilter::default()
+        },
+        reader,
+        &Page {
+            limit: ACTIVITY_SHOWN,
+            after: None,
+        },
+    )
+    .await?;
+    let (tickets, tickets_cursor) = tickets::list(
+        conn,
+        schema,
+        TicketFilter {
+            requester: Some(id),
+            ..TicketFilter::default()
+        },
+        &Page {
+            limit: ACTIVITY_SHOWN,
+            after: None,
+        },
+    )
+    .await?;
+    Ok(AppJson(ContactWithActivity {
+        contact,
+        conversations,
+        conversations_cursor,
+        tickets,
+        tickets_cursor,
+    }))
 }
 
 /// The longest `q`, in characters.

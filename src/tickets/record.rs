@@ -95,7 +95,8 @@ const COLUMNS: &str = "t.id, t.number, t.subject, t.description, t.status, t.pri
                        ct.email AS requester_email, ct.claimed_email AS requester_claimed_email,
                        ct.external_id AS requester_external_id";
 
-#[derive(Debug, Clone, Copy)]
+/// What the list selects; `Default` selects every ticket.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct ListFilter {
     pub status: Option<TicketStatus>,
     pub assignee: AssigneeFilter,

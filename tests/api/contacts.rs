@@ -183,6 +183,69 @@ async fn agents_correct_a_contacts_name_and_email() {
 }
 
 #[tokio::test]
+async fn a_contact_comes_with_their_newest_conversations_and_tickets() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("activity").await;
+    let token = owner.workspace_token.as_str();
+    let mut started = Vec::new();
+    for n in 0..21 {
+        let conversation = app
+            .start_conversation(token, "carla@example.org", &format!("Reply {n}"))
+            .await;
+        started.push(conversation["id"].as_str().unwrap().to_owned());
+    }
+    app.start_conversation(token, "someone@example.org", "Not hers")
+        .await;
+    let ticket = app.open_ticket(token, "carla@example.org", json!({})).await;
+    app.open_ticket(token, "someone@example.org", json!({}))
+        .await;
+    let contact_id = ticket["requester"]["id"].as_str().unwrap();
+
+    let carla = app
+        .get_ok(&format!("/api/contacts/{contact_id}"), token)
+        .await;
+    assert_eq!(carla["email"], "carla@example.org");
+    // The newest 20 of her 21, most recently active first, and the cursor of the rest.
+    let shown: Vec<&str> = carla["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let newest: Vec<&str> = started.iter().rev().take(20).map(String::as_str).collect();
+    assert_eq!(shown, newest);
+    let cursor = carla["conversationsCursor"].as_str().unwrap();
+    let rest = app
+        .get_ok(
+            &format!("/api/conversations?contactId={contact_id}&cursor={cursor}"),
+            token,
+        )
+        .await;
+    let rest: Vec<&str> = rest["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(rest, [started[0].as_str()]);
+    // Her one ticket, and no more to page.
+    let tickets = carla["tickets"].as_array().unwrap();
+    assert_eq!(tickets.len(), 1);
+    assert_eq!(tickets[0]["id"], ticket["id"]);
+    assert!(carla["ticketsCursor"].is_null());
+
+    // Another workspace's token does not find her.
+    let other = app.owner_with_workspace("elsewhere").await;
+    let response = app
+        .get(
+            &format!("/api/contacts/{contact_id}"),
+            Some(&other.workspace_token),
+        )
+        .await;
+    assert_problem(response, StatusCode::NOT_FOUND, "not_found").await;
+}
+
+#[tokio::test]
 async fn the_contacts_list_finds_by_part_of_a_name_or_an_address_in_pages() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("contacts-list").await;

@@ -207,7 +207,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One contact, with what the chat widget last reported of their visit. */
+        /**
+         * One contact, with what the chat widget last reported of their visit, and their newest
+         *     conversations and tickets.
+         */
         get: operations["getApiContactsId"];
         put?: never;
         post?: never;
@@ -1813,6 +1816,27 @@ export interface components {
             email?: string | null;
             /** @example Carla Diaz */
             name?: string | null;
+        };
+        /**
+         * @description A contact with their newest conversations and tickets: what the contact panel shows
+         *     first. More of either: `GET /api/conversations?contactId=` and
+         *     `GET /api/tickets?requesterId=` with the cursor given here.
+         */
+        ContactWithActivity: components["schemas"]["ContactDetails"] & {
+            /** @description Their newest conversations, at most 20, most recently active first. */
+            conversations: components["schemas"]["Conversation"][];
+            /**
+             * @description Pass as `cursor` to `GET /api/conversations?contactId=` for the rest; null when these
+             *     are all.
+             */
+            conversationsCursor?: string | null;
+            /** @description The tickets they asked for, at most 20, newest first. */
+            tickets: components["schemas"]["Ticket"][];
+            /**
+             * @description Pass as `cursor` to `GET /api/tickets?requesterId=` for the rest; null when these are
+             *     all.
+             */
+            ticketsCursor?: string | null;
         };
         Conversation: {
             /**
@@ -4001,7 +4025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ContactDetails"];
+                    "application/json": components["schemas"]["ContactWithActivity"];
                 };
             };
             /** @description Missing, malformed, expired or revoked credentials */
