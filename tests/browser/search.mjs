@@ -22,8 +22,12 @@
 // Filters and views: the Priority filter (Carla's conversation is urgent) lists hers alone;
 // "Unread only" lists none (nobody wrote in); "Save view" keeps Priority: Urgent as the shared
 // view "Urgent", listed with its count 1 and marked current; back on the whole inbox, the
-// view's link brings the filter back. In Carla's contact panel the Labels disclosure puts
-// Billing on her (the contact). Axe checks the inbox with its views and the contact's picker.
+// view's link brings the filter back. Dates and agents: "Created from" tomorrow (under the
+// "Dates" disclosure) asks the API for conversations created from tomorrow's local midnight on
+// and lists none; emptied, the three are back; "Assigned to" the Owner asks for the Owner's
+// (all three: the Owner started them) under the All tab, and "Clear filters" ends it. In
+// Carla's contact panel the Labels disclosure puts Billing on her (the contact). Axe checks the
+// inbox with its views, with a date filter, and the contact's picker.
 // Each step prints `ok - ...`; a failure prints `not ok - ...` and exits 1; a bad config exits 2.
 
 import assert from "node:assert/strict";
@@ -48,6 +52,22 @@ const { step, doing, check } = progress;
 
 function answered(page, method, suffix) {
   return page.waitForResponse((r) => r.request().method() === method && new URL(r.url()).pathname.endsWith(suffix));
+}
+
+/** The next `GET /api/conversations` whose query passes `test`. */
+function listed(page, test) {
+  return page.waitForResponse((r) => {
+    const url = new URL(r.url());
+    return r.request().method() === "GET" && url.pathname === "/api/conversations" && test(url.searchParams);
+  });
+}
+
+/** Waits (up to 10 s) until the inbox lists `count` conversations. */
+async function listsRows(page, count) {
+  const rows = page.getByRole("list", { name: "Conversations" }).getByRole("link");
+  const until = Date.now() + 10_000;
+  while ((await rows.count()) !== count && Date.now() < until) await page.waitForTimeout(100);
+  assert.equal(await rows.count(), count, `${count} conversation(s) listed`);
 }
 
 /** The next `GET /api/search` whose `q` is `q`. */
@@ -227,7 +247,7 @@ try {
   await unread.click();
   await page.waitForURL((url) => url.searchParams.get("unread") === "1");
   await page.waitForFunction(() => document.querySelector(".inbox-list input[type=checkbox]")?.checked === true);
-  await page.getByText("No conversations here yet.").waitFor();
+  await page.getByText("No conversations match these filters.").waitFor();
   await unread.click();
   await page.waitForURL((url) => !url.searchParams.has("unread"));
   await rowsNow.first().waitFor();
@@ -259,6 +279,58 @@ try {
   assert.equal(await priorityFilter.inputValue(), "urgent");
   step("the view's link shows Priority: Urgent again");
 
+  doing('"Created from" tomorrow lists no conversation; emptied, the three are back');
+  await priorityFilter.selectOption({ label: "Any priority" });
+  await page.waitForURL((url) => !url.searchParams.has("priority"));
+  await listsRows(page, 3);
+  await inbox.locator("summary", { hasText: "Dates" }).click();
+  const createdFrom = inbox.getByLabel("Created from", { exact: true });
+  // Tomorrow in the browser's calendar, and when it starts there: what the API is to be asked.
+  const [tomorrow, tomorrowStarts] = await page.evaluate(() => {
+    const now = new Date();
+    const start = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
+    const day = `${start.getFullYear()}-${String(start.getMonth() + 1).padStart(2, "0")}-${String(start.getDate()).padStart(2, "0")}`;
+    return [day, start.toISOString()];
+  });
+  const fromTomorrow = listed(page, (query) => query.has("createdAfter"));
+  await createdFrom.fill(tomorrow);
+  await page.waitForURL((url) => url.searchParams.get("created_from") === tomorrow);
+  const answer = await fromTomorrow;
+  assert.equal(answer.status(), 200);
+  assert.equal(new URL(answer.url()).searchParams.get("createdAfter"), tomorrowStarts, "asked from tomorrow's local midnight");
+  await inbox.getByText("No conversations match these filters.").waitFor();
+  await listsRows(page, 0);
+  await inbox.locator("summary", { hasText: "(1 set)" }).waitFor();
+  await page.screenshot({ path: `${cfg.screenshots}/inbox-date-filter.png` });
+  await checkAccessibility(page, "inbox with a date filter");
+  await createdFrom.fill("");
+  await page.waitForURL((url) => !url.searchParams.has("created_from"));
+  await listsRows(page, 3);
+  step(`"Created from ${tomorrow}" asked for createdAfter=${tomorrowStarts} and listed none; emptied, the three are back`);
+
+  doing('"Assigned to" the Owner lists the Owner\'s conversations under All; "Clear filters" ends it');
+  await inbox.getByRole("tab", { name: "Mine" }).click();
+  await page.waitForURL((url) => url.searchParams.get("tab") === "me");
+  const assignedTo = inbox.getByLabel("Assigned to", { exact: true });
+  const ownerOption = assignedTo.locator("option", { hasText: "(me)" });
+  await ownerOption.waitFor({ state: "attached" });
+  const ownerId = await ownerOption.getAttribute("value");
+  const byOwner = listed(page, (query) => query.get("assignee") === ownerId);
+  await assignedTo.selectOption(ownerId);
+  await page.waitForURL((url) => url.searchParams.get("agent") === ownerId && !url.searchParams.has("tab"));
+  assert.equal((await byOwner).status(), 200);
+  assert.equal(await inbox.getByRole("tab", { name: "All" }).getAttribute("aria-selected"), "true", "one agent's conversations show under All");
+  await listsRows(page, 3);
+  await page.reload();
+  assert.equal(await assignedTo.inputValue(), ownerId, "the agent is in the URL");
+  await listsRows(page, 3);
+  await inbox.getByRole("button", { name: "Clear filters" }).click();
+  await page.waitForURL((url) => !url.searchParams.has("agent"));
+  assert.equal(await assignedTo.inputValue(), "");
+  assert.equal(await inbox.getByRole("button", { name: "Clear filters" }).count(), 0, "nothing left to clear");
+  await listsRows(page, 3);
+  step(`"Assigned to" the Owner asked for assignee=${ownerId}: three conversations under All, after a reload too; "Clear filters" ended it`);
+
   doing("in the contact panel, the Labels disclosure puts Billing on Carla");
   await page.goto(dashboard(`/inbox/${cfg.conversationId}`));
   const panel = page.locator(".contact-panel");
@@ -274,7 +346,7 @@ try {
   doing("axe on every page shown");
   assertNoViolations();
   step(
-    "axe found no WCAG 2.1 A/AA violation in the search box, at the found message, in Settings -> Labels, in the open label pickers or in the inbox with its views",
+    "axe found no WCAG 2.1 A/AA violation in the search box, at the found message, in Settings -> Labels, in the open label pickers or in the inbox with its views and its filters",
   );
   progress.allChecksPassed();
 } catch (error) {

@@ -36,6 +36,19 @@ export interface InboxFilter {
   priority?: Priority | null;
   /** Only conversations with messages the agent has not read. */
   unread?: boolean;
+  /** Only this agent's conversations (the All tab with one agent picked). */
+  agentId?: string | null;
+  /** Created or last changed within [after, before): RFC 3339 instants, as the API compares. */
+  createdAfter?: string;
+  createdBefore?: string;
+  updatedAfter?: string;
+  updatedBefore?: string;
+}
+
+/** `at` within [after, before): after inclusive, before exclusive. */
+function within(at: string, after: string | undefined, before: string | undefined): boolean {
+  const time = Date.parse(at);
+  return (!after || time >= Date.parse(after)) && (!before || time < Date.parse(before));
 }
 
 // Page params are cursors; the reducers never read them.
@@ -52,6 +65,9 @@ export function belongsTo(conversation: Conversation, filter: InboxFilter, meId:
   if (filter.priority && conversation.priority !== filter.priority) return false;
   // Events carry no unread count (it is one agent's view): only a read answer says "none".
   if (filter.unread && conversation.unreadCount === 0) return false;
+  if (filter.agentId && conversation.assigneeId?.toLowerCase() !== filter.agentId.toLowerCase()) return false;
+  if (!within(conversation.createdAt, filter.createdAfter, filter.createdBefore)) return false;
+  if (!within(conversation.updatedAt, filter.updatedAfter, filter.updatedBefore)) return false;
   if (filter.assignee === "unassigned") return conversation.assigneeId == null;
   if (filter.assignee === "me") return meId !== null && conversation.assigneeId === meId;
   return true;

@@ -104,7 +104,8 @@ function ViewRow({ saved, view, mayDelete, onDelete }: { saved: SavedView; view:
           {name}
         </Link>
       ) : (
-        <span className="view-elsewhere" title="Saved with filters the dashboard does not show (an agent, a date range)">
+        // Only a view an integration saved with a filter the inbox cannot read (see viewFromFilters).
+        <span className="view-elsewhere" title="Saved with filters the dashboard cannot show">
           {name}
         </span>
       )}

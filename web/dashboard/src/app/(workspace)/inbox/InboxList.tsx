@@ -1,9 +1,10 @@
 "use client";
 
-// Conversations by tab (Mine / Unassigned / All, each with its open + pending count), status,
-// label, channel, priority and unread, newest activity first, kept live by hub events (see
-// realtime/HubProvider). The tab and the filters live in the URL (lib/inboxUrl), so a reload
-// or a shared link shows the same list, and a saved view (components/views) is a name for them.
+// Conversations by tab (Mine / Unassigned / All, each with its open + pending count), agent,
+// status, label, channel, priority, unread and the days they were created or changed, newest
+// activity first, kept live by hub events (see realtime/HubProvider). The tab and the filters
+// live in the URL (lib/inboxUrl), so a reload or a shared link shows the same list, and a saved
+// view (components/views) is a name for them.
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
@@ -24,10 +25,23 @@ import { useApi } from "@/app/providers";
 import { currentLabels, textOn } from "@/lib/labelSet";
 import { channelLabel } from "@/lib/email";
 import { PRIORITIES_BY_URGENCY, priorityLabel, statusLabel } from "@/lib/labels";
-import { inboxHref, type InboxTab, type InboxView, parseInboxView } from "@/lib/inboxUrl";
+import {
+  clearFilters,
+  hasFilters,
+  inboxHref,
+  type InboxTab,
+  type InboxView,
+  listQuery,
+  parseInboxView,
+  withAgent,
+  withDay,
+  withTab,
+} from "@/lib/inboxUrl";
+import { listKey } from "@/lib/inboxRows";
 import { previewText, rowTime } from "@/lib/preview";
-import type { InboxFilter } from "@/realtime/reducers";
 import { useWorkspace } from "../WorkspaceContext";
+import { AssigneeFilter } from "./AssigneeFilter";
+import { DayFilters } from "./DayFilters";
 
 const TABS: { id: InboxTab; label: string; count: "mine" | "unassigned" | "all" }[] = [
   { id: "me", label: "Mine", count: "mine" },
@@ -43,15 +57,7 @@ export function InboxList() {
   const params = useParams<{ id?: string }>();
   const view = parseInboxView(useSearchParams());
   const selectedId = params.id ?? null;
-  const filter: InboxFilter = {
-    assignee: view.tab,
-    status: view.status,
-    ...(view.contact ? { contactId: view.contact } : {}),
-    ...(view.label ? { labelId: view.label } : {}),
-    ...(view.channel ? { channel: view.channel } : {}),
-    ...(view.priority ? { priority: view.priority } : {}),
-    ...(view.unread ? { unread: true } : {}),
-  };
+  const query = listQuery(view);
   const labels = useLabels(workspace.id);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
   const counts = useInboxCounts(workspace.id);
@@ -71,31 +77,16 @@ export function InboxList() {
   const show = (next: InboxView) => router.replace(inboxHref(next, selectedId), { scroll: false });
 
   const list = useInfiniteQuery({
-    queryKey: keys.inbox(workspace.id, filter),
+    queryKey: keys.inbox(workspace.id, listKey(view)),
     queryFn: ({ pageParam }) =>
-      unwrap(
-        api.workspace.GET("/api/conversations", {
-          params: {
-            query: {
-              assignee: view.tab,
-              status: view.status ?? undefined,
-              contactId: view.contact ?? undefined,
-              label: view.label ?? undefined,
-              channel: view.channel ?? undefined,
-              priority: view.priority ?? undefined,
-              unread: view.unread || undefined,
-              limit: 50,
-              cursor: pageParam ?? undefined,
-            },
-          },
-        }),
-      ),
+      unwrap(api.workspace.GET("/api/conversations", { params: { query: { ...query, limit: 50, cursor: pageParam ?? undefined } } })),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? null,
     // "Mine" needs to know who "me" is before its events can be sorted into it.
     enabled: view.tab !== "me" || me !== null,
   });
   const conversations = list.data?.pages.flatMap((p) => p.conversations) ?? [];
+  const filtered = hasFilters(view);
 
   // Arrow keys move between tabs (WAI-ARIA tabs pattern, automatic activation).
   const onTabKey = (event: KeyboardEvent, index: number) => {
@@ -103,7 +94,7 @@ export function InboxList() {
     if (!delta) return;
     event.preventDefault();
     const next = (index + delta + TABS.length) % TABS.length;
-    show({ ...view, tab: TABS[next]!.id });
+    show(withTab(view, TABS[next]!.id));
     tabRefs.current[next]?.focus();
   };
 
@@ -129,7 +120,7 @@ export function InboxList() {
                 aria-selected={view.tab === tab.id}
                 aria-controls="conversation-panel"
                 tabIndex={view.tab === tab.id ? 0 : -1}
-                onClick={() => show({ ...view, tab: tab.id })}
+                onClick={() => show(withTab(view, tab.id))}
                 onKeyDown={(event) => onTabKey(event, index)}
               >
                 {tab.label}
@@ -144,6 +135,7 @@ export function InboxList() {
             );
           })}
         </div>
+        <AssigneeFilter workspaceId={workspace.id} agentId={view.agent} meId={me?.id ?? null} onChange={(agent) => show(withAgent(view, agent))} />
         <SelectField
           label="Status"
           value={view.status ?? ""}
@@ -183,6 +175,20 @@ export function InboxList() {
           ))}
         </SelectField>
         <Checkbox label="Unread only" checked={view.unread} onChange={(event) => show({ ...view, unread: event.target.checked })} />
+        <DayFilters view={view} onChange={(name, day) => show(withDay(view, name, day))} />
+        {filtered ? (
+          <button
+            type="button"
+            className="ghost clear-filters"
+            onClick={() => {
+              show(clearFilters(view));
+              // The button goes with the filters: the focus goes to the list's heading, not the page's top.
+              headingRef.current?.focus();
+            }}
+          >
+            Clear filters
+          </button>
+        ) : null}
       </div>
       <div role="tabpanel" id="conversation-panel" aria-labelledby={`tab-${view.tab}`}>
         {view.contact ? (
@@ -195,7 +201,9 @@ export function InboxList() {
         ) : null}
         <ErrorMessage error={list.error} />
         {list.isPending && !list.isError ? <p role="status">Loading conversations…</p> : null}
-        {list.isSuccess && conversations.length === 0 ? <p className="muted">No conversations here yet.</p> : null}
+        {list.isSuccess && conversations.length === 0 ? (
+          <p className="muted">{filtered ? "No conversations match these filters." : "No conversations here yet."}</p>
+        ) : null}
         <ul className="conversation-list" aria-label="Conversations">
           {conversations.map((c) => (
             <ConversationRow key={c.id} conversation={c} href={inboxHref(view, c.id)} current={pathname === `/inbox/${c.id}`} workspaceId={workspace.id} />
