@@ -7,7 +7,8 @@
 //! then searches "Mendez" from the header's button, opens the contact and sees only her
 //! conversations in the inbox. Then labels: the Owner makes one in Settings, puts it on
 //! Carla's conversation and filters the inbox by it; then the Priority and Unread filters, a
-//! shared saved view with its count, and the label on Carla herself (see the driver for
+//! shared saved view with its count (and a second one moved above it and back), and the
+//! label on Carla herself (see the driver for
 //! every step).
 //! Screenshots under `<target>/artifacts/search/`; each view is checked with axe (WCAG 2.1
 //! A/AA). This test then checks over the API that the conversation and the contact carry the
@@ -163,6 +164,7 @@ async fn an_agent_searches_labels_and_filters_conversations_in_the_browser() {
     assert_eq!(views["views"][0]["shared"], true, "{views}");
     assert_eq!(views["views"][0]["filters"], json!({"priority": "urgent"}));
     assert_eq!(views["views"][0]["count"], 1, "{views}");
+    assert_eq!(views["views"][1]["name"], "Triage", "{views}");
     let contact = app
         .get_ok(&format!("/api/contacts/{contact_id}"), token)
         .await;

@@ -22,7 +22,8 @@
 // Filters and views: the Priority filter (Carla's conversation is urgent) lists hers alone;
 // "Unread only" lists none (nobody wrote in); "Save view" keeps Priority: Urgent as the shared
 // view "Urgent", listed with its count 1 and marked current; back on the whole inbox, the
-// view's link brings the filter back. Dates and agents: "Created from" tomorrow (under the
+// view's link brings the filter back; a second shared view, "Triage", moves above it and back
+// with its arrow buttons. Dates and agents: "Created from" tomorrow (under the
 // "Dates" disclosure) asks the API for conversations created from tomorrow's local midnight on
 // and lists none; emptied, the three are back; "Assigned to" the Owner asks for the Owner's
 // (all three: the Owner started them) under the All tab, and "Clear filters" ends it. In
@@ -278,6 +279,31 @@ try {
   await page.waitForURL((url) => url.searchParams.get("priority") === "urgent");
   assert.equal(await priorityFilter.inputValue(), "urgent");
   step("the view's link shows Priority: Urgent again");
+
+  doing('a second shared view, "Triage", moved above "Urgent" and back');
+  await views.getByRole("button", { name: "Save view" }).click();
+  await saveForm.getByLabel("View name", { exact: true }).fill("Triage");
+  await saveForm.getByRole("checkbox", { name: "Share with the workspace" }).check();
+  const savedSecond = answered(page, "POST", "/api/views");
+  await saveForm.getByRole("button", { name: "Save", exact: true }).click();
+  assert.equal((await savedSecond).status(), 201);
+  const viewList = views.getByRole("list", { name: "Saved views" });
+  const viewOrder = async (expected) => {
+    await page.waitForFunction(
+      (names) => [...document.querySelectorAll(".view-list .view-name")].map((n) => n.textContent).join("|") === names,
+      expected.join("|"),
+    );
+  };
+  await viewOrder(["Urgent", "Triage"]);
+  const up = viewList.getByRole("button", { name: "Move the view Triage up" });
+  assert.equal(await up.getAttribute("aria-disabled"), "false");
+  await up.click();
+  await viewOrder(["Triage", "Urgent"]);
+  assert.equal(await up.getAttribute("aria-disabled"), "true", "Triage is first: it cannot go higher");
+  assert.ok(await up.evaluate((button) => document.activeElement === button), "the focus stays on the moved view's button");
+  await viewList.getByRole("button", { name: "Move the view Triage down" }).click();
+  await viewOrder(["Urgent", "Triage"]);
+  step('"Triage" moved up above "Urgent" and down again; the focus stayed with it');
 
   doing('"Created from" tomorrow lists no conversation; emptied, the three are back');
   await priorityFilter.selectOption({ label: "Any priority" });

@@ -16,7 +16,6 @@ import {
   exactTime,
   fieldLabel,
   hasFilters,
-  localMidnight,
   NO_FILTERS,
   valueText,
 } from "./audit";
@@ -60,19 +59,6 @@ describe("actorBadge", () => {
     expect(actorBadge("apiKey")).toBe("API key");
     expect(actorBadge("operator")).toBe("Operator");
     expect(actorBadge("user")).toBeNull();
-  });
-});
-
-describe("localMidnight", () => {
-  it("is the start of the viewer's own day, as a UTC instant", () => {
-    expect(localMidnight("2026-03-12")).toBe(new Date(2026, 2, 12).toISOString());
-    expect(localMidnight("2026-03-12", 1)).toBe(new Date(2026, 2, 13).toISOString());
-    expect(localMidnight("2026-12-31", 1)).toBe(new Date(2027, 0, 1).toISOString());
-  });
-  it("refuses what is not a calendar date", () => {
-    expect(localMidnight("")).toBeNull();
-    expect(localMidnight("2026-02-31")).toBeNull();
-    expect(localMidnight("12/03/2026")).toBeNull();
   });
 });
 

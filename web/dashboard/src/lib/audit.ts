@@ -6,6 +6,7 @@
 
 import type { components } from "@/api/schema";
 import { roleLabel, type Role } from "@/api/types";
+import { dayEnd, dayStart, isDay } from "./localDay";
 
 type Schemas = components["schemas"];
 
@@ -110,26 +111,9 @@ export interface AuditQuery {
   to?: string;
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/**
- * Local midnight of `date` (`YYYY-MM-DD`) plus `days`, as an RFC 3339 instant (UTC); null for
- * anything that is not a real calendar date.
- */
-export function localMidnight(date: string, days = 0): string | null {
-  const match = DATE.exec(date);
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const at = new Date(year, month - 1, day);
-  // 2026-02-31 rolls over to March: not a date anyone picked.
-  if (at.getFullYear() !== year || at.getMonth() !== month - 1 || at.getDate() !== day) return null;
-  at.setDate(at.getDate() + days);
-  return at.toISOString();
-}
-
 /** Said beside "To" when the range runs backwards (its query would match nothing). */
 export function dateRangeError(filters: AuditFilters): string | null {
-  if (filters.from && filters.to && DATE.test(filters.from) && DATE.test(filters.to) && filters.to < filters.from) {
+  if (isDay(filters.from) && isDay(filters.to) && filters.to < filters.from) {
     return "The end date is before the start date.";
   }
   return null;
@@ -144,8 +128,8 @@ export function auditQuery(filters: AuditFilters): AuditQuery {
   const query: AuditQuery = {};
   if (filters.actor) query.actor = filters.actor;
   if (filters.action) query.action = filters.action;
-  const from = filters.from ? localMidnight(filters.from) : null;
-  const to = filters.to ? localMidnight(filters.to, 1) : null;
+  const from = filters.from ? dayStart(filters.from) : null;
+  const to = filters.to ? dayEnd(filters.to) : null;
   if (from) query.from = from;
   if (to) query.to = to;
   return query;

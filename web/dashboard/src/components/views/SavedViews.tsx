@@ -1,7 +1,8 @@
 "use client";
 
 // The saved views above the inbox: shared ones (Owners keep them) and the agent's own, each a
-// link to the inbox with its filters and the count of what it holds for this agent now. "Save
+// link to the inbox with its filters and the count of what it holds for this agent now, in the
+// order their keepers give them (move up and down within the shared or the own ones). "Save
 // view" keeps what the inbox shows at the moment (lib/inboxUrl `viewFilters`).
 
 import Link from "next/link";
@@ -9,7 +10,8 @@ import { type FormEvent, useState } from "react";
 import type { SavedView } from "@/api/types";
 import { ConfirmDialog, ErrorMessage, fieldErrors, SubmitButton, TextField, Checkbox } from "@/components/ui";
 import { inboxHref, type InboxView, showsView, viewFilters, viewFromFilters } from "@/lib/inboxUrl";
-import { useDeleteView, useSaveView, useViews } from "./useViews";
+import { moveChanges } from "@/lib/viewOrder";
+import { useDeleteView, useMoveView, useSaveView, useViews } from "./useViews";
 
 /** How a count reads: the API counts up to 1,000. */
 export function countText(count: number): string {
@@ -20,6 +22,7 @@ export function SavedViews({ workspaceId, view, isOwner }: { workspaceId: string
   const views = useViews(workspaceId);
   const save = useSaveView(workspaceId);
   const remove = useDeleteView(workspaceId);
+  const move = useMoveView(workspaceId);
   const [saving, setSaving] = useState(false);
   const [deleting, setDeleting] = useState<SavedView | null>(null);
 
@@ -33,6 +36,9 @@ export function SavedViews({ workspaceId, view, isOwner }: { workspaceId: string
   };
 
   const list = views.data?.views ?? [];
+  // A view moves among the views of its own kind: the shared ones, or the agent's own.
+  const moveBy = (saved: SavedView, delta: -1 | 1) =>
+    move.mutate(moveChanges(list.filter((other) => other.shared === saved.shared), saved.id, delta));
   return (
     <section className="saved-views" aria-labelledby="views-heading">
       <div className="saved-views-header">
@@ -65,11 +71,26 @@ export function SavedViews({ workspaceId, view, isOwner }: { workspaceId: string
       ) : null}
       {list.length > 0 ? (
         <ul className="view-list" aria-label="Saved views">
-          {list.map((saved) => (
-            <ViewRow key={saved.id} saved={saved} view={view} mayDelete={!saved.shared || isOwner} onDelete={() => setDeleting(saved)} />
-          ))}
+          {list.map((saved) => {
+            const group = list.filter((other) => other.shared === saved.shared);
+            const place = group.indexOf(saved);
+            return (
+              <ViewRow
+                key={saved.id}
+                saved={saved}
+                view={view}
+                mayChange={!saved.shared || isOwner}
+                first={place === 0}
+                last={place === group.length - 1}
+                moving={move.isPending}
+                onMove={(delta) => moveBy(saved, delta)}
+                onDelete={() => setDeleting(saved)}
+              />
+            );
+          })}
         </ul>
       ) : null}
+      <ErrorMessage error={move.error} />
       <ConfirmDialog
         open={deleting !== null}
         title={`Delete the view ${deleting?.name ?? ""}?`}
@@ -84,7 +105,29 @@ export function SavedViews({ workspaceId, view, isOwner }: { workspaceId: string
   );
 }
 
-function ViewRow({ saved, view, mayDelete, onDelete }: { saved: SavedView; view: InboxView; mayDelete: boolean; onDelete: () => void }) {
+function ViewRow({
+  saved,
+  view,
+  mayChange,
+  first,
+  last,
+  moving,
+  onMove,
+  onDelete,
+}: {
+  saved: SavedView;
+  view: InboxView;
+  /** Whether this agent keeps the view: their own, or a shared one for an Owner. */
+  mayChange: boolean;
+  /** First and last of its kind (shared or own): no move past either end. The buttons stay
+   * focusable there (`aria-disabled`), so the focus stays on a view moved to an end. */
+  first: boolean;
+  last: boolean;
+  /** A move is being saved: clicks wait for it. */
+  moving: boolean;
+  onMove: (delta: -1 | 1) => void;
+  onDelete: () => void;
+}) {
   const target = viewFromFilters(saved.filters);
   const name = (
     <>
@@ -109,10 +152,22 @@ function ViewRow({ saved, view, mayDelete, onDelete }: { saved: SavedView; view:
           {name}
         </span>
       )}
-      {mayDelete ? (
-        <button type="button" className="ghost icon" aria-label={`Delete the view ${saved.name}`} onClick={onDelete}>
-          ×
-        </button>
+      {mayChange ? (
+        <>
+          {first && last ? null : (
+            <>
+              <button type="button" className="ghost icon" aria-label={`Move the view ${saved.name} up`} aria-disabled={first} onClick={() => first || moving || onMove(-1)}>
+                ↑
+              </button>
+              <button type="button" className="ghost icon" aria-label={`Move the view ${saved.name} down`} aria-disabled={last} onClick={() => last || moving || onMove(1)}>
+                ↓
+              </button>
+            </>
+          )}
+          <button type="button" className="ghost icon" aria-label={`Delete the view ${saved.name}`} onClick={onDelete}>
+            ×
+          </button>
+        </>
       ) : null}
     </li>
   );

@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import type { InboxFilters } from "@/api/types";
+import type { Placed } from "@/lib/viewOrder";
 import { useApi } from "@/app/providers";
 import { useRefreshOnInboxChange } from "@/components/inbox/useRefreshOnInboxChange";
 
@@ -34,5 +35,19 @@ export function useDeleteView(workspaceId: string) {
   return useMutation({
     mutationFn: (id: string) => unwrap(api.workspace.DELETE("/api/views/{id}", { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.views(workspaceId) }),
+  });
+}
+
+/** Sends a move's position changes (lib/viewOrder), one after the other, then reads the list again. */
+export function useMoveView(workspaceId: string) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (changes: Placed[]) => {
+      for (const { id, position } of changes) {
+        await unwrap(api.workspace.PATCH("/api/views/{id}", { params: { path: { id } }, body: { position } }));
+      }
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: keys.views(workspaceId) }),
   });
 }
