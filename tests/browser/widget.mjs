@@ -45,6 +45,8 @@ function agentHub() {
     .build();
   const events = [];
   const waiters = [];
+  // Said in the output, so that a missed event can be told from a lost connection.
+  connection.onclose((error) => console.log(`# the agent's hub connection closed${error ? `: ${error.message}` : ""}`));
   connection.on("MessageCreated", (payload) => {
     events.push(payload);
     for (const w of [...waiters]) {
@@ -62,7 +64,10 @@ function agentHub() {
       const waiter = { test, resolve };
       waiters.push(waiter);
       setTimeout(() => {
-        if (waiters.includes(waiter)) reject(new Error(`the agent never received MessageCreated for ${what}`));
+        if (waiters.includes(waiter)) {
+          const heard = events.map((p) => JSON.stringify(p.message?.body)).join(", ") || "none";
+          reject(new Error(`the agent never received MessageCreated for ${what} (hub connection ${connection.state}; heard: ${heard})`));
+        }
       }, TIMEOUT);
     });
   }
