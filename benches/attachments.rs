@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{knob, post_json};
+use common::{bench_env, jwt_keys, knob, post_json};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 use object_store::path::Path as ObjectPath;
@@ -47,12 +47,11 @@ use rand::RngExt;
 use reqwest::multipart::{Form, Part};
 use serde_json::json;
 use supportdesk::attachments::record::Attachment;
-use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk_core::config::{Settings, StorageLocation};
 use supportdesk_core::storage::{self, Store, Variant, attachment_path};
 use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::free_port;
 use supportdesk_test_support::process::KillOnDrop;
-use supportdesk_test_support::{free_port, test_env};
 use uuid::Uuid;
 
 /// The chunks a streamed request body is sent in.
@@ -626,12 +625,9 @@ async fn run() -> anyhow::Result<()> {
 
     step("creating the benchmark database and migrating it (release build)");
     let database = TestDatabase::empty().await;
-    let base_env = test_env(
+    let base_env = bench_env(
         &database.url,
         &[
-            ("RUN_MIGRATIONS_ON_STARTUP", "false"),
-            ("WORKSPACE_CREATES_PER_HOUR", "0"),
-            ("RUST_LOG", "warn"),
             // Room for every run's files; the quota is still checked on every upload.
             ("STORAGE_WORKSPACE_QUOTA_BYTES", "1000000000000"),
         ],
@@ -648,13 +644,7 @@ async fn run() -> anyhow::Result<()> {
         String::from_utf8_lossy(&migrate.stderr)
     );
     let pool = database.pool().await;
-    let jwt = JwtKeys::new(
-        settings
-            .application
-            .jwt_secret
-            .as_ref()
-            .context("JWT_SECRET")?,
-    );
+    let jwt = jwt_keys(&settings)?;
     let owner = common::insert_users(&pool, "attachments-owner-", 1, "unused").await?;
     let owner = owner.first().context("an owner")?.0;
 

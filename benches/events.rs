@@ -26,20 +26,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use common::{
-    bare_workspaces, insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api,
+    bare_workspaces, bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, serve_api,
+    workspace_via_api,
 };
 use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
 use supportdesk::conversations::messages::Recipients;
 use supportdesk::conversations::messages::{self, MemberMessage, MessageKind};
-use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk::notifications;
 use supportdesk_core::config::Settings;
 use supportdesk_core::db::Engine;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_test_support::database::TestDatabase;
-use supportdesk_test_support::test_env;
 use uuid::Uuid;
 
 /// The inbound mail domain a reply by email would name (no conversation here is one).
@@ -190,14 +189,7 @@ async fn run() -> anyhow::Result<()> {
 
     step("creating the benchmark database and starting the API (release build)");
     let database = TestDatabase::empty().await;
-    let env = test_env(
-        &database.url,
-        &[
-            ("RUN_MIGRATIONS_ON_STARTUP", "false"),
-            ("WORKSPACE_CREATES_PER_HOUR", "0"),
-            ("RUST_LOG", "warn"),
-        ],
-    );
+    let env = bench_env(&database.url, &[]);
     let settings = Settings::load_from(None, Some(env.clone()))?;
     let (_server, base) = serve_api(&client, &env).await?;
     // The API's own pool (its statement cache, plan settings and one connection a writer), so
@@ -207,13 +199,7 @@ async fn run() -> anyhow::Result<()> {
         u32::try_from(writers.max(4)).unwrap_or(u32::MAX),
     );
     let engine = Engine::detect(&pool).await?;
-    let jwt = JwtKeys::new(
-        settings
-            .application
-            .jwt_secret
-            .as_ref()
-            .context("JWT_SECRET")?,
-    );
+    let jwt = jwt_keys(&settings)?;
 
     let api_workspaces = spread.max(full);
     step(&format!(

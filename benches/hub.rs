@@ -55,13 +55,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{insert_users, knob, ms, percentile, post_json};
+use common::{bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json};
 use futures::{SinkExt, StreamExt};
 use probe::Probe;
 use rmpv::{Value as Pack, ValueRef};
 use serde_json::{Value, json};
 use supportdesk::chat::negotiate::MAX_CONNECTIONS_PER_AGENT;
-use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk::hub::protocol::msgpack;
 use supportdesk::workspaces::provision::add_profile;
 use supportdesk_core::config::Settings;
@@ -69,7 +68,7 @@ use supportdesk_core::role::Role;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_test_support::database::TestDatabase;
 use supportdesk_test_support::process::KillOnDrop;
-use supportdesk_test_support::{free_port, redis_url, test_env};
+use supportdesk_test_support::{free_port, redis_url};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
@@ -709,15 +708,12 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     let workspace_cap = per_workspace.max(DEFAULT_WORKSPACE_CAP).to_string();
     let mut overrides = vec![
         ("ASPNETCORE_ENVIRONMENT", "Production"),
-        ("RUN_MIGRATIONS_ON_STARTUP", "false"),
-        ("WORKSPACE_CREATES_PER_HOUR", "0"),
-        ("RUST_LOG", "warn"),
         ("METRICS_BIND", metrics_bind.as_str()),
     ];
     if per_workspace > DEFAULT_WORKSPACE_CAP {
         overrides.push(("HUB_MAX_CONNECTIONS_PER_WORKSPACE", workspace_cap.as_str()));
     }
-    let env = test_env(&database.url, &overrides);
+    let env = bench_env(&database.url, &overrides);
     let settings = Settings::load_from(None, Some(env.clone()))?;
     let migrate = Command::new(env!("CARGO_BIN_EXE_supportdesk"))
         .arg("migrate")
@@ -763,13 +759,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     ));
     let pool = database.pool().await;
     let owners = insert_users(&pool, "hub-owner-", knobs.workspaces, "unused").await?;
-    let jwt = JwtKeys::new(
-        settings
-            .application
-            .jwt_secret
-            .as_ref()
-            .context("JWT_SECRET")?,
-    );
+    let jwt = jwt_keys(&settings)?;
     let mut owner_tokens = Vec::new();
     let mut workspace_ids = Vec::new();
     let mut conversations = Vec::new();

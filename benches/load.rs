@@ -60,12 +60,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{apply_one_new_migration, insert_users, knob, ms, percentile, post_json};
+use common::{apply_one_new_migration, insert_users, jwt_keys, knob, ms, percentile, post_json};
 use cpu::{CpuProbe, CpuSplit};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk::credentials::password::{Password, PasswordHasher};
 use supportdesk::workspaces::provision::add_profile;
 use supportdesk_core::config::Settings;
@@ -1385,13 +1384,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let owners = insert_users(&pool, "owner-", knobs.tenants, &hash).await?;
     let agents = insert_users(&pool, "agent-", knobs.hot * EXTRA_AGENTS, &hash).await?;
-    let jwt = JwtKeys::new(
-        settings
-            .application
-            .jwt_secret
-            .as_ref()
-            .context("JWT_SECRET")?,
-    );
+    let jwt = jwt_keys(&settings)?;
     let user_token = |id: Uuid| jwt.issue_user(id, 0).map(|t| t.token);
     let owners: Vec<(Uuid, String)> = owners
         .iter()

@@ -30,12 +30,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use common::{
-    bare_workspaces, insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api,
+    bare_workspaces, bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, serve_api,
+    workspace_via_api,
 };
 use serde_json::json;
 use sqlx::{PgPool, QueryBuilder};
 use supportdesk::conversations::record::{self as conversations, ListFilter, Reader};
-use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk::inbox::assignee::AssigneeFilter;
 use supportdesk::pagination::Page;
 use supportdesk::search::record::push_search_query;
@@ -44,7 +44,6 @@ use supportdesk::tenancy::context::PLANNED_FOR_VALUES;
 use supportdesk_core::config::Settings;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_test_support::database::TestDatabase;
-use supportdesk_test_support::test_env;
 use uuid::Uuid;
 
 /// The words messages are made of, most common first: a message draws word `i` with a
@@ -355,24 +354,11 @@ async fn run() -> anyhow::Result<()> {
 
     step("creating the benchmark database and starting the API (release build)");
     let database = TestDatabase::empty().await;
-    let env = test_env(
-        &database.url,
-        &[
-            ("RUN_MIGRATIONS_ON_STARTUP", "false"),
-            ("WORKSPACE_CREATES_PER_HOUR", "0"),
-            ("RUST_LOG", "warn"),
-        ],
-    );
+    let env = bench_env(&database.url, &[]);
     let settings = Settings::load_from(None, Some(env.clone()))?;
     let (_server, base) = serve_api(&client, &env).await?;
     let pool = supportdesk_core::db::pool(&settings.database, 8);
-    let jwt = JwtKeys::new(
-        settings
-            .application
-            .jwt_secret
-            .as_ref()
-            .context("JWT_SECRET")?,
-    );
+    let jwt = jwt_keys(&settings)?;
 
     step("three workspaces through the API: the big one, and two to write replies in");
     let owners = insert_users(&pool, "search-owner-", 3, "unused").await?;

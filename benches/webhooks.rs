@@ -22,13 +22,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use axum::extract::{Path, State};
-use common::{insert_users, knob, ms, percentile, post_json, serve_api, workspace_via_api};
+use common::{
+    bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, serve_api,
+    workspace_via_api,
+};
 use serde_json::{Value, json};
-use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk_core::config::Settings;
 use supportdesk_test_support::database::TestDatabase;
+use supportdesk_test_support::free_port;
 use supportdesk_test_support::process::KillOnDrop;
-use supportdesk_test_support::{free_port, test_env};
 use time::OffsetDateTime;
 use tokio::sync::Semaphore;
 
@@ -159,12 +161,9 @@ async fn run() -> anyhow::Result<()> {
 
     step("creating the benchmark database, starting the API and the worker (release builds)");
     let database = TestDatabase::empty().await;
-    let env = test_env(
+    let env = bench_env(
         &database.url,
         &[
-            ("RUN_MIGRATIONS_ON_STARTUP", "false"),
-            ("WORKSPACE_CREATES_PER_HOUR", "0"),
-            ("RUST_LOG", "warn"),
             ("WEBHOOK_ALLOW_HTTP", "true"),
             ("WEBHOOK_ALLOWED_PRIVATE_RANGES", "127.0.0.0/8"),
             ("SPARE_SCHEMAS", "0"),
@@ -189,13 +188,7 @@ async fn run() -> anyhow::Result<()> {
             .spawn()?,
     );
     let pool = database.pool().await;
-    let jwt = JwtKeys::new(
-        settings
-            .application
-            .jwt_secret
-            .as_ref()
-            .context("JWT_SECRET")?,
-    );
+    let jwt = jwt_keys(&settings)?;
 
     step(&format!(
         "{count} workspaces, each with a conversation and an endpoint"

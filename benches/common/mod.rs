@@ -129,6 +129,37 @@ pub async fn insert_users(
     .await?)
 }
 
+/// The API's settings for a benchmark over `database_url`: the benchmark migrates (not the
+/// API at startup), workspaces are made without the hourly limit, logs say only warnings; then
+/// `extra`, which may override any of them.
+pub fn bench_env(
+    database_url: &str,
+    extra: &[(&str, &str)],
+) -> std::collections::HashMap<String, String> {
+    let mut overrides = vec![
+        ("RUN_MIGRATIONS_ON_STARTUP", "false"),
+        ("WORKSPACE_CREATES_PER_HOUR", "0"),
+        ("RUST_LOG", "warn"),
+    ];
+    overrides.extend_from_slice(extra);
+    supportdesk_test_support::test_env(database_url, &overrides)
+}
+
+/// The keys the API signs its tokens with, from its settings: the benchmark issues user
+/// tokens as sign-in would.
+pub fn jwt_keys(
+    settings: &supportdesk_core::config::Settings,
+) -> anyhow::Result<supportdesk::credentials::jwt::JwtKeys> {
+    use anyhow::Context;
+    Ok(supportdesk::credentials::jwt::JwtKeys::new(
+        settings
+            .application
+            .jwt_secret
+            .as_ref()
+            .context("JWT_SECRET")?,
+    ))
+}
+
 /// The release API (`supportdesk`) as deployed: `migrate` over `env`'s database, then `serve`
 /// on a free port until the returned child is dropped; and its base URL, once healthy.
 pub async fn serve_api(

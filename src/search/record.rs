@@ -283,47 +283,44 @@ fn push_candidates(
     search: &Search,
 ) {
     let columns = candidate_columns(branch);
+    let &Branch {
+        table,
+        alias,
+        vector,
+        ..
+    } = branch;
     let joins = if search.filters.any() {
         branch.filter_joins
     } else {
         ""
     };
-    let sqlx::AssertSqlSafe(words) = schema.sql(&format!(
+    // Each part ends with the rows' condition, which the filters extend.
+    let mut part_then_filters = |sql: String| {
+        let sqlx::AssertSqlSafe(sql) = schema.sql(&sql);
+        query.push(sql);
+        push_filters(query, schema, branch, &search.filters);
+    };
+    part_then_filters(format!(
         "((SELECT {columns} FROM {table} {alias}{joins}, q
-            WHERE NOT q.phrase AND {vector} @@ q.query",
-        table = branch.table,
-        alias = branch.alias,
-        vector = branch.vector,
+            WHERE NOT q.phrase AND {vector} @@ q.query"
     ));
-    query.push(words);
-    push_filters(query, schema, branch, &search.filters);
-    let sqlx::AssertSqlSafe(walk) = schema.sql(&format!(
+    part_then_filters(format!(
         " ORDER BY {newest} LIMIT {CANDIDATES})
           UNION ALL
           (WITH walk AS MATERIALIZED (
               SELECT {columns}
                 FROM (SELECT * FROM {table} {alias} ORDER BY {newest} LIMIT {PHRASE_WALK_ROWS})
                      {alias}{joins}, q
-               WHERE q.phrase AND {vector} @@ q.query",
-        table = branch.table,
-        alias = branch.alias,
-        vector = branch.vector,
+               WHERE q.phrase AND {vector} @@ q.query"
     ));
-    query.push(walk);
-    push_filters(query, schema, branch, &search.filters);
-    let sqlx::AssertSqlSafe(lookup) = schema.sql(&format!(
+    part_then_filters(format!(
         " LIMIT {CANDIDATES})
           SELECT * FROM walk WHERE (SELECT count(*) FROM walk) >= {CANDIDATES}
           UNION ALL
           (SELECT * FROM (SELECT {columns} FROM {table} {alias}{joins}, q
                            WHERE q.phrase AND (SELECT count(*) FROM walk) < {CANDIDATES}
-                             AND {vector} @@ q.query",
-        table = branch.table,
-        alias = branch.alias,
-        vector = branch.vector,
+                             AND {vector} @@ q.query"
     ));
-    query.push(lookup);
-    push_filters(query, schema, branch, &search.filters);
     query.push(format_args!(
         " OFFSET 0) f ORDER BY f.created_at DESC, f.id DESC LIMIT {CANDIDATES})))"
     ));
