@@ -114,7 +114,7 @@ async fn seed(
         sqlx::query(schema.sql(
             "INSERT INTO {schema}.conversations
                  (contact_id, subject, status, priority, assignee_id, channel, created_at,
-                  last_message_at, updated_at)
+                  last_message_at, updated_at, resolved_at)
              SELECT md5('contact' || (1 + n % 20000))::uuid,
                     (SELECT string_agg(($1::text[])[1 + floor(power(random(), 2)
                                                   * cardinality($1::text[]))::int], ' ')
@@ -126,7 +126,9 @@ async fn seed(
                     (ARRAY['chat', 'email', 'manual'])[1 + n % 3],
                     now() - n * interval '5 minutes',
                     now() - n * interval '5 minutes' + $3 * interval '7 minutes',
-                    now() - n * interval '5 minutes' + $3 * interval '7 minutes'
+                    now() - n * interval '5 minutes' + $3 * interval '7 minutes',
+                    CASE WHEN n % 10 > 2
+                         THEN now() - n * interval '5 minutes' + $3 * interval '7 minutes' END
                FROM generate_series($4::int, $5::int) n",
         ))
         .bind(&words)

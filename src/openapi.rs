@@ -33,10 +33,12 @@ use utoipa::{Modify, OpenApi};
         crate::chat::projection::HubTicket,
         crate::chat::projection::HubTicketComment,
         crate::chat::projection::HubAgent,
+        crate::chat::projection::HubConversationRated,
         crate::events::catalogue::MessageCreated,
         crate::events::catalogue::ConversationChanged,
         crate::events::catalogue::TicketCommentCreated,
         crate::events::catalogue::AgentData,
+        crate::events::catalogue::ConversationRated,
     )),
     tags(
         (name = "auth", description = "Accounts, login and email verification"),

@@ -16,6 +16,7 @@ use uuid::Uuid;
 use crate::attachments::links::LinkKey;
 use crate::attachments::record::link_all;
 use crate::conversations::messages::Message;
+use crate::conversations::ratings::Rating;
 use crate::conversations::record::{Conversation, ConversationStatus};
 use crate::events::catalogue::{
     AgentData, Author, ConversationChange, DomainEvent, MessageCreated, Recorded,
@@ -95,6 +96,16 @@ pub struct HubAgent {
     pub seq: i64,
     #[serde(flatten)]
     pub agent: AgentData,
+}
+
+/// `ConversationRated`: a customer's rating of a resolution.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HubConversationRated {
+    pub seq: i64,
+    pub conversation_id: Uuid,
+    pub contact_id: Uuid,
+    pub rating: Rating,
 }
 
 /// The visitor's view of a new message: no `seq`.
@@ -238,6 +249,16 @@ pub fn project(links: &LinkKey, workspace_id: Uuid, recorded: &Recorded) -> Vec<
                 agent: AgentData::from((**a).clone()),
             };
             vec![to_agents(workspace_id, "AgentUpdated", &payload)]
+        }
+        // The visitor who rated has the answer of their request; agents hear it.
+        DomainEvent::ConversationRated(rated) => {
+            let payload = HubConversationRated {
+                seq,
+                conversation_id: rated.conversation_id,
+                contact_id: rated.contact_id,
+                rating: rated.rating.clone(),
+            };
+            vec![to_agents(workspace_id, "ConversationRated", &payload)]
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Customer intake, once for every channel: a contact writes in, and their message lands in
-//! their open conversation, or opens one (unassigned, in the inbox) when none is open. The
-//! widget and the email channel call it.
+//! their current conversation (reopening it when it was resolved less than 7 days ago), or
+//! opens one (unassigned, in the inbox) when they have none. The widget and the email channel
+//! call it.
 //!
 //! Two first messages of one contact racing each other must open one conversation, and an
 //! agent resolving the conversation meanwhile must either wait for the message or have it
@@ -14,6 +15,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::messages::{self, MessageKind};
+use super::ratings;
 use super::record::{self, Change, Channel, Conversation, ConversationStatus, Reader};
 use crate::attachments::record as attachments;
 use crate::error::{Error, Result};
@@ -52,35 +54,76 @@ impl LockedContact {
     }
 }
 
-/// Which conversation of a contact is "open": the newest one not resolved. The one
-/// definition every reader and intake uses.
-const OPEN_OF_CONTACT: &str = "c.contact_id = $1 AND c.status <> 'resolved'
-                                ORDER BY c.created_at DESC LIMIT 1";
+/// Which conversation of a contact is their current one, where their next chat message goes:
+/// the newest one not resolved, else the newest one resolved less than [`REOPEN_WITHIN`] ago
+/// (`$2`), which that message reopens. The one definition every reader and intake uses.
+const CURRENT_OF_CONTACT: &str = "c.contact_id = $1
+                                  AND (c.status <> 'resolved' OR c.resolved_at > now() - $2::interval)
+                                ORDER BY c.status = 'resolved', c.created_at DESC LIMIT 1";
 
-/// The contact's open conversation, as a visitor's widget shows it.
+/// The contact's current conversation, as a visitor's widget shows it.
 #[derive(Debug, sqlx::FromRow)]
-pub struct OpenConversation {
+pub struct CurrentConversation {
     pub id: Uuid,
     pub number: i64,
     pub status: ConversationStatus,
     pub created_at: OffsetDateTime,
+    /// When it was resolved, if it is.
+    pub resolved_at: Option<OffsetDateTime>,
     /// The contact's name, as typing shows it.
     pub contact_name: Option<String>,
+    /// Whether the workspace asks customers to rate a resolution (`inbox.csatOnResolve`).
+    pub asks_for_rating: bool,
+    /// The customer's rating of its current resolution, if they gave one.
+    #[sqlx(flatten)]
+    pub rated: RatedResolution,
 }
 
-/// The contact's open conversation, if any.
-pub async fn open_conversation(
+/// The rating of a conversation's current resolution.
+#[derive(Debug, sqlx::FromRow)]
+pub struct RatedResolution {
+    pub rating: Option<i16>,
+    pub rating_comment: Option<String>,
+}
+
+/// The contact's current conversation, if any.
+pub async fn current_conversation(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     contact_id: Uuid,
-) -> sqlx::Result<Option<OpenConversation>> {
+) -> sqlx::Result<Option<CurrentConversation>> {
     sqlx::query_as(schema.sql(&format!(
-        "SELECT c.id, c.number, c.status, c.created_at, ct.name AS contact_name
+        "SELECT c.id, c.number, c.status, c.created_at, c.resolved_at, ct.name AS contact_name,
+                {asks} AS asks_for_rating, rt.rating, rt.comment AS rating_comment
            FROM {{schema}}.conversations c
            JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
-          WHERE {OPEN_OF_CONTACT}"
+          CROSS JOIN {{schema}}.settings s
+           LEFT JOIN {{schema}}.conversation_ratings rt
+                  ON rt.conversation_id = c.id AND rt.resolved_at = c.resolved_at
+          WHERE {CURRENT_OF_CONTACT}",
+        asks = ratings::ASKS,
     )))
     .bind(contact_id)
+    .bind(REOPEN_WITHIN)
+    .fetch_optional(conn)
+    .await
+}
+
+/// The contact's current conversation, locked, for a rating: its id, when it was resolved
+/// (if it is), and whether the workspace asks for ratings.
+pub async fn lock_current_for_rating(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    contact: LockedContact,
+) -> sqlx::Result<Option<ratings::Rateable>> {
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT c.id AS conversation_id, c.resolved_at, {asks} AS asks
+           FROM {{schema}}.conversations c CROSS JOIN {{schema}}.settings s
+          WHERE {CURRENT_OF_CONTACT} FOR UPDATE OF c",
+        asks = ratings::ASKS,
+    )))
+    .bind(contact.id())
+    .bind(REOPEN_WITHIN)
     .fetch_optional(conn)
     .await
 }
@@ -127,9 +170,9 @@ impl Intake {
 /// Where a contact's message goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target<'a> {
-    /// Their open conversation, or a new one when none is open (the widget: one
-    /// conversation at a time).
-    OpenOrNew,
+    /// Their current conversation (reopened when it was resolved), or a new one when they
+    /// have none (the widget: one conversation at a time).
+    CurrentOrNew,
     /// Always a new conversation (a new email thread), with this subject.
     New { subject: Option<&'a str> },
     /// This conversation (an email reply found its thread): reopened when it was resolved
@@ -141,7 +184,7 @@ pub enum Target<'a> {
 impl Target<'_> {
     fn subject(&self) -> Option<&str> {
         match self {
-            Self::OpenOrNew => None,
+            Self::CurrentOrNew => None,
             Self::New { subject } | Self::Thread { subject, .. } => *subject,
         }
     }
@@ -164,33 +207,34 @@ pub async fn intake(
     attachment_ids: &[Uuid],
     admit: impl AsyncFnOnce(Destination) -> Result<()>,
 ) -> Result<Intake> {
-    let (destination, reopen) = match target {
-        Target::OpenOrNew => {
-            let open: Option<Uuid> = sqlx::query_scalar(schema.sql(&format!(
-                "SELECT c.id FROM {{schema}}.conversations c WHERE {OPEN_OF_CONTACT} FOR UPDATE"
+    // (the conversation, whether it is resolved, whether resolved recently enough to reopen)
+    let found: Option<(Uuid, bool, bool)> = match target {
+        Target::CurrentOrNew => {
+            sqlx::query_as(schema.sql(&format!(
+                "SELECT c.id, c.status = 'resolved', true FROM {{schema}}.conversations c
+                  WHERE {CURRENT_OF_CONTACT} FOR UPDATE"
             )))
             .bind(contact.id())
+            .bind(REOPEN_WITHIN)
             .fetch_optional(&mut *conn)
-            .await?;
-            (open.map_or(Destination::New, Destination::Open), false)
+            .await?
         }
-        Target::New { .. } => (Destination::New, false),
+        Target::New { .. } => None,
         Target::Thread { id, .. } => {
-            // (resolved, resolved recently enough to reopen)
-            let found: Option<(bool, bool)> = sqlx::query_as(schema.sql(
-                "SELECT status = 'resolved', updated_at > now() - $2::interval
+            sqlx::query_as(schema.sql(
+                "SELECT id, status = 'resolved', (resolved_at > now() - $2::interval) IS TRUE
                    FROM {schema}.conversations WHERE id = $1 FOR UPDATE",
             ))
             .bind(id)
             .bind(REOPEN_WITHIN)
             .fetch_optional(&mut *conn)
-            .await?;
-            match found {
-                Some((false, _)) => (Destination::Open(id), false),
-                Some((true, true)) => (Destination::Open(id), true),
-                Some((true, false)) | None => (Destination::New, false),
-            }
+            .await?
         }
+    };
+    let (destination, reopen) = match found {
+        Some((id, false, _)) => (Destination::Open(id), false),
+        Some((id, true, true)) => (Destination::Open(id), true),
+        Some((_, true, false)) | None => (Destination::New, false),
     };
     admit(destination).await?;
     let conversation_id = match destination {

@@ -9,6 +9,7 @@
 //!   channel.
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
+//! - `ratings`: customers' ratings of resolutions (CSAT).
 //! - `reads`: what each agent has read (unread counts), `counts`: the tabs' badges,
 //!   `activity`: the activity lines, from the event log.
 //! - `filters`: the inbox's filters, which saved views keep too.
@@ -24,6 +25,7 @@ mod counts;
 pub mod filters;
 pub mod intake;
 pub mod messages;
+pub mod ratings;
 mod reads;
 pub mod record;
 pub mod requests;

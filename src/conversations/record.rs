@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::conversations::messages::MessageKind;
+use crate::conversations::ratings::{RATINGS_OF_CONVERSATION, Rating};
 use crate::extract::Resource;
 use crate::inbox::assignee::AssigneeFilter;
 use crate::inbox::contacts::Contact;
@@ -89,6 +90,13 @@ pub struct Conversation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub updated_at: OffsetDateTime,
+    /// When it was resolved; null unless it is.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub resolved_at: Option<OffsetDateTime>,
+    /// The customer's ratings of its resolutions, oldest first (one per resolution).
+    #[serde(default)]
+    pub ratings: Vec<Rating>,
 }
 
 impl Resource for Conversation {
@@ -128,6 +136,10 @@ impl FromRow<'_, PgRow> for Conversation {
             last_message_at: row.try_get("last_message_at")?,
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
+            resolved_at: row.try_get("resolved_at")?,
+            ratings: row
+                .try_get::<sqlx::types::Json<Vec<Rating>>, _>("ratings")?
+                .0,
         })
     }
 }
@@ -135,15 +147,16 @@ impl FromRow<'_, PgRow> for Conversation {
 /// The columns of a [`Conversation`], from `c` (conversations) joined with `ct` (contacts)
 /// and `lm` ([`LAST_MESSAGE`]); `unread_count` is the caller's to add.
 const COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assignee_id, c.channel,
-                       c.last_message_at, c.created_at, c.updated_at,
-                       ct.id AS contact_id, ct.name AS contact_name, ct.email AS contact_email,
+                       c.last_message_at, c.created_at, c.updated_at, c.resolved_at,
+                       rt.ratings, ct.id AS contact_id, ct.name AS contact_name, ct.email AS contact_email,
                        ct.claimed_email AS contact_claimed_email,
                        ct.external_id AS contact_external_id,
                        lm.kind AS last_message_kind, lm.body AS last_message_body,
                        lm.created_at AS last_message_created_at, lb.labels";
 
-/// Joins `ct`, `lm` and `lb` (its labels) to the conversations `c`: one backward step of the
-/// messages' index and one range of the labels' per conversation.
+/// Joins `ct`, `lm`, `lb` (its labels) and `rt` (its ratings) to the conversations `c`: one
+/// backward step of the messages' index and one range of the labels' and of the ratings'
+/// per conversation.
 static JOINS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         " JOIN {{schema}}.contacts ct ON ct.id = c.contact_id
@@ -158,7 +171,8 @@ static JOINS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
                          ORDER BY lower(l.name), l.id), '[]'::jsonb) AS labels
                 FROM {{schema}}.conversation_labels cl
                 JOIN {{schema}}.labels l ON l.id = cl.label_id
-               WHERE cl.conversation_id = c.id) lb"
+               WHERE cl.conversation_id = c.id) lb
+          CROSS JOIN LATERAL ({RATINGS_OF_CONVERSATION}) rt"
     )
 });
 
@@ -264,7 +278,7 @@ impl ListFilter {
 /// The columns of the conversations `c` that [`COLUMNS`] reads, for the list's inner page.
 const PAGE_COLUMNS: &str = "c.id, c.number, c.subject, c.status, c.priority, c.assignee_id,
                             c.channel, c.contact_id, c.last_message_at, c.created_at,
-                            c.updated_at";
+                            c.updated_at, c.resolved_at";
 
 /// Appends the list query to `query`: one statement whose every shape (tab, status, cursor)
 /// is a range of one index of `V3` read in order, so a page is `LIMIT` rows whatever the
@@ -411,13 +425,18 @@ pub async fn update(
     id: Uuid,
     change: Change,
 ) -> sqlx::Result<Option<Conversation>> {
-    let column = match change {
-        Change::Assignee(_) => "assignee_id",
-        Change::Status(_) => "status",
-        Change::Priority(_) => "priority",
+    // A resolution's time stays as it was when a resolved conversation is resolved again
+    // (`least` skips a null). Chosen here, not by a `CASE` over `now()`, which Citus refuses.
+    let set = match change {
+        Change::Assignee(_) => "assignee_id = $2",
+        Change::Status(ConversationStatus::Resolved) => {
+            "status = $2, resolved_at = least(resolved_at, now())"
+        }
+        Change::Status(_) => "status = $2, resolved_at = NULL",
+        Change::Priority(_) => "priority = $2",
     };
     let statement = schema.sql(&format!(
-        "WITH c AS (UPDATE {{schema}}.conversations SET {column} = $2, updated_at = now()
+        "WITH c AS (UPDATE {{schema}}.conversations SET {set}, updated_at = now()
                      WHERE id = $1 RETURNING *)
          SELECT {COLUMNS}{NO_READER} FROM c{joins}",
         joins = *JOINS,

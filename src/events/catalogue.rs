@@ -10,6 +10,7 @@ use uuid::Uuid;
 use crate::agents::record::{Agent, AgentStatus, Presence};
 use crate::authz::Role;
 use crate::conversations::messages::{Message, MessageKind};
+use crate::conversations::ratings::Rating;
 use crate::conversations::record::Conversation;
 use crate::inbox::contacts::Contact;
 use crate::tickets::comments::Comment;
@@ -40,6 +41,9 @@ pub enum DomainEvent {
     /// An agent joined, changed role or profile, was deactivated or reactivated.
     #[serde(rename = "agent.updated")]
     AgentChanged(Box<AgentChanged>),
+    /// A customer rated a resolution of their conversation.
+    #[serde(rename = "conversation.rated")]
+    ConversationRated(Box<ConversationRated>),
 }
 
 impl DomainEvent {
@@ -50,6 +54,7 @@ impl DomainEvent {
             Self::ConversationCreated(conversation) => Some(conversation.id),
             Self::ConversationUpdated(changed) => Some(changed.conversation.id),
             Self::TicketCreated(ticket) => ticket.conversation_id,
+            Self::ConversationRated(rated) => Some(rated.conversation_id),
             _ => None,
         }
     }
@@ -67,7 +72,7 @@ impl DomainEvent {
 
     /// Every `type` the log records, for the events API's documentation and clients'
     /// filters.
-    pub const TYPES: [&'static str; 9] = [
+    pub const TYPES: [&'static str; 10] = [
         "conversation.created",
         "conversation.updated",
         "message.created",
@@ -77,6 +82,7 @@ impl DomainEvent {
         "ticket.updated",
         "ticket_comment.created",
         "agent.updated",
+        "conversation.rated",
     ];
 
     /// The conversation this event is about, if any: the hub keeps one conversation's events
@@ -86,6 +92,7 @@ impl DomainEvent {
             Self::ConversationCreated(c) => Some(c.id),
             Self::ConversationUpdated(c) => Some(c.conversation.id),
             Self::MessageCreated(m) => Some(m.conversation_id),
+            Self::ConversationRated(rated) => Some(rated.conversation_id),
             _ => None,
         }
     }
@@ -136,6 +143,16 @@ impl MessageCreated {
 pub struct Author {
     pub display_name: String,
     pub avatar_url: Option<String>,
+}
+
+/// `conversation.rated`: the rating as the conversation's `ratings` list shows it, with its
+/// conversation and the conversation's contact.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationRated {
+    pub conversation_id: Uuid,
+    pub contact_id: Uuid,
+    pub rating: Rating,
 }
 
 /// `ticket_comment.created`.

@@ -60,7 +60,8 @@ pub struct Posted {
     pub message: VisitorMessage,
 }
 
-/// The visitor's open conversation, with its messages oldest first (no notes).
+/// The visitor's current conversation (open, or resolved less than 7 days ago: their next
+/// message reopens it), with its messages oldest first (no notes).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VisitorConversation {
@@ -70,7 +71,25 @@ pub struct VisitorConversation {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     pub created_at: OffsetDateTime,
+    /// When it was resolved; null unless it is.
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub resolved_at: Option<OffsetDateTime>,
+    /// The visitor's rating of this resolution; null until they give one.
+    pub rating: Option<VisitorRating>,
+    /// The widget asks for a rating: the conversation is resolved, the workspace asks
+    /// (`inbox.csatOnResolve`) and this resolution is not rated yet.
+    pub ask_for_rating: bool,
     pub messages: Vec<VisitorMessage>,
+}
+
+/// A rating as the visitor gave it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VisitorRating {
+    /// 1 (very unhappy) to 5 (very happy).
+    #[schema(minimum = 1, maximum = 5)]
+    pub rating: i16,
+    pub comment: Option<String>,
 }
 
 /// Counts one `what` of the visitor against `quota`; 429 over it.
@@ -85,21 +104,31 @@ pub async fn limit(state: &AppState, what: &str, visitor: &Visitor, quota: Quota
     }
 }
 
-/// `GET /widget/v1/conversation`: the open conversation and its latest messages.
+/// `GET /widget/v1/conversation`: the current conversation and its latest messages.
 pub async fn conversation(
     state: &AppState,
     visitor: &Visitor,
 ) -> Result<Option<VisitorConversation>> {
     let mut conn = visitor.read(state).await?;
     let schema = &visitor.schema;
-    let Some(open) = intake::open_conversation(&mut conn, schema, visitor.contact_id).await? else {
+    let Some(current) = intake::current_conversation(&mut conn, schema, visitor.contact_id).await?
+    else {
         return Ok(None);
     };
+    let rating = current.rated.rating.map(|rating| VisitorRating {
+        rating,
+        comment: current.rated.rating_comment,
+    });
     let mut conversation = VisitorConversation {
-        id: open.id,
-        number: open.number,
-        status: open.status,
-        created_at: open.created_at,
+        id: current.id,
+        number: current.number,
+        status: current.status,
+        created_at: current.created_at,
+        resolved_at: current.resolved_at,
+        ask_for_rating: current.status == ConversationStatus::Resolved
+            && current.asks_for_rating
+            && rating.is_none(),
+        rating,
         messages: Vec::new(),
     };
     let rows: Vec<(Message, Option<String>, Option<String>)> = sqlx::query(schema.sql(
@@ -147,8 +176,9 @@ pub async fn conversation(
     Ok(Some(conversation))
 }
 
-/// `SendMessage(body)` / `POST /widget/v1/messages`: adds the visitor's message to their open
-/// conversation, opening one (unassigned, in the inbox) when there is none.
+/// `SendMessage(body)` / `POST /widget/v1/messages`: adds the visitor's message to their
+/// current conversation (reopening it when it was resolved), opening one (unassigned, in the
+/// inbox) when there is none.
 pub async fn post(
     state: &AppState,
     visitor: &Visitor,
@@ -170,7 +200,7 @@ pub async fn post(
         schema,
         contact,
         Channel::Chat,
-        Target::OpenOrNew,
+        Target::CurrentOrNew,
         &body,
         &attachment_ids,
         async |destination| {
@@ -206,11 +236,11 @@ pub async fn post(
     })
 }
 
-/// `Typing(isTyping)`: to the agents who joined the visitor's open conversation; nothing
-/// when none is open yet.
+/// `Typing(isTyping)`: to the agents who joined the visitor's current conversation; nothing
+/// when they have none yet.
 pub async fn typing(state: &AppState, visitor: &Visitor, is_typing: bool) -> Result<()> {
     let mut conn = visitor.read(state).await?;
-    let open = intake::open_conversation(&mut conn, &visitor.schema, visitor.contact_id).await?;
+    let open = intake::current_conversation(&mut conn, &visitor.schema, visitor.contact_id).await?;
     if let Some(open) = open {
         state.hub.emit(Event::visitor_typing(
             visitor.workspace_id,

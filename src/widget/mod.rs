@@ -15,6 +15,7 @@ mod attachments;
 pub mod contacts;
 mod context;
 mod origin_check;
+mod rating;
 pub mod read;
 pub mod routes;
 pub mod sessions;
@@ -46,6 +47,7 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::send))
         .routes(routes!(routes::contact))
         .routes(routes!(read::read))
+        .routes(routes!(rating::rate))
         .routes(routes!(context::report))
         .routes(routes!(origin_check::check))
         .merge(

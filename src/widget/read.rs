@@ -23,12 +23,12 @@ const READ_MARKS: Quota = Quota {
     window: Duration::from_secs(60),
 };
 
-/// Mark the open conversation's messages as seen (nothing to mark when none is open).
+/// Mark the current conversation's messages as seen (nothing to mark when there is none).
 #[utoipa::path(
     post, path = "/widget/v1/conversation/read", tag = "widget",
     security(("visitor" = [])),
     responses(
-        (status = 204, description = "Marked (or no open conversation)"),
+        (status = 204, description = "Marked (or no current conversation)"),
         (status = 401, description = "Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities)",
             body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
@@ -41,13 +41,13 @@ pub async fn read(State(state): State<AppState>, visitor: Visitor) -> Result<Sta
     actions::limit(&state, "read", &visitor, READ_MARKS).await?;
     let mut conn = state.db.acquire().await?;
     let schema = &visitor.schema;
-    let open = intake::open_conversation(&mut conn, schema, visitor.contact_id).await?;
-    if let Some(open) = open {
+    let current = intake::current_conversation(&mut conn, schema, visitor.contact_id).await?;
+    if let Some(current) = current {
         sqlx::query(schema.sql(
             "UPDATE {schema}.conversations SET visitor_read_at = now()
               WHERE id = $1 AND contact_id = $2",
         ))
-        .bind(open.id)
+        .bind(current.id)
         .bind(visitor.contact_id)
         .execute(&mut *conn)
         .await?;

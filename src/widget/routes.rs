@@ -18,7 +18,7 @@ use super::visitor::{Visitor, VisitorTx};
 
 #[derive(Serialize, ToSchema)]
 pub struct ConversationView {
-    /// Null until the visitor writes (or after the last one was resolved).
+    /// Null until the visitor writes, and from 7 days after their last one was resolved.
     conversation: Option<VisitorConversation>,
 }
 
@@ -50,12 +50,13 @@ pub struct VisitorContact {
     email: Option<String>,
 }
 
-/// The visitor's open conversation with its messages (never notes).
+/// The visitor's current conversation with its messages (never notes): the open one, or the
+/// one resolved less than 7 days ago, which their next message reopens.
 #[utoipa::path(
     get, path = "/widget/v1/conversation", tag = "widget",
     security(("visitor" = [])),
     responses(
-        (status = 200, description = "The open conversation, or null", body = ConversationView),
+        (status = 200, description = "The current conversation, or null", body = ConversationView),
         (status = 401, description = "Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities)",
             body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not a visitor token (`wrong_token_type`), or a deleted workspace",
@@ -71,8 +72,8 @@ pub async fn conversation(
     }))
 }
 
-/// Send a message (the hub's `SendMessage` is the live way); opens a conversation when none
-/// is open.
+/// Send a message (the hub's `SendMessage` is the live way): into the current conversation
+/// (reopening it when it was resolved), or a new one when there is none.
 #[utoipa::path(
     post, path = "/widget/v1/messages", tag = "widget",
     security(("visitor" = [])),

@@ -13,12 +13,16 @@ use utoipa::ToSchema;
 pub struct InboxSettings {
     /// An agent's reply to an unassigned conversation assigns it to them.
     pub auto_assign_on_reply: bool,
+    /// A customer whose conversation is resolved is asked to rate it, 1 to 5 (CSAT): the
+    /// widget asks while the conversation is theirs to reopen.
+    pub csat_on_resolve: bool,
 }
 
 impl Default for InboxSettings {
     fn default() -> Self {
         Self {
             auto_assign_on_reply: true,
+            csat_on_resolve: true,
         }
     }
 }
@@ -28,12 +32,16 @@ impl Default for InboxSettings {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InboxSettingsPatch {
     auto_assign_on_reply: Option<bool>,
+    csat_on_resolve: Option<bool>,
 }
 
 impl InboxSettings {
     pub fn apply(&mut self, patch: InboxSettingsPatch) {
         if let Some(value) = patch.auto_assign_on_reply {
             self.auto_assign_on_reply = value;
+        }
+        if let Some(value) = patch.csat_on_resolve {
+            self.csat_on_resolve = value;
         }
     }
 }
@@ -54,10 +62,14 @@ mod tests {
     fn absent_keys_take_their_defaults() {
         let settings: InboxSettings = serde_json::from_str("{}").unwrap();
         assert!(settings.auto_assign_on_reply);
+        assert!(settings.csat_on_resolve);
         let mut off = settings;
         off.apply(serde_json::from_str(r#"{"autoAssignOnReply": false}"#).unwrap());
         assert!(!off.auto_assign_on_reply);
         off.apply(InboxSettingsPatch::default());
         assert!(!off.auto_assign_on_reply);
+        assert!(off.csat_on_resolve);
+        off.apply(serde_json::from_str(r#"{"csatOnResolve": false}"#).unwrap());
+        assert!(!off.csat_on_resolve && !off.auto_assign_on_reply);
     }
 }

@@ -110,4 +110,46 @@ impl TestApp {
         .await["contact"]
             .clone()
     }
+
+    /// `POST /widget/v1/conversation/rating` as the visitor.
+    pub async fn visitor_rates(&self, visitor: &Visitor, rating: &Value) -> Response {
+        self.send(
+            Method::POST,
+            "/widget/v1/conversation/rating",
+            Some(rating),
+            Some(&visitor.token),
+        )
+        .await
+    }
+
+    /// Sets the conversation's status as the Owner, asserting 200.
+    pub async fn set_status(&self, owner: &Owner, conversation: Uuid, status: &str) -> Value {
+        self.json_ok(
+            Method::POST,
+            &format!("/api/conversations/{conversation}/status"),
+            &json!({ "status": status }),
+            &owner.workspace_token,
+            StatusCode::OK,
+        )
+        .await
+    }
+
+    /// Moves the conversation's resolution `days` into the past, as time would. (Read, then
+    /// written: Citus refuses date arithmetic on a column in an `UPDATE`.)
+    pub async fn age_resolution(&self, owner: &Owner, conversation: Uuid, days: i64) {
+        let schema = supportdesk_core::tenancy::TenantSchema::for_workspace(owner.workspace_id);
+        let resolved_at: time::OffsetDateTime = sqlx::query_scalar(schema.sql(
+            "SELECT resolved_at FROM {schema}.conversations WHERE id = $1 AND status = 'resolved'",
+        ))
+        .bind(conversation)
+        .fetch_one(&self.db)
+        .await
+        .expect("a resolved conversation");
+        sqlx::query(schema.sql("UPDATE {schema}.conversations SET resolved_at = $2 WHERE id = $1"))
+            .bind(conversation)
+            .bind(resolved_at - time::Duration::days(days))
+            .execute(&self.db)
+            .await
+            .expect("aged");
+    }
 }

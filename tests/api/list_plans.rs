@@ -60,12 +60,14 @@ async fn seed(app: &TestApp) -> Seeded {
     .unwrap();
     sqlx::query(
         "INSERT INTO conversations
-                (contact_id, subject, status, assignee_id, last_message_at, created_at, updated_at)
+                (contact_id, subject, status, assignee_id, last_message_at, created_at, updated_at,
+                 resolved_at)
          SELECT c.ids[1 + g % 1000], 'Seeded ' || g,
                 CASE g % 10 WHEN 0 THEN 'open' WHEN 1 THEN 'pending' ELSE 'resolved' END,
                 CASE g % 3 WHEN 0 THEN NULL WHEN 1 THEN $1 ELSE $2 END,
                 now() - g * interval '1 second', now() - g * interval '1 second',
-                now() - g * interval '1 second'
+                now() - g * interval '1 second',
+                CASE WHEN g % 10 > 1 THEN now() - g * interval '1 second' END
            FROM generate_series(1, $3) g, (SELECT array_agg(id) AS ids FROM contacts) c",
     )
     .bind(me.agent_id)

@@ -38,6 +38,7 @@ mod canned_fallback_checks;
 mod canned_responses;
 mod contacts;
 mod conversations;
+mod csat;
 mod helpers_conversations;
 mod inbox;
 mod list_plans;

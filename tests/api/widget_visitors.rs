@@ -92,7 +92,8 @@ async fn a_visitor_writes_into_the_inbox_and_reads_replies_but_never_notes() {
         1
     );
 
-    // Resolved, it is no longer the visitor's open conversation; the next message opens one.
+    // Resolved, it stays the visitor's conversation for 7 days (their next message would
+    // reopen it: `csat.rs`); after that, the next message opens a new one.
     app.json_ok(
         Method::POST,
         &format!("{path}/status"),
@@ -101,6 +102,11 @@ async fn a_visitor_writes_into_the_inbox_and_reads_replies_but_never_notes() {
         StatusCode::OK,
     )
     .await;
+    assert_eq!(
+        app.visitor_conversation(&visitor).await["status"],
+        "resolved"
+    );
+    app.age_resolution(&owner, conversation, 8).await;
     assert_eq!(app.visitor_conversation(&visitor).await, Value::Null);
     let next = app.visitor_said(&visitor, "One more thing").await;
     assert_ne!(next, conversation);
@@ -170,6 +176,8 @@ async fn messages_and_conversations_are_limited_per_visitor() {
             StatusCode::OK,
         )
         .await;
+        // Past reopening: the next message opens a conversation.
+        app.age_resolution(&owner, conversation, 8).await;
     }
     let response = app.visitor_says(&opener, "question 7").await;
     assert!(response.headers().contains_key("retry-after"));

@@ -50,6 +50,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "contact_labels",
             "contacts",
             "conversation_labels",
+            "conversation_ratings",
             "conversation_reads",
             "conversations",
             "email_messages",

@@ -12,9 +12,12 @@
 // and the visitor sees it; each sees the other typing; the agent adds a private note (never
 // shown to the visitor) and creates a ticket from the conversation; the Owner deactivates the
 // agent, whose dashboard leaves the workspace. A keyboard-only Owner (no mouse) signs in, opens
-// the conversation, replies and assigns it. Every page visited (sign-in, register, workspace
-// picker, verify-email, join, inbox, conversation, tickets, a ticket, team, settings, profile,
-// forgot and reset password) is
+// the conversation, replies and assigns it. A second visitor writes, the Owner resolves the
+// conversation and the visitor rates it (all three over REST) while the Owner's dashboard shows
+// it: the rating, its comment and its activity line arrive live; the Owner turns the Inbox
+// setting that asks for ratings off (the API then refuses ratings) and on again. Every page
+// visited (sign-in, register, workspace picker, verify-email, join, inbox, conversation, a rated
+// conversation, tickets, a ticket, team, settings, profile, forgot and reset password) is
 // screenshotted at desktop (1280x800) and phone (390x844) sizes into `screenshots` and checked
 // with axe (WCAG 2.1 A/AA): any violation fails the run, all of them listed. The inbox's
 // first-load JavaScript is printed as a `#` line. Each step prints `ok - ...`; the first failure
@@ -132,6 +135,50 @@ async function emailedLink(to, path) {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`no email to ${to} with a ${path} link in ${cfg.mailDir} within ${MAIL_TIMEOUT / 1000} s`);
+}
+
+// ---- the REST API ------------------------------------------------------------------------------
+
+/**
+ * `method path` on the API with `token` (a workspace or visitor token) and a JSON `body`, from
+ * a page of `origin` when given (the widget's session route checks it). Returns the status and
+ * the parsed body.
+ */
+async function api(method, path, { token, body, origin } = {}) {
+  const response = await fetch(new URL(path, cfg.api), {
+    method,
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(origin ? { Origin: origin } : {}),
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** As `api`, asserting a 2xx answer; its body. */
+async function apiOk(method, path, options) {
+  const { status, body } = await api(method, path, options);
+  assert.ok(status >= 200 && status < 300, `${method} ${path}: ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The workspace token of a dashboard tab's session (sessionStorage), as its API calls send it. */
+function workspaceTokenOf(page) {
+  return page.evaluate(() => JSON.parse(sessionStorage.getItem("supportdesk.dashboard.session") ?? "null")?.workspace?.token ?? null);
+}
+
+/** Waits until `GET /api/settings` says the workspace asks for ratings, or not, as `asks`. */
+async function untilAsksForRatings(token, asks) {
+  const deadline = Date.now() + TIMEOUT;
+  for (;;) {
+    const settings = await apiOk("GET", "/api/settings", { token });
+    if (settings.inbox.csatOnResolve === asks) return;
+    assert.ok(Date.now() < deadline, `inbox.csatOnResolve is still ${settings.inbox.csatOnResolve}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 // ---- browser helpers ----------------------------------------------------------------------
@@ -389,6 +436,74 @@ try {
   await chat.getByRole("log").getByText(keyReply).waitFor();
   await keys.context().close();
   step("keyboard only: the Owner signed in, opened the conversation, replied (the visitor saw it) and assigned it to themself");
+
+  doing("a second visitor writes, over REST");
+  const ownerToken = await workspaceTokenOf(ownerPage);
+  assert.ok(ownerToken, "the Owner's tab holds a workspace token");
+  const session = await apiOk("POST", "/widget/v1/sessions", { body: { siteKey }, origin: hostOrigin });
+  const raterText = `Is my order on its way? ${run}`;
+  const said = await apiOk("POST", "/widget/v1/messages", { token: session.token, body: { body: raterText } });
+  const ratedId = said.conversationId;
+  step("a second visitor started a session from the host page's origin and wrote (REST)");
+
+  doing("the Owner opens the second visitor's conversation");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Inbox" }).click();
+  await ownerPage.getByRole("tab", { name: "All" }).click();
+  await ownerPage.getByRole("list", { name: "Conversations" }).locator(`a[href$="/inbox/${ratedId}"]`).click();
+  await ownerPage.waitForURL(new RegExp(`/inbox/${ratedId}$`));
+  const ownerThread = ownerPage.getByRole("log", { name: "Messages" });
+  await ownerThread.getByText(raterText).waitFor();
+  await live(ownerPage);
+  await ownerPage.evaluate(() => {
+    window.__beforeRating = true;
+  });
+  assert.equal(await ownerPage.getByRole("list", { name: "Customer ratings" }).count(), 0, "no rating yet");
+
+  doing("the Owner resolves the conversation (REST) and the visitor rates it (REST)");
+  const resolved = await apiOk("POST", `/api/conversations/${ratedId}/status`, { token: ownerToken, body: { status: "resolved" } });
+  assert.equal(resolved.status, "resolved");
+  assert.ok(resolved.resolvedAt, "a resolved conversation says when");
+  const ownerConversation = ownerPage.getByRole("article").filter({ has: ownerThread });
+  await ownerPage.waitForFunction((select) => select.value === "resolved", await field(ownerConversation, "Status").elementHandle());
+  const ratingComment = `Fast, thanks! ${run}`;
+  const given = await apiOk("POST", "/widget/v1/conversation/rating", { token: session.token, body: { rating: 5, comment: ratingComment } });
+  assert.equal(given.rating, 5);
+  assert.equal(given.resolvedAt, resolved.resolvedAt, "the rating is of that resolution");
+  step("the Owner resolved the conversation and the visitor rated it 5 with a comment (REST)");
+
+  doing("the rating, its comment and its activity line appear live in the Owner's conversation");
+  const ratingsList = ownerPage.getByRole("list", { name: "Customer ratings" });
+  const shownRating = ratingsList.getByRole("listitem").filter({ hasText: "Rating: 5 of 5" });
+  await shownRating.waitFor();
+  assert.ok(((await shownRating.textContent()) ?? "").includes(ratingComment), "the rating shows its comment");
+  await ownerThread.getByText(`The customer rated 5 of 5: “${ratingComment}”`).waitFor();
+  assert.equal(await ownerPage.evaluate(() => window.__beforeRating), true, "the conversation was not reloaded");
+  await shot(ownerPage, "conversation-rated");
+  step("the Owner's open conversation showed \"Rating: 5 of 5\" with the comment, and the activity line, without a reload");
+
+  doing("the Owner turns the ratings setting off and on");
+  await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings" }).click();
+  await ownerPage.getByRole("heading", { name: "Inbox", level: 2 }).waitFor();
+  const asksForRatings = ownerPage.getByRole("checkbox", { name: "Ask customers to rate resolved conversations" });
+  assert.equal(await asksForRatings.isChecked(), true, "workspaces ask for ratings by default");
+  const hintId = (await asksForRatings.getAttribute("aria-describedby")) ?? "";
+  assert.match(
+    (await ownerPage.locator(`[id="${hintId}"]`).textContent()) ?? "",
+    /asks the visitor for a rating from 1 to 5/,
+    "the setting is described by its hint",
+  );
+  await asksForRatings.uncheck();
+  await ownerPage.getByRole("button", { name: "Save inbox settings" }).click();
+  await untilAsksForRatings(ownerToken, false);
+  await ownerPage.getByRole("status").filter({ hasText: "Inbox settings saved." }).waitFor();
+  assert.equal(await ownerPage.getByRole("checkbox", { name: "Ask customers to rate resolved conversations" }).isChecked(), false);
+  const refused = await api("POST", "/widget/v1/conversation/rating", { token: session.token, body: { rating: 1 } });
+  assert.equal(refused.status, 409, `a rating while the workspace does not ask: ${refused.status} ${JSON.stringify(refused.body)}`);
+  assert.equal(refused.body?.code, "ratings_off");
+  await ownerPage.getByRole("checkbox", { name: "Ask customers to rate resolved conversations" }).check();
+  await ownerPage.getByRole("button", { name: "Save inbox settings" }).click();
+  await untilAsksForRatings(ownerToken, true);
+  step("the Owner turned \"Ask customers to rate resolved conversations\" off (ratings refused: ratings_off) and on again in Settings");
 
   doing("screenshots of the remaining pages");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click();

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import * as signalR from "@microsoft/signalr";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, PHONE, visit } from "./pages.mjs";
+import { assertNoViolations, checkAccessibility, DESKTOP, PHONE, visit } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.WIDGET_TEST_CONFIG ?? "null");
 if (!cfg?.api || !cfg?.host || !cfg?.refusedHost || !cfg?.agent?.token || !cfg?.identity || !cfg?.screenshots) {
@@ -308,17 +308,77 @@ try {
   }
   await chat.getByRole("log").getByText(/^Filler line 5/).waitFor();
   await rest("POST", `/api/conversations/${conversationId}/status`, { status: "resolved" });
-  const notice = chat.getByText("This conversation is resolved. Write again any time to start a new one.");
+  const notice = chat.getByText("This conversation is resolved. Write again within 7 days to reopen it.");
   await notice.waitFor();
   await page.waitForTimeout(200);
-  const inView = await notice.evaluate((el) => {
-    const box = el.getBoundingClientRect();
-    const scroller = el.closest(".body").getBoundingClientRect();
-    return box.top >= scroller.top && box.bottom <= scroller.bottom + 1;
-  });
-  assert.equal(inView, true, "the resolved notice is scrolled into view");
+  /** Whether an element of the chat shows whole inside its scroller. */
+  const inView = (locator) =>
+    locator.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const scroller = el.closest(".body").getBoundingClientRect();
+      return box.top >= scroller.top && box.bottom <= scroller.bottom + 1;
+    });
+  assert.equal(await inView(notice), true, "the resolved notice is scrolled into view");
   await page.screenshot({ path: shot("widget-resolved-desktop.png") });
   step("when the agent resolves the conversation, the notice appears in view");
+
+  const ratingQuestion = chat.getByRole("group", { name: "How would you rate our help?" });
+  await ratingQuestion.waitFor();
+  const choices = chat.getByRole("radio");
+  const names = await choices.evaluateAll((radios) => radios.map((r) => r.getAttribute("aria-label")));
+  assert.deepEqual(names, ["1 of 5, very unhappy", "2 of 5, unhappy", "3 of 5, neutral", "4 of 5, happy", "5 of 5, very happy"]);
+  const comment = chat.getByRole("textbox", { name: "Comment (optional)" });
+  const submitRating = chat.getByRole("button", { name: "Submit rating" });
+  assert.equal(await submitRating.isDisabled(), true, "nothing to submit before a choice");
+  await page.waitForTimeout(200);
+  assert.equal(await inView(submitRating), true, "the rating form is scrolled into view");
+  assert.equal(await inView(notice), true, "under the notice, which stays in view");
+  await checkAccessibility(page, "widget-rating-form");
+  await page.screenshot({ path: shot("widget-rating-desktop.png") });
+  step("the workspace asks for a rating: under the notice, five choices from \"1 of 5, very unhappy\" to \"5 of 5, very happy\", a comment and Submit rating (axe too)");
+
+  // Keyboard only: the arrow keys choose within the group, Tab moves on, Enter submits.
+  const focused = (locator) => locator.evaluate((el) => el === document.activeElement);
+  await chat.getByRole("radio", { name: "1 of 5, very unhappy" }).focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
+  const four = chat.getByRole("radio", { name: "4 of 5, happy" });
+  assert.equal(await four.isChecked(), true, "three presses of the right arrow choose 4");
+  assert.equal(await focused(four), true);
+  const ring = await four.evaluate((el) => getComputedStyle(el.nextElementSibling).boxShadow);
+  assert.notEqual(ring, "none", "the focused choice shows a focus ring");
+  const ratingComment = "Quick and kind, thank you!";
+  await page.keyboard.press("Tab");
+  assert.equal(await focused(comment), true, "Tab leaves the group for the comment");
+  await page.keyboard.type(ratingComment);
+  await page.keyboard.press("Tab");
+  assert.equal(await focused(submitRating), true, "and then Submit rating");
+  const ratingSent = widgetRequest(page, "POST", "/widget/v1/conversation/rating");
+  await page.keyboard.press("Enter");
+  assert.deepEqual((await ratingSent).postDataJSON(), { rating: 4, comment: ratingComment });
+  const thanks = chat.getByText("Thanks for your rating!");
+  await thanks.waitFor();
+  await chat.getByText("You rated 4 of 5.").waitFor();
+  await ratingQuestion.waitFor({ state: "hidden" });
+  assert.equal(await thanks.evaluate((el) => el.parentElement === document.activeElement), true, "the thank-you takes the focus from the form");
+  const rated = await rest("GET", `/api/conversations/${conversationId}`);
+  assert.equal(rated.ratings?.length, 1, `one rating on the conversation: ${JSON.stringify(rated.ratings)}`);
+  assert.equal(rated.ratings[0].rating, 4);
+  assert.equal(rated.ratings[0].comment, ratingComment);
+  await page.screenshot({ path: shot("widget-rated-desktop.png") });
+  step("with the keyboard only, the visitor rates 4 with a comment: thanked, the form gone, and the agent sees the rating on the conversation");
+
+  const moreText = `One more question after the resolution ${Date.now()}`;
+  await send(chat, moreText);
+  const more = await agent.messageCreated("the visitor's message after the resolution", (p) => p.message.body === moreText);
+  assert.equal(more.payload.conversationId, conversationId, "the same conversation continues");
+  await chat.getByRole("log").getByText(moreText).waitFor();
+  await notice.waitFor({ state: "hidden" });
+  await chat.getByText("You rated 4 of 5.").waitFor({ state: "hidden" });
+  assert.equal(await ratingQuestion.count(), 0, "no rating asked of an open conversation");
+  await chat.getByRole("log").getByText(text).waitFor();
+  const reopened = await rest("GET", `/api/conversations/${conversationId}`);
+  assert.equal(reopened.status, "open");
+  step("the visitor writes again: the same conversation reopens (status open), its messages kept, the notice and the rating gone");
 
   const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   phone.setDefaultTimeout(TIMEOUT);

@@ -4,7 +4,9 @@
 //! production. The journey: register, verify by the emailed link, create a workspace, invite
 //! an agent who joins by the emailed link in a second browser, a visitor on a customer's page
 //! writes through the widget and the agent sees it live and replies, the visitor sees the
-//! reply, the Owner deactivates the agent and the agent's page leaves the workspace.
+//! reply, another visitor rates their resolved conversation and the Owner sees the rating
+//! live, the Owner turns ratings off and on in Settings, the Owner deactivates the agent and
+//! the agent's page leaves the workspace.
 //! Screenshots of every main page are kept under `<target>/artifacts/dashboard/`.
 
 use std::time::Duration;

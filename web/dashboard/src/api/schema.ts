@@ -1368,10 +1368,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The visitor's open conversation with its messages (never notes). */
+        /**
+         * The visitor's current conversation with its messages (never notes): the open one, or the
+         *     one resolved less than 7 days ago, which their next message reopens.
+         */
         get: operations["getWidgetV1Conversation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/conversation/rating": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rate the resolution of the current conversation, 1 to 5, with an optional comment. */
+        post: operations["postWidgetV1ConversationRating"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1387,7 +1407,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mark the open conversation's messages as seen (nothing to mark when none is open). */
+        /** Mark the current conversation's messages as seen (nothing to mark when there is none). */
         post: operations["postWidgetV1ConversationRead"];
         delete?: never;
         options?: never;
@@ -1405,8 +1425,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a message (the hub's `SendMessage` is the live way); opens a conversation when none
-         *     is open.
+         * Send a message (the hub's `SendMessage` is the live way): into the current conversation
+         *     (reopening it when it was resolved), or a new one when there is none.
          */
         post: operations["postWidgetV1Messages"];
         delete?: never;
@@ -1864,6 +1884,13 @@ export interface components {
              */
             number: number;
             priority?: components["schemas"]["Priority"] | null;
+            /** @description The customer's ratings of its resolutions, oldest first (one per resolution). */
+            ratings?: components["schemas"]["Rating"][];
+            /**
+             * Format: date-time
+             * @description When it was resolved; null unless it is.
+             */
+            resolvedAt?: string | null;
             status: components["schemas"]["ConversationStatus"];
             subject?: string | null;
             /**
@@ -1896,6 +1923,17 @@ export interface components {
             conversations: components["schemas"]["Conversation"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
+        };
+        /**
+         * @description `conversation.rated`: the rating as the conversation's `ratings` list shows it, with its
+         *     conversation and the conversation's contact.
+         */
+        ConversationRated: {
+            /** Format: uuid */
+            contactId: string;
+            /** Format: uuid */
+            conversationId: string;
+            rating: components["schemas"]["Rating"];
         };
         /** @enum {string} */
         ConversationStatus: "open" | "pending" | "resolved";
@@ -2123,6 +2161,16 @@ export interface components {
             /** Format: int64 */
             seq: number;
         };
+        /** @description `ConversationRated`: a customer's rating of a resolution. */
+        HubConversationRated: {
+            /** Format: uuid */
+            contactId: string;
+            /** Format: uuid */
+            conversationId: string;
+            rating: components["schemas"]["Rating"];
+            /** Format: int64 */
+            seq: number;
+        };
         /** @description A message as the hub shows it: the message and its author as shown next to it. */
         HubMessage: components["schemas"]["Message"] & {
             author?: components["schemas"]["Author"] | null;
@@ -2227,10 +2275,17 @@ export interface components {
              * @default true
              */
             autoAssignOnReply: boolean;
+            /**
+             * @description A customer whose conversation is resolved is asked to rate it, 1 to 5 (CSAT): the
+             *     widget asks while the conversation is theirs to reopen.
+             * @default true
+             */
+            csatOnResolve: boolean;
         };
         /** @description Each field: absent leaves it as it is. */
         InboxSettingsPatch: {
             autoAssignOnReply?: boolean | null;
+            csatOnResolve?: boolean | null;
         };
         /** @description An open invitation as Owners see it. */
         Invitation: {
@@ -2475,6 +2530,19 @@ export interface components {
              */
             negotiateVersion: number;
         };
+        NewRating: {
+            /**
+             * @description At most 2 000 characters.
+             * @example Quick and kind, thank you!
+             */
+            comment?: string | null;
+            /**
+             * Format: int64
+             * @description 1 (very unhappy) to 5 (very happy).
+             * @example 5
+             */
+            rating: number;
+        };
         NewSession: {
             identity?: components["schemas"]["IdentityInput"] | null;
             /** @example swk_Zx3kq0vN8bY1r2s3t4u5v6w7x8y9z0AB */
@@ -2599,6 +2667,24 @@ export interface components {
             displayName?: string | null;
             notificationPreferences?: components["schemas"]["NotificationPreferencesPatch"] | null;
             sendWithEnter?: boolean | null;
+        };
+        /** @description One rating, as a conversation's `ratings` list shows it. */
+        Rating: {
+            comment?: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int32
+             * @description 1 (very unhappy) to 5 (very happy).
+             */
+            rating: number;
+            /**
+             * Format: date-time
+             * @description The resolution rated: when the conversation was resolved.
+             */
+            resolvedAt: string;
         };
         /** @description What became of a received email. */
         Receipt: {
@@ -3052,8 +3138,16 @@ export interface components {
              */
             timeZone?: string | null;
         };
-        /** @description The visitor's open conversation, with its messages oldest first (no notes). */
+        /**
+         * @description The visitor's current conversation (open, or resolved less than 7 days ago: their next
+         *     message reopens it), with its messages oldest first (no notes).
+         */
         VisitorConversation: {
+            /**
+             * @description The widget asks for a rating: the conversation is resolved, the workspace asks
+             *     (`inbox.csatOnResolve`) and this resolution is not rated yet.
+             */
+            askForRating: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: uuid */
@@ -3061,11 +3155,26 @@ export interface components {
             messages: components["schemas"]["VisitorMessage"][];
             /** Format: int64 */
             number: number;
+            rating?: components["schemas"]["VisitorRating"] | null;
+            /**
+             * Format: date-time
+             * @description When it was resolved; null unless it is.
+             */
+            resolvedAt?: string | null;
             status: components["schemas"]["ConversationStatus"];
         };
         /** @description A message as a visitor sees it: theirs (`incoming`) or an agent's reply (`outgoing`). */
         VisitorMessage: components["schemas"]["Message"] & {
             author?: components["schemas"]["Author"] | null;
+        };
+        /** @description A rating as the visitor gave it. */
+        VisitorRating: {
+            comment?: string | null;
+            /**
+             * Format: int32
+             * @description 1 (very unhappy) to 5 (very happy).
+             */
+            rating: number;
         };
         /** @description An endpoint as listed: never its secret. */
         Webhook: {
@@ -8245,7 +8354,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The open conversation, or null */
+            /** @description The current conversation, or null */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8276,6 +8385,79 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    postWidgetV1ConversationRating: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewRating"];
+            };
+        };
+        responses: {
+            /** @description The rating as agents see it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rating"];
+                };
+            };
+            /** @description A rating outside 1 to 5, or a comment too long */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing to rate (`nothing_to_rate`: no conversation, or it is not resolved), the workspace does not ask for ratings (`ratings_off`), or this resolution is rated already (`already_rated`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many ratings from this visitor; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     postWidgetV1ConversationRead: {
         parameters: {
             query?: never;
@@ -8285,7 +8467,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Marked (or no open conversation) */
+            /** @description Marked (or no current conversation) */
             204: {
                 headers: {
                     [name: string]: unknown;

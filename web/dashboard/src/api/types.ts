@@ -25,6 +25,7 @@ export type Message = Schemas["Message"];
 export type MessageList = Schemas["MessageList"];
 export type Priority = Schemas["Priority"];
 export type Profile = Schemas["Profile"];
+export type Rating = Schemas["Rating"];
 export type Role = Schemas["Role"];
 export type SavedView = Schemas["SavedView"];
 export type SearchHit = Schemas["SearchHit"];

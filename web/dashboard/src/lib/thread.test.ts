@@ -64,6 +64,13 @@ describe("activitySentence", () => {
       "An integration resolved the conversation",
     );
   });
+  it("says how the customer rated the resolution, with their comment", () => {
+    const visitor = { kind: "visitor", id: "k1" } as const;
+    const rated = (rating: object) => event("1", "00", "conversation.rated", { conversationId: "c", contactId: "k1", rating }, visitor);
+    expect(activitySentence(rated({ id: "r", rating: 4, comment: "Fast, thanks!" }), names)).toBe("The customer rated 4 of 5: “Fast, thanks!”");
+    expect(activitySentence(rated({ id: "r", rating: 4, comment: null }), names)).toBe("The customer rated 4 of 5");
+    expect(activitySentence(rated({ id: "r" }), names)).toBeNull();
+  });
   it("describes nothing it does not know", () => {
     expect(activitySentence(event("1", "00", "message.created", {}), names)).toBeNull();
   });

@@ -3,6 +3,7 @@
 
 import type { components } from "@/api/schema";
 import type { Message } from "@/api/types";
+import { ratingSentence } from "./ratings";
 
 type Schemas = components["schemas"];
 
@@ -86,7 +87,10 @@ function actorName(event: ActivityEvent, nameOf: NameOf): string {
   }
 }
 
-/** The sentence of an activity line: "Olivia assigned Tom", "Olivia resolved the conversation". Null for an event it does not describe. */
+/**
+ * The sentence of an activity line: "Olivia assigned Tom", "Olivia resolved the conversation",
+ * "The customer rated 4 of 5". Null for an event it does not describe.
+ */
 export function activitySentence(event: ActivityEvent, nameOf: NameOf, meId: string | null = null): string | null {
   const who = actorName(event, nameOf);
   const data: unknown = event.data;
@@ -121,6 +125,13 @@ export function activitySentence(event: ActivityEvent, nameOf: NameOf, meId: str
         return names.length > 0 ? `${who} set the labels to ${names.join(", ")}` : `${who} removed the labels`;
       }
       return null;
+    }
+    case "conversation.rated": {
+      const rating = field(data, "rating");
+      const score = field(rating, "rating");
+      const comment = field(rating, "comment");
+      if (typeof score !== "number") return null;
+      return ratingSentence({ rating: score, comment: typeof comment === "string" ? comment : null });
     }
     default:
       return null;

@@ -47,6 +47,7 @@ describe("the event type catalogue", () => {
       "ticket.updated",
       "ticket_comment.created",
       "agent.updated",
+      "conversation.rated",
     ]);
     for (const { description } of EVENT_TYPES) expect(description).toMatch(/\.$/);
   });

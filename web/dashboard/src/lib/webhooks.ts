@@ -23,6 +23,7 @@ export const EVENT_TYPES = [
   { type: "ticket.updated", description: "A ticket changes." },
   { type: "ticket_comment.created", description: "A ticket gets a comment." },
   { type: "agent.updated", description: "An agent joins, changes role or profile, or is deactivated or reactivated." },
+  { type: "conversation.rated", description: "A customer rates the resolution of their conversation, 1 to 5." },
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number]["type"];

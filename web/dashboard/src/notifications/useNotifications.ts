@@ -120,7 +120,8 @@ export function useNotifications({
       }
     };
     const unsubscribe = onLiveEvent((event) => {
-      if (event.name === "MessageCreated" || event.name.startsWith("Conversation")) refreshUnread();
+      // What is unread moves with messages and conversations (not with a customer's rating).
+      if (event.name === "MessageCreated" || event.name === "ConversationCreated" || event.name === "ConversationUpdated") refreshUnread();
       if (!notifiable(event)) return;
       const viewer = () => ({
         meId: latest.current.me?.id ?? null,

@@ -1,8 +1,10 @@
 import { QueryClient } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
 import { keys } from "@/api/keys";
-import type { Contact, Conversation, Ticket } from "@/api/types";
+import type { Contact, Conversation, Rating, Ticket } from "@/api/types";
 import { applyLoggedHubEvent, type FoldContext, foldContact, foldMessage } from "./cache";
+import { toHubEvent } from "./eventLog";
+import type { LoggedEvent } from "./events";
 import type { ConversationPages, InboxFilter } from "./reducers";
 
 const ctx: FoldContext = { ws: "w", meId: "me", openConversationId: null };
@@ -102,5 +104,59 @@ describe("folding a contact's new details", () => {
     expect(qc.getQueryData<ConversationPages>(keys.inbox("w", ALL))?.pages[0]?.conversations[0]?.contact.name).toBe("Ida P.");
     expect(qc.getQueryData<Conversation>(keys.conversation("w", "a"))?.contact.name).toBe("Ida P.");
     expect(qc.getQueryData<Ticket>(keys.ticket("w", "t"))?.requester.name).toBe("Ida P.");
+  });
+});
+
+describe("folding a customer's rating", () => {
+  const rating: Rating = { id: "r1", rating: 5, comment: "Fast, thanks!", resolvedAt: "2026-11-23T10:20:00Z", createdAt: "2026-11-23T10:21:00Z" };
+  const RESOLVED: InboxFilter = { assignee: "all", status: "resolved" };
+
+  function seeded(): QueryClient {
+    const resolved = conversation("a", 1, { status: "resolved", resolvedAt: rating.resolvedAt, ratings: [] });
+    const qc = withLists([
+      [ALL, [conversation("b", 2), resolved]],
+      [RESOLVED, [resolved]],
+      [MINE, []],
+    ]);
+    qc.setQueryData(keys.conversation("w", "a"), resolved);
+    return qc;
+  }
+
+  const ratingsIn = (qc: QueryClient, filter: InboxFilter) =>
+    qc.getQueryData<ConversationPages>(keys.inbox("w", filter))?.pages[0]?.conversations.map((c) => [c.id, c.ratings?.map((r) => r.id) ?? null]);
+
+  it("adds it to the conversation's record and every list holding it, in place, once", () => {
+    const qc = seeded();
+    const event = { name: "ConversationRated" as const, payload: { seq: 7, conversationId: "a", contactId: ida.id, rating } };
+    applyLoggedHubEvent(qc, ctx, event);
+    applyLoggedHubEvent(qc, ctx, event);
+    expect(qc.getQueryData<Conversation>(keys.conversation("w", "a"))?.ratings).toEqual([rating]);
+    expect(ratingsIn(qc, ALL)).toEqual([
+      ["b", null],
+      ["a", ["r1"]],
+    ]);
+    expect(ratingsIn(qc, RESOLVED)).toEqual([["a", ["r1"]]]);
+    expect(ratingsIn(qc, MINE)).toEqual([]);
+    expect(qc.getQueryCache().findAll({ queryKey: keys.conversations("w") }).some((q) => q.state.isInvalidated)).toBe(false);
+  });
+
+  it("reads the same from the event log as live", () => {
+    const live = seeded();
+    const logged = seeded();
+    applyLoggedHubEvent(live, ctx, { name: "ConversationRated", payload: { seq: 7, conversationId: "a", contactId: ida.id, rating } });
+    const entry: LoggedEvent = {
+      id: "e7",
+      seq: 7,
+      type: "conversation.rated",
+      occurredAt: rating.createdAt,
+      actor: { kind: "visitor", id: ida.id },
+      data: { conversationId: "a", contactId: ida.id, rating },
+    };
+    const event = toHubEvent(entry);
+    expect(event).not.toBeNull();
+    if (event) applyLoggedHubEvent(logged, ctx, event);
+    for (const key of [keys.conversation("w", "a"), keys.inbox("w", ALL), keys.inbox("w", RESOLVED)]) {
+      expect(logged.getQueryData(key)).toEqual(live.getQueryData(key));
+    }
   });
 });

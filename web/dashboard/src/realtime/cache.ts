@@ -6,10 +6,11 @@
 
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
 import { keys, type TicketFilter } from "@/api/keys";
-import type { Agent, AgentList, Comment, CommentList, Contact, Conversation, Profile, Ticket } from "@/api/types";
+import type { Agent, AgentList, Comment, CommentList, Contact, Conversation, Profile, Rating, Ticket } from "@/api/types";
 import type { LoggedHubEvent, MessageCreated, PresenceChanged, TypingEvent } from "./events";
 import {
   applyMessageToList,
+  applyRatingToList,
   appendComment,
   appendMessage,
   applyPresence,
@@ -27,6 +28,7 @@ import {
   replaceTicket,
   type TicketPages,
   withMessage,
+  withRating,
   typingEndedByMessage,
   type TypingState,
   upsertAgent,
@@ -94,6 +96,18 @@ export function foldMessage(queryClient: QueryClient, ctx: FoldContext, event: M
       // A conversation this tab has not seen (an older one that woke up): ask again.
       void queryClient.invalidateQueries({ queryKey: key, exact: true });
     }
+  }
+}
+
+/**
+ * A customer's rating, on the conversation wherever this tab shows it: its own record and the
+ * inbox lists holding it. A rating changes no status, assignee or activity time, so it moves
+ * the conversation into or out of no list, and no list needs to ask again.
+ */
+export function foldRating(queryClient: QueryClient, ctx: FoldContext, conversationId: string, rating: Rating): void {
+  queryClient.setQueryData<Conversation>(keys.conversation(ctx.ws, conversationId), (current) => (current ? withRating(current, rating) : current));
+  for (const [key, data] of listsToFold<ConversationPages>(queryClient, keys.conversations(ctx.ws))) {
+    queryClient.setQueryData(key, applyRatingToList(data, conversationId, rating));
   }
 }
 
@@ -176,6 +190,8 @@ export function applyLoggedHubEvent(queryClient: QueryClient, ctx: FoldContext, 
     case "ConversationCreated":
     case "ConversationUpdated":
       return foldConversation(queryClient, ctx, withoutSeq(event.payload));
+    case "ConversationRated":
+      return foldRating(queryClient, ctx, event.payload.conversationId, event.payload.rating);
     case "ContactCreated":
       // Nothing shows a contact before a conversation or a ticket does (their events bring it).
       return;

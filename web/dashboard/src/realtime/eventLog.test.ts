@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Agent, Comment, Contact, Conversation, Ticket } from "@/api/types";
+import type { Agent, Comment, Contact, Conversation, Rating, Ticket } from "@/api/types";
 import { fromHub, fromLog, LOG_TO_HUB, LOGGED_HUB_EVENTS, toHubEvent } from "./eventLog";
 import type { LoggedEvent, LoggedEventType, LoggedHubEvent } from "./events";
 
@@ -44,6 +44,13 @@ const agent: Agent = {
   presence: "online",
   joinedAt: "2026-11-01T00:00:00Z",
 };
+const rating: Rating = {
+  id: "r1",
+  rating: 4,
+  comment: "Fast, thanks!",
+  resolvedAt: "2026-11-23T10:05:00Z",
+  createdAt: "2026-11-23T10:06:00Z",
+};
 /** `agent.updated`'s data: the agent without presence, and what changed. */
 const agentData = { ...agent, presence: undefined, change: "profile" as const };
 
@@ -85,6 +92,10 @@ describe("the event log's entries as hub events", () => {
       [entry(7, "ticket.updated", ticket), { name: "TicketUpdated", payload: { ...ticket, seq: 7 } }],
       [entry(8, "ticket_comment.created", { ticketId: "t1", comment }), { name: "TicketCommentCreated", payload: { seq: 8, ticketId: "t1", comment } }],
       [entry(9, "agent.updated", agentData), { name: "AgentUpdated", payload: { ...agentData, seq: 9 } }],
+      [
+        entry(10, "conversation.rated", { conversationId: "c1", contactId: "k1", rating }),
+        { name: "ConversationRated", payload: { seq: 10, conversationId: "c1", contactId: "k1", rating } },
+      ],
     ];
     expect(cases.map(([e]) => e.type).sort()).toEqual(Object.keys(LOG_TO_HUB).sort());
     for (const [logged, hub] of cases) {
@@ -119,6 +130,7 @@ describe("the event log's entries as hub events", () => {
         "ContactCreated",
         "ContactUpdated",
         "ConversationCreated",
+        "ConversationRated",
         "ConversationUpdated",
         "MessageCreated",
         "TicketCommentCreated",

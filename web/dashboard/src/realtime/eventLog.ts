@@ -22,6 +22,10 @@ type Mapping = {
 export const LOG_TO_HUB: Mapping = {
   "conversation.created": { event: "ConversationCreated", payload: (conversation, seq) => ({ ...conversation, seq }) },
   "conversation.updated": { event: "ConversationUpdated", payload: (conversation, seq) => ({ ...conversation, seq }) },
+  "conversation.rated": {
+    event: "ConversationRated",
+    payload: ({ conversationId, contactId, rating }, seq) => ({ seq, conversationId, contactId, rating }),
+  },
   "message.created": {
     event: "MessageCreated",
     payload: (m, seq) => ({

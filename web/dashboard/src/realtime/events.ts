@@ -1,8 +1,8 @@
 // What the server tells agents of changes, in one place: the hub's server -> client events
 // (REALTIME.md, "Events") and the workspace's event log (GET /api/events). Every payload type
 // is generated from the API's OpenAPI document (`Hub*`, `MessageCreated`, `ConversationChanged`,
-// `TicketCommentCreated`, `AgentData`, `EventActor`: the very types the server serialises);
-// only the pairing of names and payloads is written here.
+// `ConversationRated`, `TicketCommentCreated`, `AgentData`, `EventActor`: the very types the
+// server serialises); only the pairing of names and payloads is written here.
 
 import type { Contact, Conversation, Message, Ticket } from "@/api/types";
 import type { components } from "@/api/schema";
@@ -36,6 +36,9 @@ export type HubMessageCreated = Schemas["HubMessageCreated"];
 /** `ConversationCreated`, `ConversationUpdated` (with `change`). */
 export type HubConversation = Schemas["HubConversation"];
 
+/** `ConversationRated`: a customer's rating of a resolution, with its conversation and contact. */
+export type HubConversationRated = Schemas["HubConversationRated"];
+
 /** `ContactCreated`, `ContactUpdated`. */
 export type HubContact = Schemas["HubContact"];
 
@@ -53,6 +56,7 @@ export interface LoggedHubPayloads {
   MessageCreated: HubMessageCreated;
   ConversationCreated: HubConversation;
   ConversationUpdated: HubConversation;
+  ConversationRated: HubConversationRated;
   ContactCreated: HubContact;
   ContactUpdated: HubContact;
   TicketCreated: HubTicket;
@@ -93,6 +97,7 @@ export type LoggedTicketComment = Schemas["TicketCommentCreated"];
 export interface LoggedEventData {
   "conversation.created": Conversation;
   "conversation.updated": Schemas["ConversationChanged"];
+  "conversation.rated": Schemas["ConversationRated"];
   "message.created": LoggedMessage;
   "contact.created": Contact;
   "contact.updated": Contact;

@@ -27,6 +27,7 @@ describe("the agent's hub events", () => {
         "ContactCreated",
         "ContactUpdated",
         "ConversationCreated",
+        "ConversationRated",
         "ConversationUpdated",
         "MessageCreated",
         "PresenceChanged",

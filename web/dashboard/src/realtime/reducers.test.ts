@@ -1,9 +1,10 @@
 import { TYPING_TTL_MS } from "@supportdesk/shared/typing";
 import { describe, expect, it } from "vitest";
-import type { Agent, AgentList, CommentList, Conversation, Profile, Ticket } from "@/api/types";
+import type { Agent, AgentList, CommentList, Conversation, Profile, Rating, Ticket } from "@/api/types";
 import type { MessageCreated } from "./events";
 import {
   applyMessageToList,
+  applyRatingToList,
   appendComment,
   appendMessage,
   applyPresence,
@@ -27,6 +28,7 @@ import {
   upsertConversation,
   upsertTicket,
   withMessage,
+  withRating,
 } from "./reducers";
 
 function conversation(id: string, overrides: Partial<Conversation> = {}): Conversation {
@@ -189,6 +191,39 @@ describe("messages", () => {
   it("leave a message to later pages still to load", () => {
     const partial = { ...data, pages: [{ ...data.pages[0]!, nextCursor: "more" }] };
     expect(appendMessage(partial, messageEvent("m2", "incoming"))).toBe(partial);
+  });
+});
+
+describe("ratings", () => {
+  const rating = (id: string, score: number, minute: number): Rating => ({
+    id,
+    rating: score,
+    comment: score === 5 ? "Fast, thanks!" : null,
+    resolvedAt: `2026-11-23T10:${minute}:00Z`,
+    createdAt: `2026-11-23T10:${minute + 1}:00Z`,
+  });
+
+  it("add a rating after the earlier ones, once", () => {
+    const first = withRating(conversation("a"), rating("r1", 2, 10));
+    expect(first.ratings?.map((r) => r.id)).toEqual(["r1"]);
+    const second = withRating(first, rating("r2", 5, 20));
+    expect(second.ratings?.map((r) => [r.id, r.rating])).toEqual([
+      ["r1", 2],
+      ["r2", 5],
+    ]);
+    expect(withRating(second, rating("r2", 5, 20))).toBe(second);
+  });
+
+  it("reach the conversation's row in a list, wherever it is, and leave the order and other rows alone", () => {
+    const other = conversation("b");
+    const data = pages([other], [conversation("a", { ratings: [] })]);
+    const rated = applyRatingToList(data, "a", rating("r1", 5, 10));
+    expect(ids(rated)).toEqual([["b"], ["a"]]);
+    expect(rated?.pages[1]?.conversations[0]?.ratings).toEqual([rating("r1", 5, 10)]);
+    expect(rated?.pages[0]?.conversations[0]).toBe(other);
+    expect(applyRatingToList(rated, "a", rating("r1", 5, 10))).toBe(rated);
+    expect(applyRatingToList(data, "zzz", rating("r9", 1, 10))).toBe(data);
+    expect(applyRatingToList(undefined, "a", rating("r1", 5, 10))).toBeUndefined();
   });
 });
 

@@ -19,6 +19,7 @@ import type {
   MessageList,
   Priority,
   Profile,
+  Rating,
   Ticket,
   TicketList,
 } from "@/api/types";
@@ -245,6 +246,28 @@ export function applyPresence(data: AgentList | undefined, event: PresenceChange
   return {
     ...data,
     agents: data.agents.map((a: Agent) => (a.id === event.agentId ? { ...a, presence: event.presence } : a)),
+  };
+}
+
+// ---- ratings -------------------------------------------------------------------------------
+
+/**
+ * A customer's rating, added once (by id) to the end of the conversation's ratings (oldest
+ * first: each rates a later resolution). The same object when it is there already.
+ */
+export function withRating(conversation: Conversation, rating: Rating): Conversation {
+  const ratings = conversation.ratings ?? [];
+  if (ratings.some((r) => r.id === rating.id)) return conversation;
+  return { ...conversation, ratings: [...ratings, rating] };
+}
+
+/** A customer's rating on the conversation's row in a cached inbox list (the list's order stays). */
+export function applyRatingToList(data: ConversationPages | undefined, conversationId: string, rating: Rating): ConversationPages | undefined {
+  const rate = (c: Conversation) => (c.id === conversationId ? withRating(c, rating) : c);
+  if (!data?.pages.some((p) => p.conversations.some((c) => c !== rate(c)))) return data;
+  return {
+    ...data,
+    pages: data.pages.map((page) => ({ ...page, conversations: page.conversations.map(rate) })),
   };
 }
 

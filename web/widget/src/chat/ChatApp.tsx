@@ -2,9 +2,9 @@
 
 // The chat window inside the loader's iframe: branding and greeting, presence ("Agents online"
 // or "We reply by email" with an email form), the conversation as a live log, agent typing,
-// connection status, and the message box with its length counter and files (an attach button,
-// or an image pasted into the box). Behaviour lives in useChat and useFileDrafts; this file only
-// renders.
+// connection status, the resolved notice with the rating of the resolution, and the message box
+// with its length counter and files (an attach button, or an image pasted into the box).
+// Behaviour lives in useChat and useFileDrafts; this file only renders.
 
 import { transferFiles } from "@supportdesk/shared/attachments";
 import {
@@ -21,6 +21,7 @@ import { agentLook } from "./author";
 import { lookOf } from "./branding";
 import { DraftFiles, MessageFiles } from "./Files";
 import { checkLength } from "./limit";
+import { ResolutionRating } from "./ResolutionRating";
 import { typingText, type ConnectionStatus } from "./state";
 import { secondsLeft } from "./timing";
 import type { Message } from "./types";
@@ -39,7 +40,10 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
   const { state, close } = chat;
   const scroller = useRef<HTMLDivElement>(null);
   const count = state.messages.length;
-  const resolved = state.conversation?.status === "resolved";
+  const conversation = state.conversation;
+  const resolved = conversation?.status === "resolved";
+  /** What shows under the resolved notice: nothing, the rating form, or the rating given. */
+  const ratingShown = resolved ? (conversation.rating?.rating ?? conversation.askForRating) : null;
 
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
@@ -52,11 +56,12 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
 
   // Keep the newest message in view (scrollTop, not scrollIntoView, which may scroll the
   // customer's page around the iframe too).
-  // The resolved notice is the last thing in the scroller: it comes into view the same way.
+  // The resolved notice, and the rating under it, are the last things in the scroller: they come
+  // into view the same way.
   useEffect(() => {
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
-  }, [count, resolved]);
+  }, [count, resolved, ratingShown]);
 
   if (!state.session) {
     return (
@@ -100,16 +105,20 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
         </button>
       </header>
 
-      <div className="body" ref={scroller}>
+      {/* Focusable, so that the keyboard scrolls a long conversation with nothing focusable in it. */}
+      <div className="body" ref={scroller} tabIndex={0} role="region" aria-label="Conversation">
         <p className="greeting" data-testid="greeting">
           {look.greeting}
         </p>
         {!online && <ContactForm chat={chat} />}
         <MessageLog messages={state.messages} apiUrl={apiUrl} refresh={chat.freshAttachment} />
         {resolved && (
-          <p className="note" role="status">
-            This conversation is resolved. Write again any time to start a new one.
-          </p>
+          <>
+            <p className="note" role="status">
+              This conversation is resolved. Write again within 7 days to reopen it.
+            </p>
+            <ResolutionRating key={conversation.resolvedAt} conversation={conversation} rate={chat.rate} />
+          </>
         )}
       </div>
 

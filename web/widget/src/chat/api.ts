@@ -3,7 +3,7 @@
 // multipart/form-data (one part named `file`), the browser writing the boundary.
 
 import { NETWORK_DETAIL, problemOf, type Problem } from "@/lib/problem";
-import type { Attachment, Contact, Conversation, MessageCreated } from "./types";
+import type { Attachment, Contact, Conversation, MessageCreated, NewRating, Rating } from "./types";
 
 /** Files a visitor may send: 10 MiB each (the API refuses more with 413). */
 export const VISITOR_MAX_BYTES = 10 * 1024 * 1024;
@@ -31,6 +31,8 @@ export interface VisitorApi {
   context(token: string, context: VisitorContext): Promise<void>;
   /** `POST /widget/v1/conversation/read` -> 204: the visitor has seen the conversation up to now. */
   markRead(token: string): Promise<void>;
+  /** `POST /widget/v1/conversation/rating` -> 201: rates the resolution of the current conversation. */
+  rate(token: string, rating: NewRating): Promise<Rating>;
 }
 
 export interface VisitorContext {
@@ -80,5 +82,6 @@ export function visitorApi(apiUrl: string): VisitorApi {
     saveContact: (token, contact) => call<Contact>(token, "POST", "/widget/v1/contact", contact),
     context: (token, context) => call<void>(token, "PUT", "/widget/v1/context", context),
     markRead: (token) => call<void>(token, "POST", "/widget/v1/conversation/read"),
+    rate: (token, rating) => call<Rating>(token, "POST", "/widget/v1/conversation/rating", rating),
   };
 }

@@ -26,7 +26,32 @@ const conversation = (id: string, createdAt: string, messages: Message[]): Conve
   number: 7,
   status: "open",
   createdAt,
+  resolvedAt: null,
+  rating: null,
+  askForRating: false,
   messages,
+});
+
+const RESOLVED_AT = "2030-01-01T00:10:00Z";
+
+/** c1, resolved at RESOLVED_AT after the visitor's m1 and the agent's r1. */
+const resolved = (askForRating = true, rating: Conversation["rating"] = null): Conversation => ({
+  ...conversation("c1", "2030-01-01T00:00:00Z", [
+    msg("m1", "2030-01-01T00:00:01Z"),
+    msg("r1", "2030-01-01T00:00:02Z", "outgoing", "ag"),
+  ]),
+  status: "resolved",
+  resolvedAt: RESOLVED_AT,
+  rating,
+  askForRating,
+});
+
+const stored = (rating: number, comment: string | null) => ({
+  id: "rt1",
+  rating,
+  comment,
+  resolvedAt: RESOLVED_AT,
+  createdAt: "2030-01-01T00:11:00Z",
 });
 
 const started = (): ChatState => reducer(initialState, { type: "session", reason: "new", session: session() });
@@ -133,6 +158,87 @@ describe("a snapshot against live status", () => {
   it("takes the status of a snapshot requested after it", () => {
     const s = reducer(live(), { type: "conversationLoaded", conversation: c1("pending"), requestedAt: 250 });
     expect(s.conversation?.status).toBe("pending");
+  });
+});
+
+describe("a resolved conversation", () => {
+  const shown = (c: Conversation) => reducer(started(), { type: "conversationLoaded", conversation: c, requestedAt: 0 });
+
+  it("asks for a rating when the snapshot says so, and not when the workspace does not ask", () => {
+    expect(shown(resolved()).conversation).toMatchObject({ status: "resolved", askForRating: true, rating: null });
+    expect(shown(resolved(false)).conversation?.askForRating).toBe(false);
+  });
+
+  it("learns whether to ask from the snapshot read after the hub said resolved", () => {
+    let s = shown({ ...resolved(false), status: "open", resolvedAt: null });
+    s = reducer(s, { type: "conversationUpdated", event: { id: "c1", status: "resolved" }, at: 200 });
+    expect(s.conversation).toMatchObject({ status: "resolved", askForRating: false });
+    // Asked for in the same millisecond: it agrees with the hub, so all it says counts.
+    s = reducer(s, { type: "conversationLoaded", conversation: resolved(), requestedAt: 200 });
+    expect(s.conversation).toMatchObject({ status: "resolved", askForRating: true, resolvedAt: RESOLVED_AT, statusAt: 200 });
+  });
+
+  it("keeps the hub's newer resolution over an older snapshot of the open conversation", () => {
+    let s = shown(resolved());
+    s = reducer(s, { type: "conversationUpdated", event: { id: "c1", status: "resolved" }, at: 200 });
+    s = reducer(s, { type: "conversationLoaded", conversation: { ...resolved(false), status: "open", resolvedAt: null }, requestedAt: 100 });
+    expect(s.conversation).toMatchObject({ status: "resolved", askForRating: true, resolvedAt: RESOLVED_AT });
+  });
+
+  it("stops asking once rated, and shows the rating", () => {
+    const s = reducer(shown(resolved()), { type: "rated", rating: stored(4, "Quick, thanks") });
+    expect(s.conversation).toMatchObject({ askForRating: false, rating: { rating: 4, comment: "Quick, thanks" } });
+    // A snapshot asked for before the rating was stored does not ask again.
+    const stale = reducer(s, { type: "conversationLoaded", conversation: resolved(), requestedAt: 0 });
+    expect(stale.conversation).toMatchObject({ askForRating: false, rating: { rating: 4 } });
+    // Rated elsewhere (another tab): the snapshot says so.
+    expect(shown(resolved(false, { rating: 2, comment: null })).conversation).toMatchObject({
+      askForRating: false,
+      rating: { rating: 2, comment: null },
+    });
+  });
+
+  it("ignores a rating that arrives after the conversation was reopened", () => {
+    const s = reducer(shown(resolved()), { type: "conversationUpdated", event: { id: "c1", status: "open" }, at: 1 });
+    expect(reducer(s, { type: "rated", rating: stored(5, null) })).toBe(s);
+  });
+
+  it("is reopened by the visitor's message: the same conversation, its messages kept, no rating asked", () => {
+    const s = reducer(shown(resolved()), {
+      type: "messageCreated",
+      event: { conversationId: "c1", message: msg("m2", "2030-01-02T00:00:00Z") },
+    });
+    expect(s.conversation).toMatchObject({ id: "c1", number: 7, status: "open", resolvedAt: null, rating: null, askForRating: false });
+    expect(s.messages.map((m) => m.id)).toEqual(["m1", "r1", "m2"]);
+  });
+
+  it("is reopened by the hub's status too, whichever comes first", () => {
+    let s = reducer(shown(resolved(false, { rating: 3, comment: null })), {
+      type: "conversationUpdated",
+      event: { id: "c1", status: "open" },
+      at: 1,
+    });
+    expect(s.conversation).toMatchObject({ status: "open", rating: null, askForRating: false });
+    s = reducer(s, { type: "messageCreated", event: { conversationId: "c1", message: msg("m2", "2030-01-02T00:00:00Z") } });
+    expect(s.conversation).toMatchObject({ id: "c1", status: "open" });
+    expect(s.messages).toHaveLength(3);
+  });
+
+  it("stays resolved for an agent's message, a repeated one, or one from before the resolution", () => {
+    const s = shown(resolved());
+    const event = (message: Message) => ({ type: "messageCreated" as const, event: { conversationId: "c1", message } });
+    expect(reducer(s, event(msg("r2", "2030-01-02T00:00:00Z", "outgoing", "ag"))).conversation?.status).toBe("resolved");
+    expect(reducer(s, event(msg("m1", "2030-01-01T00:00:01Z"))).conversation?.status).toBe("resolved");
+    expect(reducer(s, event(msg("m0", "2030-01-01T00:09:00Z"))).conversation).toMatchObject({ status: "resolved", askForRating: true });
+  });
+
+  it("gives way to a new conversation when a message names another (7 days after the resolution)", () => {
+    const s = reducer(shown(resolved()), {
+      type: "messageCreated",
+      event: { conversationId: "c2", message: msg("n1", "2030-01-09T00:00:00Z") },
+    });
+    expect(s.conversation).toMatchObject({ id: "c2", number: null, status: "open", rating: null, askForRating: false });
+    expect(s.messages.map((m) => m.id)).toEqual(["n1"]);
   });
 });
 

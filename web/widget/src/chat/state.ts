@@ -1,10 +1,12 @@
 // The chat page's state lives here, in one place, and every change is a pure fold: REST
 // snapshots and hub events arrive in any order and more than once (MessageCreated also echoes
-// the visitor's own sends), so messages are merged by id and ordered by createdAt.
+// the visitor's own sends), so messages are merged by id and ordered by createdAt. A resolved
+// conversation stays the visitor's for 7 days: their next message reopens it (same id), and
+// meanwhile it may ask for a rating of the resolution.
 
 import { typingFresh } from "@supportdesk/shared/typing";
 import type { SessionReason, WidgetSession } from "@/loader/protocol";
-import type { Contact, Conversation, ConversationUpdated, Message, MessageCreated, TypingEvent } from "./types";
+import type { Contact, Conversation, ConversationUpdated, Message, MessageCreated, Rating, TypingEvent } from "./types";
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "disconnected";
 
@@ -55,6 +57,8 @@ export type ChatAction =
   | { type: "error"; message: string | null }
   | { type: "blocked"; until: number | null }
   | { type: "contactSaved"; contact: Contact }
+  /** The API stored the visitor's rating (`POST /widget/v1/conversation/rating` -> 201). */
+  | { type: "rated"; rating: Rating }
   | { type: "panel"; open: boolean };
 
 export const initialState: ChatState = {
@@ -95,7 +99,45 @@ function unreadAfter(state: ChatState, current: Message[], incoming: Message[]):
 }
 
 function info(c: Conversation): ConversationInfo {
-  return { id: c.id, number: c.number, status: c.status, createdAt: c.createdAt };
+  return {
+    id: c.id,
+    number: c.number,
+    status: c.status,
+    createdAt: c.createdAt,
+    resolvedAt: c.resolvedAt,
+    rating: c.rating,
+    askForRating: c.askForRating,
+  };
+}
+
+/** Open again: its last resolution, and any rating of it, are past. */
+function reopened(c: ConversationInfo, status: ConversationInfo["status"] = "open"): ConversationInfo {
+  return { ...c, status, resolvedAt: null, rating: null, askForRating: false };
+}
+
+/** A rating given here stays through a snapshot of the same resolution asked for before it was stored. */
+function keptRating(current: ConversationInfo, next: ConversationInfo): ConversationInfo {
+  const ratedHere = current.rating && !next.rating && next.status === "resolved" && next.resolvedAt === current.resolvedAt;
+  return ratedHere ? { ...next, rating: current.rating, askForRating: false } : next;
+}
+
+/** A snapshot of the conversation shown, asked for at `requestedAt`. */
+function refreshed(current: ConversationInfo, c: Conversation, requestedAt: number): ConversationInfo {
+  const snapshot = info(c);
+  const live = current.statusAt !== undefined && current.statusAt >= requestedAt;
+  if (!live) return keptRating(current, snapshot);
+  if (c.status === current.status) return keptRating(current, { ...snapshot, statusAt: current.statusAt });
+  // The hub told another status after this snapshot was asked for: the snapshot is older, and
+  // so is what it says of the resolution and its rating.
+  const { status, statusAt, resolvedAt, rating, askForRating } = current;
+  return { ...snapshot, status, statusAt, resolvedAt, rating, askForRating };
+}
+
+/** The visitor writing in a resolved conversation reopens it; an older or repeated message does not. */
+function reopensWith(current: ConversationInfo, message: Message, known: Message[]): boolean {
+  if (current.status !== "resolved" || message.kind !== "incoming") return false;
+  if (known.some((m) => m.id === message.id)) return false;
+  return current.resolvedAt === null || Date.parse(message.createdAt) > Date.parse(current.resolvedAt);
 }
 
 function withoutTyping(typing: TypingAgent[], agentId: string | null): TypingAgent[] {
@@ -110,9 +152,7 @@ function loaded(state: ChatState, c: Conversation | null, requestedAt: number): 
   if (!current || current.id !== c.id) {
     return { ...state, conversation: info(c), messages: mergeMessages([], c.messages) };
   }
-  // The hub told a status after this snapshot was asked for: the snapshot's is older.
-  const live = current.statusAt !== undefined && current.statusAt >= requestedAt;
-  const conversation = live ? { ...info(c), status: current.status, statusAt: current.statusAt } : info(c);
+  const conversation = refreshed(current, c, requestedAt);
   // A catch-up (after a reconnect) of the conversation already shown: what it adds is new.
   const unread = unreadAfter(state, state.messages, c.messages);
   return { ...state, conversation, messages: mergeMessages(state.messages, c.messages), unread };
@@ -124,15 +164,25 @@ function created(state: ChatState, { conversationId, message }: MessageCreated):
   const typing = byAgent ? withoutTyping(state.typing, message.authorAgentId) : state.typing;
   const agentsOnline = state.agentsOnline || (byAgent && message.authorAgentId !== null);
   if (current?.id === conversationId) {
+    // The same conversation continues, reopened when the visitor writes after its resolution.
+    const conversation = reopensWith(current, message, state.messages) ? reopened(current) : current;
     const unread = unreadAfter(state, state.messages, [message]);
-    return { ...state, messages: mergeMessages(state.messages, [message]), typing, agentsOnline, unread };
+    return { ...state, conversation, messages: mergeMessages(state.messages, [message]), typing, agentsOnline, unread };
   }
   // A late event of an older conversation.
   if (current && Date.parse(message.createdAt) < Date.parse(current.createdAt)) return state;
-  // The first message, or a new conversation after the last one was resolved.
+  // The first message, or a new conversation (the last one was resolved more than 7 days ago).
   return {
     ...state,
-    conversation: { id: conversationId, number: null, status: "open", createdAt: message.createdAt },
+    conversation: {
+      id: conversationId,
+      number: null,
+      status: "open",
+      createdAt: message.createdAt,
+      resolvedAt: null,
+      rating: null,
+      askForRating: false,
+    },
     messages: [message],
     typing,
     agentsOnline,
@@ -157,10 +207,15 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
       return loaded(state, action.conversation, action.requestedAt);
     case "messageCreated":
       return created(state, action.event);
-    case "conversationUpdated":
-      return state.conversation?.id === action.event.id
-        ? { ...state, conversation: { ...state.conversation, status: action.event.status, statusAt: action.at } }
-        : state;
+    case "conversationUpdated": {
+      const current = state.conversation;
+      if (current?.id !== action.event.id) return state;
+      const { status } = action.event;
+      // Resolved: whether to ask for a rating comes with the next snapshot (the event does not say).
+      const reopens = current.status === "resolved" && status !== "resolved";
+      const conversation = reopens ? reopened(current, status) : { ...current, status };
+      return { ...state, conversation: { ...conversation, statusAt: action.at } };
+    }
     case "typing": {
       const { by, agentId, isTyping, displayName } = action.event;
       if (by !== "agent" || !agentId) return state;
@@ -185,6 +240,13 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
       return { ...state, blockedUntil: action.until };
     case "contactSaved":
       return { ...state, contact: action.contact };
+    case "rated": {
+      // Reopened meanwhile: the rating was of a resolution that is past.
+      const current = state.conversation;
+      if (current?.status !== "resolved") return state;
+      const { rating, comment } = action.rating;
+      return { ...state, conversation: { ...current, rating: { rating, comment }, askForRating: false } };
+    }
     case "panel":
       return { ...state, panelOpen: action.open, unread: action.open ? 0 : state.unread };
   }

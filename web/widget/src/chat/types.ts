@@ -1,4 +1,5 @@
-// Shapes of the visitor API and hub events (REALTIME.md, "Widget API" and "Events").
+// Shapes of the visitor API and hub events (REALTIME.md, "Widget API" and "Events"), written by
+// hand after the API's OpenAPI document: each names its schema there.
 
 import type { Attachment } from "@supportdesk/shared/attachments";
 
@@ -18,12 +19,46 @@ export interface Message {
   attachments?: Attachment[];
 }
 
+/** `VisitorRating`: the visitor's rating of a resolution. */
+export interface VisitorRating {
+  /** 1 (very unhappy) to 5 (very happy). */
+  rating: number;
+  comment: string | null;
+}
+
+/**
+ * `VisitorConversation`: the current conversation, open or resolved less than 7 days ago (the
+ * visitor's next message reopens it).
+ */
 export interface Conversation {
   id: string;
   number: number;
   status: ConversationStatus;
   createdAt: string;
+  /** When it was resolved; null unless it is. */
+  resolvedAt: string | null;
+  /** The rating of this resolution; null until the visitor gives one. */
+  rating: VisitorRating | null;
+  /** Resolved, the workspace asks for ratings, and this resolution is not rated yet. */
+  askForRating: boolean;
   messages: Message[];
+}
+
+/** `NewRating`: the body of `POST /widget/v1/conversation/rating`. */
+export interface NewRating {
+  rating: number;
+  /** At most 2,000 characters, trimmed; absent or empty is none. */
+  comment?: string;
+}
+
+/** `Rating`: a rating as stored, the answer to `POST /widget/v1/conversation/rating`. */
+export interface Rating {
+  id: string;
+  rating: number;
+  comment: string | null;
+  /** The resolution rated. */
+  resolvedAt: string;
+  createdAt: string;
 }
 
 /** Hub event `MessageCreated`, and the result of SendMessage / POST /widget/v1/messages. */

@@ -4,7 +4,8 @@
 // (which creates sessions on the customer's page), keeping the visitor id in this origin's
 // storage, token renewal, the hub connection with its reconnects, and the REST calls; the
 // visitor's context (host page, time zone) and read reports, both best effort; files (uploads,
-// and fresh links for those shown). State changes go through the pure reducer in state.ts.
+// and fresh links for those shown); the rating of a resolution. State changes go through the
+// pure reducer in state.ts.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -20,9 +21,10 @@ import { ApiError, visitorApi } from "./api";
 import { browserContext, visitorContext } from "./context";
 import { connectHub, type Hub } from "./hub";
 import { READ_DEBOUNCE_MS, replyToReport } from "./read";
+import { newRating } from "./rating";
 import { initialState, reducer, sentMessage, type ChatState } from "./state";
 import { renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
-import type { Attachment, Message, MessageCreated } from "./types";
+import type { Attachment, Conversation, Message, MessageCreated } from "./types";
 
 const TYPING_SWEEP_MS = 1000;
 
@@ -39,6 +41,8 @@ export interface Chat {
   /** A file shown in the conversation, with fresh links. */
   freshAttachment(id: string): Promise<Attachment>;
   saveContact(contact: { email?: string; name?: string }): Promise<boolean>;
+  /** Rates the resolved conversation, 1 to 5, with an optional comment; true when stored. */
+  rate(rating: number, comment: string): Promise<boolean>;
   typing(): void;
   close(): void;
 }
@@ -274,7 +278,11 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     };
     const connection = connectHub(hubUrl, headers.current, {
       messageCreated: (event) => dispatch({ type: "messageCreated", event }),
-      conversationUpdated: (event) => dispatch({ type: "conversationUpdated", event, at: Date.now() }),
+      conversationUpdated: (event) => {
+        dispatch({ type: "conversationUpdated", event, at: Date.now() });
+        // The event does not say whether to ask for a rating; the conversation does.
+        if (event.status === "resolved") void load();
+      },
       typing: (event) => dispatch({ type: "typing", event, now: Date.now() }),
       connected: () => {
         dispatch({ type: "connection", status: "connected" });
@@ -317,19 +325,24 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     return () => clearInterval(timer);
   }, [anyoneTyping]);
 
+  /** Reads the conversation again into the state, and returns it. */
+  const reread = useCallback(async (): Promise<Conversation | null> => {
+    const requestedAt = Date.now();
+    const conversation = await api.conversation(session.current?.token ?? "");
+    dispatch({ type: "conversationLoaded", conversation, requestedAt });
+    return conversation;
+  }, [api]);
+
   /** After the hub dropped mid-send: true when the conversation shows the message arrived. */
   const arrived = useCallback(
     async (body: string, known: Set<string>) => {
-      const requestedAt = Date.now();
       try {
-        const conversation = await api.conversation(session.current?.token ?? "");
-        dispatch({ type: "conversationLoaded", conversation, requestedAt });
-        return sentMessage(conversation, body, known) !== null;
+        return sentMessage(await reread(), body, known) !== null;
       } catch {
         return false;
       }
     },
-    [api],
+    [reread],
   );
 
   const send = useCallback(
@@ -369,6 +382,23 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     [api, attempt],
   );
 
+  const rate = useCallback(
+    async (rating: number, comment: string) => {
+      try {
+        const stored = await api.rate(session.current?.token ?? "", newRating(rating, comment));
+        dispatch({ type: "rated", rating: stored });
+        dispatch({ type: "error", message: null });
+        return true;
+      } catch (error) {
+        fail(error);
+        // Rated already (another tab), reopened, or no longer asked: the conversation says which.
+        if (error instanceof ApiError && error.status === 409) reread().catch(() => undefined);
+        return false;
+      }
+    },
+    [api, fail, reread],
+  );
+
   /** A visitor-route call whose 401 asks the loader for a fresh token (the caller shows the error). */
   const withToken = useCallback(
     async <T>(call: (token: string) => Promise<T>): Promise<T> => {
@@ -387,5 +417,5 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
   const typing = useCallback(() => notifier.current?.input(), []);
   const close = useCallback(() => postToParent({ type: "close" }), [postToParent]);
 
-  return { state, opened, send, upload, freshAttachment, saveContact, typing, close };
+  return { state, opened, send, upload, freshAttachment, saveContact, rate, typing, close };
 }

@@ -1,8 +1,9 @@
 "use client";
 
-// One conversation: its header (channel, assignee, status, priority, ticket), the thread with activity
-// lines, the reply box pinned below, and the contact panel beside it (behind a "Contact"
-// toggle on phone-sized screens, where a back button returns to the list).
+// One conversation: its header (channel, assignee, status, priority, ticket, the customer's
+// ratings), the thread with activity lines, the reply box pinned below, and the contact panel
+// beside it (behind a "Contact" toggle on phone-sized screens, where a back button returns to
+// the list).
 
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -14,6 +15,7 @@ import { useAgentNames, useAgents } from "@/api/useAgents";
 import { ErrorMessage, SelectField } from "@/components/ui";
 import { ContactPanel } from "@/components/contact/ContactPanel";
 import { ChannelMarker } from "@/components/inbox/ChannelMarker";
+import { ConversationRatings } from "@/components/inbox/ConversationRatings";
 import { Thread } from "@/components/inbox/Thread";
 import { LabelPicker } from "@/components/labels/LabelPicker";
 import { useReadMarks } from "@/components/inbox/useReadMarks";
@@ -88,12 +90,13 @@ export function ConversationView({ conversationId }: { conversationId: string })
   const lastIncomingId = [...all].reverse().find((m) => m.kind === "incoming")?.id ?? null;
   useReadMarks(workspace.id, conversationId, lastIncomingId);
 
-  // A change to the conversation (status, assignee, priority; here or over the hub) is a new
-  // activity line: ask for them again.
+  // A change to the conversation (status, assignee, priority; here or over the hub) or a new
+  // rating (which leaves `updatedAt` as it was) is a new activity line: ask for them again.
   const updatedAt = conversation.data?.updatedAt;
+  const ratingCount = conversation.data?.ratings?.length ?? 0;
   useEffect(() => {
     if (updatedAt) void queryClient.invalidateQueries({ queryKey: inboxKeys.activity(workspace.id, conversationId) });
-  }, [updatedAt, queryClient, workspace.id, conversationId]);
+  }, [updatedAt, ratingCount, queryClient, workspace.id, conversationId]);
 
   // On screen: its messages are read as they arrive, and its typing events come to us. Joined
   // again after every reconnect.
@@ -197,6 +200,7 @@ export function ConversationView({ conversationId }: { conversationId: string })
             applyUpdate(await unwrap(api.workspace.PUT("/api/conversations/{id}/labels", { params: { path: { id: c.id } }, body: { labelIds } })))
           }
         />
+        <ConversationRatings ratings={c.ratings} />
         <ErrorMessage error={assign.error ?? setStatus.error ?? setPriority.error} />
       </header>
       <div className="conversation-body">
