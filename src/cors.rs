@@ -74,7 +74,7 @@ pub fn dashboard(application: &ApplicationSettings) -> CorsLayer {
 pub fn widget(origins: AllowOrigin) -> CorsLayer {
     CorsLayer::new()
         .allow_origin(origins)
-        .allow_methods([Method::GET, Method::POST, Method::PUT])
+        .allow_methods([Method::GET, Method::POST, Method::PUT, Method::PATCH])
         .allow_headers([
             header::AUTHORIZATION,
             header::CONTENT_TYPE,

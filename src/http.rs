@@ -49,6 +49,7 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::invitations::router(state))
         .merge(crate::api_keys::router(state))
         .merge(crate::workspace_settings::router(state))
+        .merge(crate::business_hours::router(state))
         .merge(crate::widget::owner_router(state))
         .merge(crate::conversations::router(state))
         .merge(crate::attachments::router(state))

@@ -10,6 +10,7 @@ pub mod attachments;
 pub mod audit;
 pub mod auth;
 pub mod authz;
+pub mod business_hours;
 pub mod canned_responses;
 pub mod chat;
 pub mod cli;

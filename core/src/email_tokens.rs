@@ -1,4 +1,4 @@
-//! Tokens that travel by email (verification, invitation and password-reset links).
+//! Tokens that travel by email (verification, invitation, password-reset and rating links).
 //!
 //! A token is `HMAC-SHA256(key, purpose || nonce)` where the nonce is 128 random bits stored
 //! with its row and the key is derived from `EMAIL_TOKEN_SECRET` (`JWT_SECRET` when unset).
@@ -22,6 +22,8 @@ pub enum Purpose {
     EmailVerification,
     Invitation,
     PasswordReset,
+    /// A customer's link to rate a resolved email conversation.
+    RatingRequest,
 }
 
 impl Purpose {
@@ -30,6 +32,7 @@ impl Purpose {
             Self::EmailVerification => b"email-verification\0",
             Self::Invitation => b"invitation\0",
             Self::PasswordReset => b"password-reset\0",
+            Self::RatingRequest => b"rating-request\0",
         }
     }
 }

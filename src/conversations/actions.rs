@@ -7,7 +7,10 @@ use uuid::Uuid;
 
 use crate::authz::Actor;
 use crate::conversations::messages::{self, MemberMessage, Message, MessageKind};
-use crate::conversations::record::{self, Change, Channel, Conversation, Reader};
+use crate::conversations::rating_links;
+use crate::conversations::record::{
+    self, Change, Channel, Conversation, ConversationStatus, Reader,
+};
 use crate::conversations::requests::{NewConversation, NewMessage};
 use crate::error::{Error, Result};
 use crate::events;
@@ -184,9 +187,21 @@ pub async fn change(
     if let Change::Assignee(Some(agent_id)) = change {
         ensure_assignable(&mut *conn, schema, agent_id, "assigneeId").await?;
     }
-    let conversation = record::update(conn, schema, conversation_id, change)
+    let conversation = record::update(&mut *conn, schema, conversation_id, change)
         .await?
         .ok_or(Error::NotFound("conversation"))?;
+    if matches!(change, Change::Status(ConversationStatus::Resolved)) {
+        let workspace_id = tenant.actor.workspace_id;
+        let (conn, schema) = tenant.parts();
+        rating_links::request(
+            conn,
+            schema,
+            &state.email_tokens,
+            workspace_id,
+            &conversation,
+        )
+        .await?;
+    }
     notifications::changed(&mut tenant, conversation_id, change).await?;
     let updated = DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
         change: match change {

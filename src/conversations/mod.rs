@@ -9,7 +9,8 @@
 //!   channel.
 //! - `record`: the Conversation record and its queries (the list query included).
 //! - `messages`: messages and notes, and `lastMessageAt`.
-//! - `ratings`: customers' ratings of resolutions (CSAT).
+//! - `ratings`: customers' ratings of resolutions (CSAT); `rating_links`: the rating links
+//!   emailed to the customer of a resolved email conversation.
 //! - `reads`: what each agent has read (unread counts), `counts`: the tabs' badges,
 //!   `activity`: the activity lines, from the event log.
 //! - `filters`: the inbox's filters, which saved views keep too.
@@ -25,6 +26,7 @@ mod counts;
 pub mod filters;
 pub mod intake;
 pub mod messages;
+pub mod rating_links;
 pub mod ratings;
 mod reads;
 pub mod record;

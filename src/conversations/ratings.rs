@@ -124,6 +124,25 @@ pub async fn insert(
     })
 }
 
+/// Adds `comment` to rating `id` when it has none; the rating as it now is, or `None` when
+/// it has a comment already.
+pub async fn add_comment(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    id: Uuid,
+    comment: &str,
+) -> sqlx::Result<Option<Rating>> {
+    sqlx::query_as(schema.sql(
+        "UPDATE {schema}.conversation_ratings SET comment = $2
+          WHERE id = $1 AND comment IS NULL
+         RETURNING id, rating, comment, resolved_at, created_at",
+    ))
+    .bind(id)
+    .bind(comment)
+    .fetch_optional(conn)
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,10 +12,12 @@
 
 pub mod actions;
 mod attachments;
+mod availability;
 pub mod contacts;
 mod context;
 mod origin_check;
 mod rating;
+mod rating_links;
 pub mod read;
 pub mod routes;
 pub mod sessions;
@@ -48,6 +50,8 @@ pub fn visitor_router() -> OpenApiRouter<AppState> {
         .routes(routes!(routes::contact))
         .routes(routes!(read::read))
         .routes(routes!(rating::rate))
+        .routes(routes!(availability::availability))
+        .routes(routes!(rating_links::rate, rating_links::comment))
         .routes(routes!(context::report))
         .routes(routes!(origin_check::check))
         .merge(

@@ -34,6 +34,7 @@ mod tenancy;
 mod workspaces;
 
 // Conversations, tickets and canned responses.
+mod business_hours;
 mod canned_fallback_checks;
 mod canned_responses;
 mod contacts;
@@ -90,6 +91,8 @@ mod email_clients;
 mod email_imap;
 mod email_sending;
 mod helpers_email;
+mod rating_link_browser;
+mod rating_links;
 mod webhooks;
 mod webhooks_browser;
 

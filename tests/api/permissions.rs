@@ -201,6 +201,22 @@ fn routes() -> Vec<Route> {
         ),
         route(
             Method::GET,
+            "/api/settings/business-hours",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::PATCH,
+            "/api/settings/business-hours",
+            empty,
+            Allowed(200),
+            OWNER_ONLY,
+            NO_KEYS,
+        ),
+        route(
+            Method::GET,
             "/api/settings/api-keys",
             none,
             Allowed(200),

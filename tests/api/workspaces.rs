@@ -60,6 +60,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "events",
             "labels",
             "messages",
+            "rating_requests",
             "refinery_schema_history",
             "saved_views",
             "settings",

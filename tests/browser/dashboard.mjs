@@ -15,7 +15,10 @@
 // the conversation, replies and assigns it. A second visitor writes, the Owner resolves the
 // conversation and the visitor rates it (all three over REST) while the Owner's dashboard shows
 // it: the rating, its comment and its activity line arrive live; the Owner turns the Inbox
-// setting that asks for ratings off (the API then refuses ratings) and on again. Every page
+// setting that asks for ratings off (the API then refuses ratings) and on again, and sets
+// business hours in Settings (Monday to Friday 09:00–17:00 in Europe/Berlin and a holiday; a
+// closing time before its opening is caught beside its day first), checked over REST and then
+// put back to open around the clock over REST. Every page
 // visited (sign-in, register, workspace picker, verify-email, join, inbox, conversation, a rated
 // conversation, tickets, a ticket, team, settings, profile, forgot and reset password) is
 // screenshotted at desktop (1280x800) and phone (390x844) sizes into `screenshots` and checked
@@ -28,7 +31,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
-import { assertNoViolations, DESKTOP, tabTo, violationReport, visit } from "./pages.mjs";
+import { assertNoViolations, checkAccessibility, DESKTOP, tabTo, violationReport, visit } from "./pages.mjs";
 
 const cfg = JSON.parse(process.env.DASHBOARD_TEST_CONFIG ?? "null");
 for (const key of ["api", "dashboard", "widget", "host", "mailDir", "screenshots"]) {
@@ -55,9 +58,18 @@ function doing(name) {
   currentStep = name;
 }
 
-/** Screenshots at desktop and phone sizes, each checked with axe (pages.mjs). */
-async function shot(page, name) {
-  await visit(page, cfg.screenshots, name, { settle: () => page.waitForTimeout(200) });
+/**
+ * Screenshots at desktop and phone sizes, each checked with axe (pages.mjs): the whole page, or
+ * with `part` (a locator) the window scrolled to that part.
+ */
+async function shot(page, name, { part } = {}) {
+  await visit(page, cfg.screenshots, name, {
+    settle: async () => {
+      await page.waitForTimeout(200);
+      await part?.evaluate((element) => element.scrollIntoView({ block: "start" }));
+    },
+    fullPage: !part,
+  });
 }
 
 // ---- email (.eml files written by the worker) -----------------------------------------------
@@ -169,6 +181,16 @@ async function apiOk(method, path, options) {
 function workspaceTokenOf(page) {
   return page.evaluate(() => JSON.parse(sessionStorage.getItem("supportdesk.dashboard.session") ?? "null")?.workspace?.token ?? null);
 }
+
+/** The business hours a workspace has until an Owner sets them: every day around the clock, in UTC. */
+const ALWAYS_OPEN = {
+  timeZone: "UTC",
+  weekly: ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((day) => ({ day, open: "00:00", close: "24:00" })),
+  holidays: [],
+};
+
+/** The business-hours document's fields, without anything else the API may add. */
+const hoursDocument = ({ timeZone, weekly, holidays }) => ({ timeZone, weekly, holidays });
 
 /** Waits until `GET /api/settings` says the workspace asks for ratings, or not, as `asks`. */
 async function untilAsksForRatings(token, asks) {
@@ -504,6 +526,58 @@ try {
   await ownerPage.getByRole("button", { name: "Save inbox settings" }).click();
   await untilAsksForRatings(ownerToken, true);
   step("the Owner turned \"Ask customers to rate resolved conversations\" off (ratings refused: ratings_off) and on again in Settings");
+
+  doing("the Owner sets business hours: Monday to Friday 09:00–17:00 in Europe/Berlin, and a holiday");
+  const hours = ownerPage.getByRole("region", { name: "Business hours" });
+  const saveHours = hours.getByRole("button", { name: "Save business hours" });
+  await saveHours.waitFor();
+  assert.deepEqual(hoursDocument(await apiOk("GET", "/api/settings/business-hours", { token: ownerToken })), ALWAYS_OPEN, "open around the clock until set");
+  assert.equal(await field(hours, "Time zone").inputValue(), "UTC");
+  assert.equal(await hours.getByRole("checkbox", { name: "Open on Sunday" }).isChecked(), true);
+  assert.equal(await field(hours, "Opens on Sunday").inputValue(), "00:00");
+  assert.equal(await field(hours, "Closes on Sunday").inputValue(), "00:00", "a closing time of 24:00 shows as 00:00, midnight");
+  await field(hours, "Time zone").selectOption("Europe/Berlin");
+  for (const day of ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]) {
+    await field(hours, `Opens on ${day}`).fill("09:00");
+    await field(hours, `Closes on ${day}`).fill("17:00");
+  }
+  for (const day of ["Saturday", "Sunday"]) await hours.getByRole("checkbox", { name: `Open on ${day}` }).uncheck();
+  assert.equal(await field(hours, "Opens on Sunday").count(), 0, "a closed day shows no times");
+  await hours.getByRole("button", { name: "Add hours on Friday" }).click();
+  const fridaySecond = field(hours, "Opens on Friday, opening 2");
+  assert.equal(await fridaySecond.evaluate((input) => input === document.activeElement), true, "a new opening takes the focus");
+  await hours.getByRole("button", { name: "Remove opening 2 on Friday" }).click();
+  assert.equal(await fridaySecond.count(), 0, "the second opening is gone");
+  // A closing time before the opening time is caught before the round trip, beside its day.
+  await field(hours, "Closes on Monday").fill("08:00");
+  await saveHours.click();
+  await hours.getByRole("alert").filter({ hasText: "Fix the weekly hours marked above before saving." }).waitFor();
+  const mondayCloses = field(hours, "Closes on Monday");
+  const mondayProblem = hours.getByText(/^Monday: closes at 08:00, before it opens at 09:00\./);
+  await mondayProblem.waitFor();
+  assert.equal(await mondayCloses.getAttribute("aria-invalid"), "true");
+  const describedBy = ((await mondayCloses.getAttribute("aria-describedby")) ?? "").split(" ");
+  assert.ok(describedBy.includes(await mondayProblem.getAttribute("id")), "Monday's closing time is described by its problem");
+  await checkAccessibility(ownerPage, "settings-business-hours-problem");
+  await mondayCloses.fill("17:00");
+  const holiday = `${new Date().getUTCFullYear() + 1}-12-25`;
+  await field(hours, "Holiday").fill(holiday);
+  await hours.getByRole("button", { name: "Add holiday" }).click();
+  await hours.getByRole("button", { name: `Remove ${holiday}` }).waitFor();
+  await saveHours.click();
+  await hours.getByRole("status").filter({ hasText: "Business hours saved." }).waitFor();
+  const officeHours = {
+    timeZone: "Europe/Berlin",
+    weekly: ["mon", "tue", "wed", "thu", "fri"].map((day) => ({ day, open: "09:00", close: "17:00" })),
+    holidays: [holiday],
+  };
+  assert.deepEqual(hoursDocument(await apiOk("GET", "/api/settings/business-hours", { token: ownerToken })), officeHours);
+  await shot(ownerPage, "settings-business-hours", { part: hours });
+  step(`the Owner set Monday to Friday 09:00–17:00 in Europe/Berlin with ${holiday} as a holiday (a closing time before the opening was caught first); the API holds them`);
+
+  doing("business hours back to open around the clock, over REST");
+  assert.deepEqual(hoursDocument(await apiOk("PATCH", "/api/settings/business-hours", { token: ownerToken, body: ALWAYS_OPEN })), ALWAYS_OPEN);
+  step("business hours are open around the clock in UTC again");
 
   doing("screenshots of the remaining pages");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click();

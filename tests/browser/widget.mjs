@@ -196,6 +196,52 @@ try {
   assert.equal(typeof context.locale, "string");
   step("at session start the chat sent PUT /widget/v1/context with the host page's address and title");
 
+  // Business hours: with no weekly hours at all the team is always away. The chat says so on top
+  // of the conversation and asks for an email address; always open again, the notice is gone.
+  const AWAY = "We're away right now. Leave your email and we'll reply by email.";
+  const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+  const alwaysOpen = { timeZone: "UTC", weekly: DAYS.map((day) => ({ day, open: "00:00", close: "24:00" })), holidays: [] };
+  /** The next answer to `GET /widget/v1/availability` the chat gets, as JSON. */
+  const availabilityRead = () =>
+    page
+      .waitForResponse((r) => r.request().method() === "GET" && new URL(r.url()).pathname === "/widget/v1/availability")
+      .then((r) => r.json());
+  await rest("PATCH", "/api/settings/business-hours", { timeZone: "UTC", weekly: [], holidays: [] });
+  let availability = availabilityRead();
+  await page.reload();
+  chat = await openChat(page);
+  assert.deepEqual(await availability, { open: false, changesAt: null }, "no hours at all: closed, and it never changes");
+  const awayNotice = chat.getByRole("status").filter({ hasText: AWAY });
+  await awayNotice.waitFor();
+  assert.equal(
+    await awayNotice.evaluate((el) => el.closest(".body")?.firstElementChild?.contains(el)),
+    true,
+    "the notice is on top of the conversation",
+  );
+  const awayForm = chat.getByRole("form", { name: AWAY });
+  const awayEmail = awayForm.getByRole("textbox", { name: "Email" });
+  await awayEmail.waitFor();
+  assert.equal(await chat.getByRole("textbox", { name: "Email" }).count(), 1, "one email form, the notice's");
+  await checkAccessibility(page, "widget-away");
+  await page.screenshot({ path: shot("widget-away-desktop.png") });
+  const awayAddress = `away-${Date.now()}@example.org`;
+  await awayEmail.fill(awayAddress);
+  await awayForm.getByRole("button", { name: "Submit" }).click();
+  const awaySaved = chat.getByRole("status").filter({ hasText: `We're away right now. We'll reply to ${awayAddress}.` });
+  await awaySaved.waitFor();
+  await awayForm.waitFor({ state: "hidden" });
+  assert.equal(await awaySaved.evaluate((el) => el === document.activeElement), true, "the notice takes the focus from the form");
+  step("outside business hours the chat opens with \"We're away right now\" and the email form on top (axe too); the address left, it says it will reply there");
+
+  await rest("PATCH", "/api/settings/business-hours", alwaysOpen);
+  availability = availabilityRead();
+  await page.reload();
+  chat = await openChat(page);
+  assert.deepEqual(await availability, { open: true, changesAt: null }, "open around the clock, for good");
+  assert.equal(await chat.getByText(/We're away right now/).count(), 0, "no away notice within business hours");
+  assert.equal(await chat.getByRole("textbox", { name: "Email" }).count(), 0, "nor its email form, with an agent online");
+  step("back within business hours (always open), the chat shows no away notice");
+
   const text = `Hello from the widget test ${Date.now()}`;
   const sentAt = await send(chat, text);
   const received = await agent.messageCreated("the visitor's message", (p) => p.message.body === text);

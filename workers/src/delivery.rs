@@ -27,7 +27,8 @@ use supportdesk_core::outbox::messages::conversation_email::{self, Delivered};
 use supportdesk_core::outbox::messages::webhook_disabled;
 use supportdesk_core::outbox::messages::workspace_smtp::{self, SmtpOutcome, WorkspaceSmtp};
 use supportdesk_core::outbox::messages::{
-    agent_digest, invitation, mailbox_failing, password_reset, verification, visitor_reply,
+    agent_digest, invitation, mailbox_failing, password_reset, rating_request, verification,
+    visitor_reply,
 };
 use supportdesk_core::outbox::{self, Attempt, Claim, OutboxMessage, Outcome};
 use supportdesk_core::sealed_credentials::CredentialKey;
@@ -58,6 +59,8 @@ pub struct Deliverer {
     pub inbound_domain: String,
     /// Opens the workspaces' SMTP passwords.
     pub credentials: CredentialKey,
+    /// `WIDGET_URL`: the widget app, whose rating page the rating links open.
+    pub widget_url: Option<String>,
 }
 
 /// How a workspace's customer emails leave: through its own SMTP server from its support
@@ -171,6 +174,13 @@ impl Deliverer {
                 workspace_id,
                 user_id,
             } => self.send_smtp_test(attempt, workspace_id, user_id).await,
+            OutboxMessage::RatingRequestEmail {
+                workspace_id,
+                request_id,
+            } => {
+                self.send_rating_request(attempt, workspace_id, request_id)
+                    .await
+            }
             OutboxMessage::WebhookDisabledEmail {
                 workspace_id,
                 endpoint_id,
@@ -310,6 +320,50 @@ impl Deliverer {
             .await
             .map_err(|e| Failure::Transient(format!("recording the email as sent: {e}")))?;
         Ok(outcome)
+    }
+
+    /// The rating request of a resolved email conversation, in the conversation's thread from
+    /// the address its replies come from. No longer worth asking (reopened, rated, expired,
+    /// the workspace gone) is `Skipped`; without `WIDGET_URL` the links would lead nowhere,
+    /// so the message fails for the operator to see.
+    async fn send_rating_request(
+        &self,
+        attempt: &Attempt,
+        workspace_id: uuid::Uuid,
+        request_id: uuid::Uuid,
+    ) -> Result<Outcome, Failure> {
+        let Some(widget_url) = self.widget_url.as_deref() else {
+            return Err(Failure::Permanent(
+                "WIDGET_URL is not set: rating links need the widget app's address".to_owned(),
+            ));
+        };
+        let request = rating_request::load(&self.db, &self.tokens, workspace_id, request_id)
+            .await
+            .map_err(|e| Failure::Transient(format!("reading the rating request: {e}")))?;
+        let Some(request) = request else {
+            return Ok(Outcome::Skipped);
+        };
+        let thread = conversation_email::join_thread(
+            &self.db,
+            workspace_id,
+            &request.schema,
+            request.conversation_id,
+            attempt.id,
+            &self.inbound_domain,
+        )
+        .await
+        .map_err(|e| Failure::Transient(format!("joining the conversation's thread: {e}")))?;
+        let email = self
+            .renderer
+            .rating_request(&request, widget_url)
+            .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
+        let route = self.route(workspace_id, &request.schema).await?;
+        let from = Mailbox::new(Some(request.team.clone()), route.address(self));
+        let message = self
+            .renderer
+            .threaded_message(email, &thread, from, &request.team)
+            .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
+        self.transmit_by(&route, attempt, message).await
     }
 
     /// An agent's reply on an email conversation, with its files read from the store. Already
@@ -557,7 +611,8 @@ impl Deliverer {
             | OutboxMessage::VisitorReplyEmail { .. }
             | OutboxMessage::ConversationEmail { .. }
             | OutboxMessage::SmtpTestEmail { .. }
-            | OutboxMessage::WebhookDisabledEmail { .. } => None,
+            | OutboxMessage::WebhookDisabledEmail { .. }
+            | OutboxMessage::RatingRequestEmail { .. } => None,
         })
     }
 }

@@ -75,6 +75,7 @@ pub async fn run(
         delete_batch: settings.storage.delete_batch,
         inbound_domain: settings.inbound.domain.clone(),
         credentials: CredentialKey::derive(&settings.email.token_secret),
+        widget_url: settings.application.widget_url.clone(),
     });
     let namespace = settings.redis.namespace.clone();
 

@@ -52,6 +52,7 @@ pub fn queue_name(namespace: &str, kind: MessageKind) -> String {
         MessageKind::SmtpTestEmail => "email:smtp-test",
         MessageKind::WebhookDisabledEmail => "email:webhook-disabled",
         MessageKind::ReindexSearch => "search:reindex",
+        MessageKind::RatingRequestEmail => "email:rating-request",
     };
     format!("{namespace}:{suffix}")
 }

@@ -36,10 +36,11 @@ pub enum MessageKind {
     SmtpTestEmail,
     WebhookDisabledEmail,
     ReindexSearch,
+    RatingRequestEmail,
 }
 
 impl MessageKind {
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::VerificationEmail,
         Self::InvitationEmail,
         Self::PasswordResetEmail,
@@ -51,6 +52,7 @@ impl MessageKind {
         Self::SmtpTestEmail,
         Self::WebhookDisabledEmail,
         Self::ReindexSearch,
+        Self::RatingRequestEmail,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -66,6 +68,7 @@ impl MessageKind {
             Self::SmtpTestEmail => "smtp_test_email",
             Self::WebhookDisabledEmail => "webhook_disabled_email",
             Self::ReindexSearch => "reindex_search",
+            Self::RatingRequestEmail => "rating_request_email",
         }
     }
 
@@ -115,6 +118,12 @@ pub enum OutboxMessage {
     /// Write the search index of every row of workspace `workspace_id` again, with its
     /// search language as it is now (`crate::search::reindex`).
     ReindexSearch { workspace_id: Uuid },
+    /// Asks the customer of a resolved email conversation to rate it, with the links of
+    /// tenant row `rating_requests.request_id` (`messages::rating_request`).
+    RatingRequestEmail {
+        workspace_id: Uuid,
+        request_id: Uuid,
+    },
 }
 
 impl OutboxMessage {
@@ -131,6 +140,7 @@ impl OutboxMessage {
             Self::SmtpTestEmail { .. } => MessageKind::SmtpTestEmail,
             Self::WebhookDisabledEmail { .. } => MessageKind::WebhookDisabledEmail,
             Self::ReindexSearch { .. } => MessageKind::ReindexSearch,
+            Self::RatingRequestEmail { .. } => MessageKind::RatingRequestEmail,
         }
     }
 
@@ -180,6 +190,10 @@ impl OutboxMessage {
                 "endpointId": endpoint_id,
                 "userId": user_id,
             }),
+            Self::RatingRequestEmail {
+                workspace_id,
+                request_id,
+            } => serde_json::json!({ "workspaceId": workspace_id, "requestId": request_id }),
         }
     }
 
@@ -225,6 +239,10 @@ impl OutboxMessage {
                 workspace_id: id("workspaceId")?,
                 endpoint_id: id("endpointId")?,
                 user_id: id("userId")?,
+            }),
+            MessageKind::RatingRequestEmail => Some(Self::RatingRequestEmail {
+                workspace_id: id("workspaceId")?,
+                request_id: id("requestId")?,
             }),
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod conversation;
 pub mod notifications;
+pub mod rating_request;
 pub mod render;
 pub mod smtp_test;
 pub mod transport;

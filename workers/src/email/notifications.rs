@@ -114,7 +114,7 @@ fn what(item: &DigestItem) -> String {
 }
 
 /// A colour from the workspace's branding, if it is a plain `#rrggbb`.
-fn brand_color(color: Option<&str>) -> &str {
+pub(super) fn brand_color(color: Option<&str>) -> &str {
     match color {
         Some(c)
             if c.len() == 7

@@ -19,6 +19,7 @@ mod janitor;
 mod notifications;
 mod password_reset;
 mod probes;
+mod rating_requests;
 mod relay;
 mod spares;
 mod team;

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 27] = [
+const TENANT_TABLES: [&str; 29] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -26,6 +26,7 @@ const TENANT_TABLES: [&str; 27] = [
     "contact_labels",
     "contacts",
     "conversation_labels",
+    "conversation_ratings",
     "conversation_reads",
     "conversations",
     "email_messages",
@@ -35,6 +36,7 @@ const TENANT_TABLES: [&str; 27] = [
     "events",
     "labels",
     "messages",
+    "rating_requests",
     "refinery_schema_history",
     "saved_views",
     "settings",

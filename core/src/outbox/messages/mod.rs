@@ -13,6 +13,7 @@ pub mod conversation_email;
 pub mod invitation;
 pub mod mailbox_failing;
 pub mod password_reset;
+pub mod rating_request;
 pub mod verification;
 pub mod visitor_reply;
 pub mod webhook_disabled;

@@ -30,6 +30,7 @@ export const keys = {
   allAuditLog: (ws: string) => ["ws", ws, "settings", "audit-log"] as const,
   widget: (ws: string) => ["ws", ws, "settings", "widget"] as const,
   email: (ws: string) => ["ws", ws, "settings", "email"] as const,
+  businessHours: (ws: string) => ["ws", ws, "settings", "business-hours"] as const,
   apiKeys: (ws: string) => ["ws", ws, "settings", "api-keys"] as const,
   webhooks: (ws: string) => ["ws", ws, "settings", "webhooks"] as const,
   /** One endpoint's delivery log (pages, newest first). */

@@ -679,6 +679,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The business hours: open around the clock in UTC until an Owner sets them. */
+        get: operations["getApiSettingsBusinessHours"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the time zone, the weekly openings or the holidays; fields left out stay as they
+         *     are. Openings are `HH:MM` to `HH:MM` (`24:00` for midnight at the end), at most 4 a day,
+         *     not overlapping.
+         */
+        patch: operations["patchApiSettingsBusinessHours"];
+        trace?: never;
+    };
     "/api/settings/email": {
         parameters: {
             query?: never;
@@ -1323,6 +1345,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/widget/v1/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the team is within its business hours now. */
+        get: operations["getWidgetV1Availability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/widget/v1/contact": {
         parameters: {
             query?: never;
@@ -1433,6 +1472,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/widget/v1/rating-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rate the resolution a rating link names (the score of the link opened). */
+        post: operations["postWidgetV1RatingLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Add a comment to the rating a rating link made (once). */
+        patch: operations["patchWidgetV1RatingLinks"];
         trace?: never;
     };
     "/widget/v1/sessions": {
@@ -1694,6 +1751,15 @@ export interface components {
             avatarUrl?: string | null;
             displayName: string;
         };
+        Availability: {
+            /**
+             * Format: date-time
+             * @description When `open` next changes; null when it does not (open around the clock, or no hours).
+             */
+            changesAt?: string | null;
+            /** @description Within the workspace's business hours now. */
+            open: boolean;
+        };
         Branding: {
             /**
              * @description Accent colour, `#rrggbb`.
@@ -1721,6 +1787,32 @@ export interface components {
             logoUrl?: string | null;
             name?: string | null;
             widgetGreeting?: string | null;
+        };
+        /** @description Business hours as the API shows and stores them. */
+        BusinessHours: {
+            /**
+             * @description Days closed all day, `YYYY-MM-DD`, in order.
+             * @example [
+             *       "2026-12-25"
+             *     ]
+             */
+            holidays: string[];
+            /**
+             * @description An IANA time zone: the hours and holidays are its civil times.
+             * @example Europe/Berlin
+             */
+            timeZone: string;
+            /** @description The openings of each weekday, by day then time; a day without one is closed. */
+            weekly: components["schemas"]["Opening"][];
+        };
+        /** @description Each field: absent leaves it as it is. */
+        BusinessHoursPatch: {
+            /** @description Replaces the holidays. */
+            holidays?: string[] | null;
+            /** @example Europe/Berlin */
+            timeZone?: string | null;
+            /** @description The whole week: replaces every opening. A day without one is closed. */
+            weekly?: components["schemas"]["Opening"][] | null;
         };
         CannedResponse: {
             /**
@@ -2385,6 +2477,38 @@ export interface components {
             createdAt: string;
             kind: components["schemas"]["MessageKind"];
         };
+        LinkComment: {
+            /**
+             * @description 1 to 2 000 characters.
+             * @example Quick and kind, thank you!
+             */
+            comment: string;
+            token: string;
+            /** Format: uuid */
+            workspaceId: string;
+        };
+        LinkRated: {
+            /** Format: int64 */
+            conversationNumber: number;
+            rating: components["schemas"]["Rating"];
+            /** @description The team as the workspace's branding names it. */
+            teamName: string;
+        };
+        LinkRating: {
+            /**
+             * Format: int64
+             * @description 1 (very unhappy) to 5 (very happy): the score of the link opened (`r`).
+             * @example 5
+             */
+            rating: number;
+            /** @description The link's token (`t`). */
+            token: string;
+            /**
+             * Format: uuid
+             * @description The workspace the link names (`w`).
+             */
+            workspaceId: string;
+        };
         /**
          * @description One recorded event as stored and as `GET /api/events` shows it: `type` names it and
          *     `data` is the resource as the REST API shows it, the JSON text written, handed out as it is.
@@ -2606,6 +2730,14 @@ export interface components {
             emailOnMention?: boolean | null;
             emailOnNewConversation?: boolean | null;
             sound?: boolean | null;
+        };
+        /** @description One opening of a weekday, `HH:MM` to `HH:MM` (`24:00` is midnight at its end). */
+        Opening: {
+            /** @example 17:00 */
+            close: string;
+            day: components["schemas"]["Weekday"];
+            /** @example 09:00 */
+            open: string;
         };
         OriginCheck: {
             /** @description Whether the calling page's origin may start chats for this site key. */
@@ -3255,6 +3387,8 @@ export interface components {
              */
             secret: string;
         };
+        /** @enum {string} */
+        Weekday: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
         WidgetSettings: {
             /** @description Origins (`https://www.example.com`) whose pages may start widget sessions. */
             allowedOrigins: string[];
@@ -5885,6 +6019,97 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getApiSettingsBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The business hours */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessHours"];
+                };
+            };
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchApiSettingsBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BusinessHoursPatch"];
+            };
+        };
+        responses: {
+            /** @description The business hours as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessHours"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not an Owner (`owner_only`), an API key, a user token, a deactivated membership, or a deleted workspace (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getApiSettingsEmail: {
         parameters: {
             query?: never;
@@ -8227,6 +8452,46 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getWidgetV1Availability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Open now or not, and until when */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Availability"];
+                };
+            };
+            /** @description Missing, invalid or expired visitor token, or one whose identity is no longer trusted (its contact was verified since, or the workspace verifies identities) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a visitor token (`wrong_token_type`), or a deleted workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     postWidgetV1Contact: {
         parameters: {
             query?: never;
@@ -8549,6 +8814,152 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description Too many messages or conversations from this visitor; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    postWidgetV1RatingLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRating"];
+            };
+        };
+        responses: {
+            /** @description The rating, with the conversation's number and the team's name */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkRated"];
+                };
+            };
+            /** @description A rating outside 1 to 5, or a malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such link (unknown or altered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The resolution is rated already (`already_rated`: this link was used, or the customer rated in the chat), or the conversation was reopened since (`nothing_to_rate`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link has expired (`link_expired`, after 7 days) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many attempts from this address; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    patchWidgetV1RatingLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkComment"];
+            };
+        };
+        responses: {
+            /** @description The rating with its comment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rating"];
+                };
+            };
+            /** @description An empty or too long comment, or a malformed body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such link (unknown or altered) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link has rated nothing yet (`nothing_to_rate`), or its rating has a comment already (`comment_given`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The link has expired (`link_expired`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Too many attempts from this address; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -212,6 +212,11 @@ describe("ratings", () => {
       ["r2", 5],
     ]);
     expect(withRating(second, rating("r2", 5, 20))).toBe(second);
+    const commented = withRating(second, { ...rating("r2", 5, 20), comment: "Thanks!" });
+    expect(commented.ratings?.map((r) => [r.id, r.comment])).toEqual([
+      ["r1", rating("r1", 2, 10).comment],
+      ["r2", "Thanks!"],
+    ]);
   });
 
   it("reach the conversation's row in a list, wherever it is, and leave the order and other rows alone", () => {

@@ -253,11 +253,17 @@ export function applyPresence(data: AgentList | undefined, event: PresenceChange
 
 /**
  * A customer's rating, added once (by id) to the end of the conversation's ratings (oldest
- * first: each rates a later resolution). The same object when it is there already.
+ * first: each rates a later resolution). A rating seen again (its comment added later, from
+ * the page an emailed rating link opens) replaces the one held; the same object when nothing
+ * changed.
  */
 export function withRating(conversation: Conversation, rating: Rating): Conversation {
   const ratings = conversation.ratings ?? [];
-  if (ratings.some((r) => r.id === rating.id)) return conversation;
+  const held = ratings.find((r) => r.id === rating.id);
+  if (held) {
+    if (held.comment === rating.comment && held.rating === rating.rating) return conversation;
+    return { ...conversation, ratings: ratings.map((r) => (r.id === rating.id ? rating : r)) };
+  }
   return { ...conversation, ratings: [...ratings, rating] };
 }
 

@@ -1,9 +1,10 @@
 "use client";
 
 // The chat window inside the loader's iframe: branding and greeting, presence ("Agents online"
-// or "We reply by email" with an email form), the conversation as a live log, agent typing,
-// connection status, the resolved notice with the rating of the resolution, and the message box
-// with its length counter and files (an attach button, or an image pasted into the box).
+// or "We reply by email" with an email form), outside business hours an away notice on top with
+// that same form, the conversation as a live log, agent typing, connection status, the resolved
+// notice with the rating of the resolution, and the message box with its length counter and
+// files (an attach button, or an image pasted into the box).
 // Behaviour lives in useChat and useFileDrafts; this file only renders.
 
 import { transferFiles } from "@supportdesk/shared/attachments";
@@ -22,7 +23,7 @@ import { lookOf } from "./branding";
 import { DraftFiles, MessageFiles } from "./Files";
 import { checkLength } from "./limit";
 import { ResolutionRating } from "./ResolutionRating";
-import { typingText, type ConnectionStatus } from "./state";
+import { awayNotice, typingText, type ConnectionStatus } from "./state";
 import { secondsLeft } from "./timing";
 import type { Message } from "./types";
 import { useChat, type Chat } from "./useChat";
@@ -34,6 +35,10 @@ const CONNECTION_TEXT: Record<ConnectionStatus, string> = {
   reconnecting: "Reconnecting…",
   disconnected: "Disconnected",
 };
+
+/** Above the email form when no agent is online. */
+const OFFLINE_INTRO =
+  "No one is online right now. Leave your email: replies you have not seen here will be emailed to you (at most one email every 10 minutes), with a link back to this chat.";
 
 export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) {
   const chat = useChat({ apiUrl, hubUrl });
@@ -79,6 +84,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
   const look = lookOf(state.session);
   const online = state.agentsOnline;
   const typing = typingText(state.typing);
+  const away = awayNotice(state);
   const brand = { "--brand": look.color, "--brand-text": look.textColor } as CSSProperties;
 
   return (
@@ -107,10 +113,11 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
 
       {/* Focusable, so that the keyboard scrolls a long conversation with nothing focusable in it. */}
       <div className="body" ref={scroller} tabIndex={0} role="region" aria-label="Conversation">
+        {away && <AwayNotice chat={chat} email={away.email} />}
         <p className="greeting" data-testid="greeting">
           {look.greeting}
         </p>
-        {!online && <ContactForm chat={chat} />}
+        {!online && !away && <ContactForm chat={chat} intro={OFFLINE_INTRO} />}
         <MessageLog messages={state.messages} apiUrl={apiUrl} refresh={chat.freshAttachment} />
         {resolved && (
           <>
@@ -298,7 +305,41 @@ function Composer({ chat, apiUrl }: { chat: Chat; apiUrl: string }) {
   );
 }
 
-function ContactForm({ chat }: { chat: Chat }) {
+/**
+ * Outside business hours: says so and asks for an email address with the contact form, or names
+ * the address the visitor left (which then takes the focus from the form it replaces).
+ */
+function AwayNotice({ chat, email }: { chat: Chat; email: string | null }) {
+  const notice = useRef<HTMLParagraphElement>(null);
+  return (
+    <div className="away">
+      <p id="away-notice" ref={notice} className="away-text" role="status" tabIndex={-1}>
+        {email ? `We're away right now. We'll reply to ${email}.` : "We're away right now. Leave your email and we'll reply by email."}
+      </p>
+      {!email && (
+        <ContactForm
+          chat={chat}
+          labelledBy="away-notice"
+          // No scrolling here: scrolling could move the host page around the iframe.
+          onSaved={() => notice.current?.focus({ preventScroll: true })}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The email form (`POST /widget/v1/contact`), under `intro` or named by the element `labelledBy`. */
+function ContactForm({
+  chat,
+  intro,
+  labelledBy,
+  onSaved,
+}: {
+  chat: Chat;
+  intro?: string;
+  labelledBy?: string;
+  onSaved?: () => void;
+}) {
   const saved = chat.state.contact;
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
@@ -315,16 +356,14 @@ function ContactForm({ chat }: { chat: Chat }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSaving(true);
-    await chat.saveContact({ email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}) });
+    const stored = await chat.saveContact({ email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}) });
     setSaving(false);
+    if (stored) onSaved?.();
   }
 
   return (
-    <form className="contact" onSubmit={submit}>
-      <p>
-        No one is online right now. Leave your email: replies you have not seen here will be emailed to you (at most
-        one email every 10 minutes), with a link back to this chat.
-      </p>
+    <form className="contact" onSubmit={submit} aria-labelledby={labelledBy}>
+      {intro && <p>{intro}</p>}
       <label htmlFor="contact-email">Email</label>
       <input
         id="contact-email"

@@ -65,3 +65,16 @@ describe("the visitor API's files", () => {
     await expect(upload).rejects.toMatchObject({ problem: { status: 429, detail: "you have sent too many files; try again later", retryAfter: 120 } });
   });
 });
+
+describe("the visitor API's business hours", () => {
+  it("read whether the team is in, and until when, with the visitor token", async () => {
+    const seen = answering(() => Response.json({ open: false, changesAt: "2030-01-02T08:00:00Z" }));
+    await expect(visitorApi("http://api.test").availability("visitor-token")).resolves.toEqual({
+      open: false,
+      changesAt: "2030-01-02T08:00:00Z",
+    });
+    expect(seen[0]!.method).toBe("GET");
+    expect(seen[0]!.url).toBe("http://api.test/widget/v1/availability");
+    expect(seen[0]!.headers.get("Authorization")).toBe("Bearer visitor-token");
+  });
+});

@@ -3,7 +3,7 @@
 // multipart/form-data (one part named `file`), the browser writing the boundary.
 
 import { NETWORK_DETAIL, problemOf, type Problem } from "@/lib/problem";
-import type { Attachment, Contact, Conversation, MessageCreated, NewRating, Rating } from "./types";
+import type { Attachment, Availability, Contact, Conversation, MessageCreated, NewRating, Rating } from "./types";
 
 /** Files a visitor may send: 10 MiB each (the API refuses more with 413). */
 export const VISITOR_MAX_BYTES = 10 * 1024 * 1024;
@@ -20,6 +20,8 @@ export class ApiError extends Error {
 /** Each call takes the current visitor token (it changes hourly). */
 export interface VisitorApi {
   conversation(token: string): Promise<Conversation | null>;
+  /** `GET /widget/v1/availability`: whether the team is within its business hours, and until when. */
+  availability(token: string): Promise<Availability>;
   /** `POST /widget/v1/messages`; with files, `attachmentIds` names them (the body may then be empty). */
   send(token: string, body: string, attachmentIds?: string[]): Promise<MessageCreated>;
   /** `POST /widget/v1/attachments` -> 201: the stored file, to send by id. */
@@ -71,6 +73,7 @@ export function visitorApi(apiUrl: string): VisitorApi {
   return {
     conversation: async (token) =>
       (await call<{ conversation: Conversation | null }>(token, "GET", "/widget/v1/conversation")).conversation,
+    availability: (token) => call<Availability>(token, "GET", "/widget/v1/availability"),
     send: (token, body, attachmentIds = []) =>
       call<MessageCreated>(token, "POST", "/widget/v1/messages", attachmentIds.length ? { body, attachmentIds } : { body }),
     upload: (token, file, signal) => {

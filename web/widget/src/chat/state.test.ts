@@ -1,7 +1,7 @@
 import { TYPING_TTL_MS } from "@supportdesk/shared/typing";
 import { describe, expect, it } from "vitest";
 import type { WidgetSession } from "@/loader/protocol";
-import { initialState, mergeMessages, reducer, sentMessage, typingText, type ChatState } from "./state";
+import { awayNotice, initialState, mergeMessages, reducer, sentMessage, typingText, type ChatState } from "./state";
 import type { Conversation, Message } from "./types";
 
 const session = (token = "t1", agentsOnline = true): WidgetSession => ({
@@ -397,5 +397,54 @@ describe("unread replies", () => {
     const s = reducer(opened(), { type: "session", reason: "new", session: session("t2") });
     expect(s.panelOpen).toBe(true);
     expect(s.unread).toBe(0);
+  });
+});
+
+describe("business hours", () => {
+  const CLOSES_AT = "2030-01-01T17:00:00Z";
+  const OPENS_AT = "2030-01-02T08:00:00Z";
+  const hours = (s: ChatState, open: boolean, changesAt: string | null, requestedAt: number) =>
+    reducer(s, { type: "availabilityLoaded", availability: { open, changesAt }, requestedAt });
+
+  it("shows no away notice before the hours are known, nor while the team is in", () => {
+    expect(awayNotice(started())).toBeNull();
+    const s = hours(started(), true, CLOSES_AT, 1);
+    expect(s.availability).toEqual({ open: true, changesAt: CLOSES_AT, requestedAt: 1 });
+    expect(awayNotice(s)).toBeNull();
+  });
+
+  it("is away outside the hours, asking for an email until the visitor leaves one", () => {
+    let s = hours(started(), false, OPENS_AT, 1);
+    expect(awayNotice(s)).toEqual({ email: null });
+    s = reducer(s, { type: "contactSaved", contact: { name: null, email: "ida@example.org" } });
+    expect(awayNotice(s)).toEqual({ email: "ida@example.org" });
+  });
+
+  it("names an address left before the team went away", () => {
+    let s = reducer(started(), { type: "contactSaved", contact: { name: "Ida", email: "ida@example.org" } });
+    s = hours(s, false, OPENS_AT, 1);
+    expect(awayNotice(s)).toEqual({ email: "ida@example.org" });
+  });
+
+  it("hides the notice when the hours begin", () => {
+    let s = hours(started(), false, OPENS_AT, 1);
+    s = hours(s, true, "2030-01-02T17:00:00Z", 2);
+    expect(awayNotice(s)).toBeNull();
+  });
+
+  it("drops an answer to a read older than the one shown", () => {
+    let s = hours(started(), true, null, 2);
+    const late = hours(s, false, OPENS_AT, 1);
+    expect(late).toBe(s);
+    s = hours(s, false, OPENS_AT, 2);
+    expect(awayNotice(s)).toEqual({ email: null });
+  });
+
+  it("keeps the hours through a renewal, and forgets them for another visitor", () => {
+    const s = hours(started(), false, OPENS_AT, 1);
+    expect(reducer(s, { type: "session", reason: "renew", session: session("t2") }).availability).toEqual(s.availability);
+    const other = reducer(s, { type: "session", reason: "new", session: session("t3") });
+    expect(other.availability).toBeNull();
+    expect(awayNotice(other)).toBeNull();
   });
 });

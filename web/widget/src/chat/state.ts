@@ -2,11 +2,12 @@
 // snapshots and hub events arrive in any order and more than once (MessageCreated also echoes
 // the visitor's own sends), so messages are merged by id and ordered by createdAt. A resolved
 // conversation stays the visitor's for 7 days: their next message reopens it (same id), and
-// meanwhile it may ask for a rating of the resolution.
+// meanwhile it may ask for a rating of the resolution. Outside the team's business hours the
+// chat says it is away and asks for an email address (the visitor may still write).
 
 import { typingFresh } from "@supportdesk/shared/typing";
 import type { SessionReason, WidgetSession } from "@/loader/protocol";
-import type { Contact, Conversation, ConversationUpdated, Message, MessageCreated, Rating, TypingEvent } from "./types";
+import type { Availability, Contact, Conversation, ConversationUpdated, Message, MessageCreated, Rating, TypingEvent } from "./types";
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "disconnected";
 
@@ -15,6 +16,9 @@ export type ConversationInfo = Omit<Conversation, "messages" | "number"> & {
   /** When (local ms) the hub last told its status; a snapshot requested before then is older. */
   statusAt?: number;
 };
+
+/** The team's business hours as last read; `requestedAt`: when that read started (local ms). */
+export type AvailabilityInfo = Availability & { requestedAt: number };
 
 export interface TypingAgent {
   agentId: string;
@@ -38,6 +42,8 @@ export interface ChatState {
   /** Text shown to the visitor (an API `detail` or a hub error message). */
   error: string | null;
   contact: Contact | null;
+  /** Null until first read: the chat shows nothing of business hours until it knows them. */
+  availability: AvailabilityInfo | null;
   /** The loader shows the chat (it stays connected while closed). */
   panelOpen: boolean;
   /** Agent messages that arrived while the chat was closed; cleared on open. */
@@ -57,6 +63,8 @@ export type ChatAction =
   | { type: "error"; message: string | null }
   | { type: "blocked"; until: number | null }
   | { type: "contactSaved"; contact: Contact }
+  /** `requestedAt`: when the GET started (local ms); an answer to an older one is dropped. */
+  | { type: "availabilityLoaded"; availability: Availability; requestedAt: number }
   /** The API stored the visitor's rating (`POST /widget/v1/conversation/rating` -> 201). */
   | { type: "rated"; rating: Rating }
   | { type: "panel"; open: boolean };
@@ -72,6 +80,7 @@ export const initialState: ChatState = {
   blockedUntil: null,
   error: null,
   contact: null,
+  availability: null,
   panelOpen: false,
   unread: 0,
 };
@@ -240,6 +249,11 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
       return { ...state, blockedUntil: action.until };
     case "contactSaved":
       return { ...state, contact: action.contact };
+    case "availabilityLoaded": {
+      const { availability, requestedAt } = action;
+      if (state.availability && state.availability.requestedAt > requestedAt) return state;
+      return { ...state, availability: { open: availability.open, changesAt: availability.changesAt, requestedAt } };
+    }
     case "rated": {
       // Reopened meanwhile: the rating was of a resolution that is past.
       const current = state.conversation;
@@ -259,6 +273,15 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
 export function sentMessage(conversation: Conversation | null, body: string, known: Set<string>): Message | null {
   const text = body.trim();
   return conversation?.messages.find((m) => m.kind === "incoming" && !known.has(m.id) && m.body.trim() === text) ?? null;
+}
+
+/**
+ * What the away notice says, or null when there is none (open, or not known yet): outside
+ * business hours it asks for an email address, or names the one the visitor left.
+ */
+export function awayNotice(state: ChatState): { email: string | null } | null {
+  if (state.availability?.open !== false) return null;
+  return { email: state.contact?.email || null };
 }
 
 /** "Ana is typing…", "Ana and Ben are typing…", or null. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "./api";
 import {
+  clockOffset,
   DEFAULT_RETRY_MS,
   MIN_RENEW_DELAY_MS,
   RENEW_MARGIN_MS,
@@ -58,6 +59,21 @@ describe("token renewal", () => {
     expect(renewalWait(now, now - 1000)).toBe(RENEW_THROTTLE_MS - 1000);
     // Asked right after a request (a 401 just after a renewal, a quick retry): a minute later.
     expect(renewalWait(now, now)).toBe(RENEW_THROTTLE_MS);
+  });
+});
+
+describe("the API's clock", () => {
+  it("is the token's issue time against the device's clock when it arrived", () => {
+    const token = jwt({ iat, exp: iat + 3600 });
+    expect(clockOffset(token, iat * 1000)).toBe(0);
+    // The device's clock two hours ahead: the API's is two hours behind it.
+    expect(clockOffset(token, iat * 1000 + 7_200_000)).toBe(-7_200_000);
+    expect(clockOffset(token, iat * 1000 - 1500)).toBe(1500);
+  });
+
+  it("is taken as the device's own when the token cannot be read", () => {
+    expect(clockOffset("opaque", now)).toBe(0);
+    expect(clockOffset(jwt({ sub: "v" }), now)).toBe(0);
   });
 });
 

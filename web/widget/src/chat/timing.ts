@@ -17,20 +17,39 @@ export const RENEW_THROTTLE_MS = MINUTE;
 export const DEFAULT_RETRY_MS = 30_000;
 
 /**
- * Milliseconds from issue to expiry (`exp - iat`), read from the JWT's payload; null when it
- * cannot be read. Not verified: the API checks the token, this only decides when to renew it.
+ * The JWT's `iat` and `exp` (seconds), read from its payload; null when it cannot be read. Not
+ * verified: the API checks the token, this only decides when to renew it and what time the API
+ * thinks it is.
  */
-export function tokenLifetime(token: string): number | null {
+function tokenTimes(token: string): { iat: number; exp: number } | null {
   try {
     const payload = token.split(".")[1];
     if (!payload) return null;
     const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { exp?: unknown; iat?: unknown };
     if (typeof claims.exp !== "number" || typeof claims.iat !== "number") return null;
-    const lifetime = (claims.exp - claims.iat) * 1000;
-    return lifetime > 0 ? lifetime : null;
+    return { iat: claims.iat, exp: claims.exp };
   } catch {
     return null;
   }
+}
+
+/** Milliseconds from issue to expiry (`exp - iat`); null when the token cannot be read. */
+export function tokenLifetime(token: string): number | null {
+  const times = tokenTimes(token);
+  if (!times) return null;
+  const lifetime = (times.exp - times.iat) * 1000;
+  return lifetime > 0 ? lifetime : null;
+}
+
+/**
+ * How far the API's clock is ahead of this device's (ms, negative when behind), from a token
+ * issued just before it arrived (at `receivedAt`, local clock): its `iat` less `receivedAt`.
+ * 0 when the token cannot be read. Good to a second or two: enough to time what the API
+ * decides by its own clock (when business hours begin or end).
+ */
+export function clockOffset(token: string, receivedAt: number): number {
+  const times = tokenTimes(token);
+  return times ? times.iat * 1000 - receivedAt : 0;
 }
 
 /**

@@ -82,6 +82,13 @@ export interface TypingEvent {
   displayName: string | null;
 }
 
+/** `Availability`: whether the team is within its business hours (`GET /widget/v1/availability`). */
+export interface Availability {
+  open: boolean;
+  /** When that next changes (RFC 3339); null when it never does (e.g. always open). */
+  changesAt: string | null;
+}
+
 export interface Contact {
   name: string | null;
   email: string | null;

@@ -4,8 +4,8 @@
 // (which creates sessions on the customer's page), keeping the visitor id in this origin's
 // storage, token renewal, the hub connection with its reconnects, and the REST calls; the
 // visitor's context (host page, time zone) and read reports, both best effort; files (uploads,
-// and fresh links for those shown); the rating of a resolution. State changes go through the
-// pure reducer in state.ts.
+// and fresh links for those shown); the rating of a resolution; the team's business hours, read
+// again whenever they begin or end. State changes go through the pure reducer in state.ts.
 
 import { typingNotifier, type TypingNotifier } from "@supportdesk/shared/typing";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
@@ -18,12 +18,13 @@ import {
   type WidgetSession,
 } from "@/loader/protocol";
 import { ApiError, visitorApi } from "./api";
+import { availabilityRecheckDelay, availabilityRetryDelay } from "./availability";
 import { browserContext, visitorContext } from "./context";
 import { connectHub, type Hub } from "./hub";
 import { READ_DEBOUNCE_MS, replyToReport } from "./read";
 import { newRating } from "./rating";
 import { initialState, reducer, sentMessage, type ChatState } from "./state";
-import { renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
+import { clockOffset, renewalDelay, renewalWait, sendBlockedUntil, sessionErrorRetryable, sessionRetryDelay } from "./timing";
 import type { Attachment, Conversation, Message, MessageCreated } from "./types";
 
 const TYPING_SWEEP_MS = 1000;
@@ -97,6 +98,8 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
   const pendingRenewal = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   /** When (local clock) the current token is due for renewal. */
   const renewAt = useRef(Infinity);
+  /** How far the API's clock is ahead of this device's (ms), from the current token. */
+  const apiClockAhead = useRef(0);
   /** The host page, from the loader; and the address last sent to the API. */
   const page = useRef<HostPage | null>(null);
   const contextSentFor = useRef<string | null>(null);
@@ -162,7 +165,10 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
 
   useEffect(() => {
     session.current = state.session;
-    if (state.session) headers.current.Authorization = `Bearer ${state.session.token}`;
+    if (state.session) {
+      headers.current.Authorization = `Bearer ${state.session.token}`;
+      apiClockAhead.current = clockOffset(state.session.token, Date.now());
+    }
   }, [state.session]);
 
   useEffect(() => {
@@ -263,10 +269,12 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     return () => clearTimeout(timer);
   }, [state.session, requestRenewal]);
 
-  // One hub connection per visitor (generation); renewals only update `headers`.
+  // One hub connection per visitor (generation); renewals only update `headers`. The business
+  // hours are read with the conversation, then again once they begin or end (or within the hour).
   useEffect(() => {
     if (state.generation === 0) return;
     let live = true;
+    let availabilityTimer: ReturnType<typeof setTimeout> | undefined;
     const load = async () => {
       const requestedAt = Date.now();
       try {
@@ -275,6 +283,23 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
       } catch (error) {
         if (live) fail(error);
       }
+    };
+    const loadAvailability = async () => {
+      const requestedAt = Date.now();
+      let wait: number;
+      try {
+        const availability = await api.availability(session.current?.token ?? "");
+        if (!live) return;
+        dispatch({ type: "availabilityLoaded", availability, requestedAt });
+        wait = availabilityRecheckDelay(availability.changesAt, Date.now() + apiClockAhead.current);
+      } catch (error) {
+        if (!live) return;
+        // Nothing to show: the chat works the same without it, and the next read may pass.
+        if (error instanceof ApiError && error.status === 401) requestRenewal();
+        wait = availabilityRetryDelay(error);
+      }
+      clearTimeout(availabilityTimer);
+      availabilityTimer = setTimeout(() => void loadAvailability(), wait);
     };
     const connection = connectHub(hubUrl, headers.current, {
       messageCreated: (event) => dispatch({ type: "messageCreated", event }),
@@ -287,6 +312,7 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
       connected: () => {
         dispatch({ type: "connection", status: "connected" });
         void load(); // whatever happened while we were away
+        void loadAvailability();
       },
       reconnecting: () => {
         dispatch({ type: "connection", status: "reconnecting" });
@@ -300,8 +326,10 @@ export function useChat({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }):
     });
     hub.current = connection;
     void load(); // show the history before the hub is up
+    void loadAvailability();
     return () => {
       live = false;
+      clearTimeout(availabilityTimer);
       hub.current = null;
       void connection.stop();
     };

@@ -1,0 +1,146 @@
+//! Business hours (Owners): when the team answers. `GET|PATCH /api/settings/business-hours`
+//! keep them in the tenant's `settings` row; the chat widget tells visitors outside them that
+//! the team is away (`widget::availability`), and reports count business time with them.
+//!
+//! - `schedule`: the document, checked into a `Schedule`, and the clock's questions.
+
+pub mod schedule;
+
+use axum::extract::State;
+use serde::Deserialize;
+use serde_json::json;
+use sqlx::PgConnection;
+use sqlx::types::Json;
+use supportdesk_core::tenancy::TenantSchema;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::audit::{self, Action, Entry};
+use crate::authz::{Actor, Permission, RequireExt, Rule};
+use crate::error::responses::OwnerErrors;
+use crate::error::{Error, FieldChecks, Result};
+use crate::extract::{AppJson, ClientIp};
+use crate::state::AppState;
+use crate::tenancy::context::{Tenant, TenantTx};
+
+use schedule::{BusinessHours, Opening, Schedule};
+
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(get, update))
+        .require(state, Rule::members(Permission::ManageSettings))
+}
+
+/// Each field: absent leaves it as it is.
+#[derive(Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BusinessHoursPatch {
+    #[schema(example = "Europe/Berlin")]
+    time_zone: Option<String>,
+    /// The whole week: replaces every opening. A day without one is closed.
+    weekly: Option<Vec<Opening>>,
+    /// Replaces the holidays.
+    holidays: Option<Vec<String>>,
+}
+
+/// The business hours: open around the clock in UTC until an Owner sets them.
+#[utoipa::path(
+    get, path = "/api/settings/business-hours", tag = "settings",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The business hours", body = BusinessHours),
+        OwnerErrors,
+    )
+)]
+pub async fn get(mut tenant: Tenant) -> Result<AppJson<BusinessHours>> {
+    let (conn, schema) = tenant.parts();
+    Ok(AppJson(load(conn, schema, false).await?.document()))
+}
+
+/// Change the time zone, the weekly openings or the holidays; fields left out stay as they
+/// are. Openings are `HH:MM` to `HH:MM` (`24:00` for midnight at the end), at most 4 a day,
+/// not overlapping.
+#[utoipa::path(
+    patch, path = "/api/settings/business-hours", tag = "settings",
+    security(("bearer" = [])),
+    request_body = BusinessHoursPatch,
+    responses(
+        (status = 200, description = "The business hours as stored", body = BusinessHours),
+        OwnerErrors,
+    )
+)]
+pub async fn update(
+    State(state): State<AppState>,
+    client: ClientIp,
+    actor: Actor,
+    AppJson(patch): AppJson<BusinessHoursPatch>,
+) -> Result<AppJson<BusinessHours>> {
+    let by = audit::By::from(&actor);
+    let mut tenant = TenantTx::begin(&state, actor).await?;
+    let (conn, schema) = tenant.parts();
+    let before = load(&mut *conn, schema, true).await?.document();
+    let mut wanted = before.clone();
+    if let Some(time_zone) = patch.time_zone {
+        wanted.time_zone = time_zone;
+    }
+    if let Some(weekly) = patch.weekly {
+        wanted.weekly = weekly;
+    }
+    if let Some(holidays) = patch.holidays {
+        wanted.holidays = holidays;
+    }
+    let schedule = Schedule::parse(&wanted).map_err(|problems| {
+        let mut checks = FieldChecks::default();
+        for (field, problem) in problems {
+            checks.add(field, problem);
+        }
+        checks.failed()
+    })?;
+    let after = schedule.document();
+    if after != before {
+        sqlx::query(
+            schema.sql("UPDATE {schema}.settings SET business_hours = $1, updated_at = now()"),
+        )
+        .bind(Json(&after))
+        .execute(&mut *conn)
+        .await?;
+        let changes = audit::diff(&[("businessHours", json!(before), json!(after))]);
+        let entry = Entry::new(
+            by,
+            Some(client),
+            Action::SettingsChanged,
+            "settings",
+            "workspace",
+        )
+        .changes(changes);
+        audit::record(conn, schema, entry).await?;
+    }
+    tenant.commit().await?;
+    Ok(AppJson(after))
+}
+
+/// The tenant's business hours.
+pub async fn load(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    for_update: bool,
+) -> Result<Schedule> {
+    let statement = if for_update {
+        "SELECT business_hours FROM {schema}.settings FOR UPDATE"
+    } else {
+        "SELECT business_hours FROM {schema}.settings"
+    };
+    let stored: Option<Json<BusinessHours>> = sqlx::query_scalar(schema.sql(statement))
+        .fetch_one(conn)
+        .await?;
+    match stored {
+        None => Ok(Schedule::always_open()),
+        // Checked when written; a zone the database has since dropped is a fault to see.
+        Some(Json(hours)) => Schedule::parse(&hours).map_err(|problems| {
+            Error::Internal(anyhow::anyhow!(
+                "stored business hours no longer parse: {problems:?}"
+            ))
+        }),
+    }
+}
