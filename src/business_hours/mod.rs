@@ -16,13 +16,14 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::audit::{self, Action, Entry};
+use crate::audit;
 use crate::authz::{Actor, Permission, RequireExt, Rule};
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, FieldChecks, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
+use crate::workspace_settings;
 
 use schedule::{BusinessHours, Opening, Schedule};
 
@@ -106,15 +107,7 @@ pub async fn update(
         .execute(&mut *conn)
         .await?;
         let changes = audit::diff(&[("businessHours", json!(before), json!(after))]);
-        let entry = Entry::new(
-            by,
-            Some(client),
-            Action::SettingsChanged,
-            "settings",
-            "workspace",
-        )
-        .changes(changes);
-        audit::record(conn, schema, entry).await?;
+        workspace_settings::audit_changes(conn, schema, by, client, changes).await?;
     }
     tenant.commit().await?;
     Ok(AppJson(after))

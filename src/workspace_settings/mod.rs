@@ -150,20 +150,33 @@ pub async fn update(
             ("inbox", before.1, json!(settings.inbox)),
             ("search", before.2, json!(settings.search)),
         ]);
-        if changes.as_object().is_some_and(|c| !c.is_empty()) {
-            let entry = Entry::new(
-                by,
-                Some(client),
-                Action::SettingsChanged,
-                "settings",
-                "workspace",
-            )
-            .changes(changes);
-            audit::record(conn, schema, entry).await?;
-        }
+        audit_changes(conn, schema, by, client, changes).await?;
     }
     tenant.commit().await?;
     Ok(AppJson(settings))
+}
+
+/// Records a change of the workspace's settings (`audit::diff` of the fields), if any, in the
+/// audit log.
+pub async fn audit_changes(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    by: audit::By,
+    client: ClientIp,
+    changes: serde_json::Value,
+) -> Result<()> {
+    if changes.as_object().is_some_and(|c| !c.is_empty()) {
+        let entry = Entry::new(
+            by,
+            Some(client),
+            Action::SettingsChanged,
+            "settings",
+            "workspace",
+        )
+        .changes(changes);
+        audit::record(conn, schema, entry).await?;
+    }
+    Ok(())
 }
 
 /// The settings row of the tenant.

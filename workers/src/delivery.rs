@@ -295,27 +295,14 @@ impl Deliverer {
         let Some(reply) = reply else {
             return Ok(Outcome::Skipped);
         };
-        let thread = conversation_email::join_thread(
-            &self.db,
-            workspace_id,
-            &reply.schema,
-            conversation_id,
-            attempt.id,
-            &self.inbound_domain,
-        )
-        .await
-        .map_err(|e| Failure::Transient(format!("joining the conversation's thread: {e}")))?;
         let email = self
             .renderer
             .visitor_reply(&reply)
             .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
-        let route = self.route(workspace_id, &reply.schema).await?;
-        let from = Mailbox::new(Some(reply.workspace_name.clone()), route.address(self));
-        let message = self
-            .renderer
-            .threaded_message(email, &thread, from, &reply.workspace_name)
-            .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
-        let outcome = self.transmit_by(&route, attempt, message).await?;
+        let (schema, team) = (&reply.schema, &reply.workspace_name);
+        let outcome = self
+            .transmit_in_thread(attempt, workspace_id, schema, conversation_id, email, team)
+            .await?;
         visitor_reply::mark_sent(&self.db, &reply.schema, attempt.id)
             .await
             .map_err(|e| Failure::Transient(format!("recording the email as sent: {e}")))?;
@@ -343,25 +330,49 @@ impl Deliverer {
         let Some(request) = request else {
             return Ok(Outcome::Skipped);
         };
+        let email = self
+            .renderer
+            .rating_request(&request, widget_url)
+            .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
+        let (schema, team) = (&request.schema, &request.team);
+        self.transmit_in_thread(
+            attempt,
+            workspace_id,
+            schema,
+            request.conversation_id,
+            email,
+            team,
+        )
+        .await
+    }
+
+    /// `email` about conversation `conversation_id`, sent by the workspace's route from
+    /// `team` at its address, as part of the conversation's thread (an answer to it lands in
+    /// the conversation).
+    async fn transmit_in_thread(
+        &self,
+        attempt: &Attempt,
+        workspace_id: uuid::Uuid,
+        schema: &TenantSchema,
+        conversation_id: uuid::Uuid,
+        email: Email,
+        team: &str,
+    ) -> Result<Outcome, Failure> {
         let thread = conversation_email::join_thread(
             &self.db,
             workspace_id,
-            &request.schema,
-            request.conversation_id,
+            schema,
+            conversation_id,
             attempt.id,
             &self.inbound_domain,
         )
         .await
         .map_err(|e| Failure::Transient(format!("joining the conversation's thread: {e}")))?;
-        let email = self
-            .renderer
-            .rating_request(&request, widget_url)
-            .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
-        let route = self.route(workspace_id, &request.schema).await?;
-        let from = Mailbox::new(Some(request.team.clone()), route.address(self));
+        let route = self.route(workspace_id, schema).await?;
+        let from = Mailbox::new(Some(team.to_owned()), route.address(self));
         let message = self
             .renderer
-            .threaded_message(email, &thread, from, &request.team)
+            .threaded_message(email, &thread, from, team)
             .map_err(|e| Failure::Permanent(format!("building the message: {e:#}")))?;
         self.transmit_by(&route, attempt, message).await
     }

@@ -64,6 +64,20 @@ pub(crate) async fn post_mail(stack: &Stack, to: &str, raw: &str) -> Value {
     response.json().await.unwrap()
 }
 
+/// Makes `support@acme.test` the workspace's support address; the forwarding address its
+/// mail arrives at.
+pub(crate) async fn support_address(stack: &Stack, token: &str) -> String {
+    let (_, settings) = stack
+        .call(
+            Method::PUT,
+            "/api/settings/email",
+            Some(token),
+            Some(json!({"address": "support@acme.test"})),
+        )
+        .await;
+    settings["inboundAddress"].as_str().unwrap().to_owned()
+}
+
 /// Waits until the reply's delivery is no longer pending; the reply as listed.
 pub(crate) async fn delivered(
     stack: &Stack,
@@ -101,15 +115,7 @@ pub(crate) async fn delivered(
 async fn a_reply_goes_out_in_the_thread_and_the_answer_comes_back_to_it() {
     let stack = stack(&[("INBOUND_EMAIL_SECRET", SECRET)]).await;
     let token = owner_of(&stack).await;
-    let (_, settings) = stack
-        .call(
-            Method::PUT,
-            "/api/settings/email",
-            Some(&token),
-            Some(json!({"address": "support@acme.test"})),
-        )
-        .await;
-    let inbound = settings["inboundAddress"].as_str().unwrap().to_owned();
+    let inbound = support_address(&stack, &token).await;
     let receipt = post_mail(
         &stack,
         &inbound,

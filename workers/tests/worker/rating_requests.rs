@@ -8,7 +8,7 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::email_replies::{SECRET, owner_of, post_mail};
+use crate::email_replies::{SECRET, owner_of, post_mail, support_address};
 use crate::harness::stack;
 
 /// The query parameters of a rating link.
@@ -27,15 +27,7 @@ fn params(link: &str) -> (String, String, String) {
 async fn a_resolved_email_conversation_asks_for_a_rating_by_email() {
     let stack = stack(&[("INBOUND_EMAIL_SECRET", SECRET)]).await;
     let token = owner_of(&stack).await;
-    let (_, settings) = stack
-        .call(
-            Method::PUT,
-            "/api/settings/email",
-            Some(&token),
-            Some(json!({"address": "support@acme.test"})),
-        )
-        .await;
-    let inbound = settings["inboundAddress"].as_str().unwrap().to_owned();
+    let inbound = support_address(&stack, &token).await;
     let receipt = post_mail(
         &stack,
         &inbound,
