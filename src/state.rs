@@ -42,6 +42,8 @@ pub struct Shared {
     pub settings: Arc<Settings>,
     /// Attachments' store, link key and upload limits.
     pub files: Arc<crate::attachments::Files>,
+    /// The widget's "we usually reply in ...", per workspace.
+    pub reply_times: crate::widget::reply_time::ReplyTimes,
 }
 
 impl AppState {

@@ -109,7 +109,9 @@ pub async fn update(
         let changes = audit::diff(&[("businessHours", json!(before), json!(after))]);
         workspace_settings::audit_changes(conn, schema, by, client, changes).await?;
     }
+    let workspace_id = tenant.actor.workspace_id;
     tenant.commit().await?;
+    state.reply_times.forget(workspace_id).await;
     Ok(AppJson(after))
 }
 

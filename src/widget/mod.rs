@@ -19,6 +19,7 @@ mod origin_check;
 mod rating;
 mod rating_links;
 pub mod read;
+pub mod reply_time;
 pub mod routes;
 pub mod sessions;
 pub mod settings;

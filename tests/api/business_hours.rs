@@ -1,12 +1,16 @@
 //! Business hours (`GET|PATCH /api/settings/business-hours`, Owners) and what the widget
 //! learns of them (`GET /widget/v1/availability`): always open until set, stored in one
 //! order, bad documents refused whole with every problem named, and the widget told whether
-//! the team is in and until when.
+//! the team is in, until when, and how long a first answer usually takes in business time.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_problem, spawn_app};
+use supportdesk_core::tenancy::TenantSchema;
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::helpers::{Owner, TestApp, assert_problem, spawn_app};
 use crate::helpers_widget::SITE;
 
 const PATH: &str = "/api/settings/business-hours";
@@ -175,7 +179,7 @@ async fn the_widget_learns_whether_the_team_is_in_and_until_when() {
 
     assert_eq!(
         availability().await,
-        json!({"open": true, "changesAt": null})
+        json!({"open": true, "changesAt": null, "typicalReplySeconds": null})
     );
 
     // Open around the clock, but today (UTC) is a holiday: closed until tomorrow's midnight.
@@ -204,7 +208,7 @@ async fn the_widget_learns_whether_the_team_is_in_and_until_when() {
     .await;
     assert_eq!(
         availability().await,
-        json!({"open": false, "changesAt": null})
+        json!({"open": false, "changesAt": null, "typicalReplySeconds": null})
     );
 
     // Only visitors ask.
@@ -219,4 +223,105 @@ async fn the_widget_learns_whether_the_team_is_in_and_until_when() {
     );
     let anonymous = app.get("/widget/v1/availability", None).await;
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+}
+
+/// Conversations of `schema` whose customer wrote at `asked` and an agent answered after
+/// each of `waits` (a note in between does not count), as the widget and the inbox write them.
+async fn answered(app: &TestApp, owner: &Owner, asked: OffsetDateTime, waits: &[Duration]) {
+    let schema = TenantSchema::for_workspace(owner.workspace_id);
+    let agent: Uuid =
+        sqlx::query_scalar(schema.sql("SELECT id FROM {schema}.agent_profiles LIMIT 1"))
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+    for (n, wait) in waits.iter().enumerate() {
+        let contact: Uuid = sqlx::query_scalar(
+            schema.sql("INSERT INTO {schema}.contacts (email) VALUES ($1) RETURNING id"),
+        )
+        .bind(format!("asker-{n}@example.com"))
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        let conversation: Uuid = sqlx::query_scalar(schema.sql(
+            "INSERT INTO {schema}.conversations (contact_id, channel, created_at, last_message_at)
+             VALUES ($1, 'chat', $2, $2) RETURNING id",
+        ))
+        .bind(contact)
+        .bind(asked)
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        for (kind, author, at) in [
+            ("incoming", None, asked),
+            ("note", Some(agent), asked + Duration::minutes(1)),
+            ("outgoing", Some(agent), asked + *wait),
+        ] {
+            sqlx::query(schema.sql(
+                "INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id, created_at)
+                 VALUES ($1, $2, 'text', $3, $4)",
+            ))
+            .bind(conversation)
+            .bind(kind)
+            .bind(author)
+            .bind(at)
+            .execute(&app.db)
+            .await
+            .unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_widget_tells_the_usual_first_reply_in_business_time() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hours-reply").await;
+    let site_key = app.widget_site(&owner, &[SITE]).await;
+    let visitor = app.visitor(&site_key, None).await;
+    // A Friday at least three days ago, 16:30 UTC: answered on the Monday after, 09:00 plus
+    // 10 to 50 minutes.
+    let mut friday = OffsetDateTime::now_utc().date() - Duration::days(3);
+    while friday.weekday() != time::Weekday::Friday {
+        friday = friday.previous_day().unwrap();
+    }
+    let asked = friday.with_hms(16, 30, 0).unwrap().assume_utc();
+    let monday = asked + Duration::days(2) + Duration::hours(16) + Duration::minutes(30);
+    let waits: Vec<Duration> = [10, 20, 30, 40, 50]
+        .into_iter()
+        .map(|k| (monday - asked) + Duration::minutes(k))
+        .collect();
+    answered(&app, &owner, asked, &waits).await;
+    // Nine to five on weekdays: the weekend does not count, 30 minutes on Friday do.
+    let weekdays: Vec<Value> = ["mon", "tue", "wed", "thu", "fri"]
+        .iter()
+        .map(|day| json!({"day": day, "open": "09:00", "close": "17:00"}))
+        .collect();
+    app.json_ok(
+        Method::PATCH,
+        PATH,
+        &json!({"timeZone": "UTC", "weekly": weekdays}),
+        &owner.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    let response = app
+        .get("/widget/v1/availability", Some(&visitor.token))
+        .await;
+    let told: Value = response.json().await.unwrap();
+    assert_eq!(told["typicalReplySeconds"], 60 * 60, "{told}");
+
+    // Around the clock, the weekend counts: the hours changing measures again.
+    app.json_ok(
+        Method::PATCH,
+        PATH,
+        &json!({"weekly": around_the_clock()}),
+        &owner.workspace_token,
+        StatusCode::OK,
+    )
+    .await;
+    let response = app
+        .get("/widget/v1/availability", Some(&visitor.token))
+        .await;
+    let told: Value = response.json().await.unwrap();
+    let expected = (waits[2]).whole_seconds();
+    assert_eq!(told["typicalReplySeconds"], expected, "{told}");
 }

@@ -210,7 +210,7 @@ try {
   let availability = availabilityRead();
   await page.reload();
   chat = await openChat(page);
-  assert.deepEqual(await availability, { open: false, changesAt: null }, "no hours at all: closed, and it never changes");
+  assert.deepEqual(await availability, { open: false, changesAt: null, typicalReplySeconds: null }, "no hours at all: closed, and it never changes");
   const awayNotice = chat.getByRole("status").filter({ hasText: AWAY });
   await awayNotice.waitFor();
   assert.equal(
@@ -237,7 +237,7 @@ try {
   availability = availabilityRead();
   await page.reload();
   chat = await openChat(page);
-  assert.deepEqual(await availability, { open: true, changesAt: null }, "open around the clock, for good");
+  assert.deepEqual(await availability, { open: true, changesAt: null, typicalReplySeconds: null }, "open around the clock, for good (and too few answers to tell the usual reply)");
   assert.equal(await chat.getByText(/We're away right now/).count(), 0, "no away notice within business hours");
   assert.equal(await chat.getByRole("textbox", { name: "Email" }).count(), 0, "nor its email form, with an agent online");
   step("back within business hours (always open), the chat shows no away notice");

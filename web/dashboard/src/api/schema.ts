@@ -1759,6 +1759,12 @@ export interface components {
             changesAt?: string | null;
             /** @description Within the workspace's business hours now. */
             open: boolean;
+            /**
+             * Format: int64
+             * @description The median first response of the newest conversations answered in the last 30 days,
+             *     in seconds of business time ("we usually reply in ..."); null with fewer than 5.
+             */
+            typicalReplySeconds?: number | null;
         };
         Branding: {
             /**
@@ -8461,7 +8467,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Open now or not, and until when */
+            /** @description Open now or not, until when, and the usual first reply */
             200: {
                 headers: {
                     [name: string]: unknown;

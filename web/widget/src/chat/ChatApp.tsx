@@ -23,7 +23,8 @@ import { lookOf } from "./branding";
 import { DraftFiles, MessageFiles } from "./Files";
 import { checkLength } from "./limit";
 import { ResolutionRating } from "./ResolutionRating";
-import { awayNotice, typingText, type ConnectionStatus } from "./state";
+import { replyTimeText } from "./availability";
+import { awayNotice, typicalReply, typingText, type ConnectionStatus } from "./state";
 import { secondsLeft } from "./timing";
 import type { Message } from "./types";
 import { useChat, type Chat } from "./useChat";
@@ -85,6 +86,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
   const online = state.agentsOnline;
   const typing = typingText(state.typing);
   const away = awayNotice(state);
+  const replyIn = typicalReply(state);
   const brand = { "--brand": look.color, "--brand-text": look.textColor } as CSSProperties;
 
   return (
@@ -98,7 +100,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
           <h1>{look.title}</h1>
           <p className="presence">
             <span className={online ? "dot online" : "dot"} aria-hidden="true" />
-            {online ? "Agents online" : "We reply by email"}
+            {away ? "Away: we reply by email" : online ? "Agents online" : "We reply by email"}
           </p>
         </div>
         <p role="status" className="connection" data-state={state.connection}>
@@ -117,6 +119,7 @@ export function ChatApp({ apiUrl, hubUrl }: { apiUrl: string; hubUrl: string }) 
         <p className="greeting" data-testid="greeting">
           {look.greeting}
         </p>
+        {replyIn !== null && <p className="reply-time">We usually reply {replyTimeText(replyIn)}.</p>}
         {!online && !away && <ContactForm chat={chat} intro={OFFLINE_INTRO} />}
         <MessageLog messages={state.messages} apiUrl={apiUrl} refresh={chat.freshAttachment} />
         {resolved && (

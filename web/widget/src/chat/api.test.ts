@@ -68,10 +68,11 @@ describe("the visitor API's files", () => {
 
 describe("the visitor API's business hours", () => {
   it("read whether the team is in, and until when, with the visitor token", async () => {
-    const seen = answering(() => Response.json({ open: false, changesAt: "2030-01-02T08:00:00Z" }));
+    const seen = answering(() => Response.json({ open: false, changesAt: "2030-01-02T08:00:00Z", typicalReplySeconds: 1800 }));
     await expect(visitorApi("http://api.test").availability("visitor-token")).resolves.toEqual({
       open: false,
       changesAt: "2030-01-02T08:00:00Z",
+      typicalReplySeconds: 1800,
     });
     expect(seen[0]!.method).toBe("GET");
     expect(seen[0]!.url).toBe("http://api.test/widget/v1/availability");

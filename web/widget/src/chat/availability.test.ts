@@ -7,6 +7,7 @@ import {
   AVAILABILITY_SLACK_MS,
   availabilityRecheckDelay,
   availabilityRetryDelay,
+  replyTimeText,
 } from "./availability";
 
 const now = Date.parse("2030-01-01T16:30:00Z");
@@ -34,5 +35,17 @@ describe("reading the business hours again", () => {
     for (const status of [0, 401, 408, 429, 500, 503]) expect(availabilityRetryDelay(problem(status))).toBe(AVAILABILITY_RETRY_MS);
     for (const status of [400, 403, 404]) expect(availabilityRetryDelay(problem(status))).toBe(AVAILABILITY_MAX_WAIT_MS);
     expect(availabilityRetryDelay(new SyntaxError("Unexpected token"))).toBe(AVAILABILITY_RETRY_MS);
+  });
+});
+
+describe("the usual first reply, in words", () => {
+  it("rounds to what a person would say", () => {
+    expect(replyTimeText(20)).toBe("in under a minute");
+    expect(replyTimeText(60)).toBe("in about 1 minute");
+    expect(replyTimeText(7 * 60 + 5)).toBe("in about 8 minutes");
+    expect(replyTimeText(23 * 60)).toBe("in about 25 minutes");
+    expect(replyTimeText(3600)).toBe("in about 1 hour");
+    expect(replyTimeText(3 * 3600 + 1200)).toBe("in about 3 hours");
+    expect(replyTimeText(2 * 86_400 + 3600)).toBe("in about 2 days");
   });
 });

@@ -22,6 +22,18 @@ export function availabilityRecheckDelay(changesAt: string | null, apiNow: numbe
   return Math.min(AVAILABILITY_MAX_WAIT_MS, Math.max(AVAILABILITY_MIN_WAIT_MS, at - apiNow + AVAILABILITY_SLACK_MS));
 }
 
+/** "in under a minute", "in about 25 minutes", "in about 3 hours", "in about 2 days": how long a first reply usually takes. */
+export function replyTimeText(seconds: number): string {
+  if (seconds < 60) return "in under a minute";
+  const plural = (n: number, unit: string) => `in about ${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (seconds < 3600) {
+    const minutes = Math.ceil(seconds / 60);
+    return plural(minutes > 10 ? Math.round(minutes / 5) * 5 : minutes, "minute");
+  }
+  if (seconds < 86_400) return plural(Math.round(seconds / 3600), "hour");
+  return plural(Math.round(seconds / 86_400), "day");
+}
+
 /** Milliseconds until the next read after a failed one: soon when it may pass, else the longest wait. */
 export function availabilityRetryDelay(error: unknown): number {
   if (!(error instanceof ApiError)) return AVAILABILITY_RETRY_MS;

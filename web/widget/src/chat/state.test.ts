@@ -1,7 +1,7 @@
 import { TYPING_TTL_MS } from "@supportdesk/shared/typing";
 import { describe, expect, it } from "vitest";
 import type { WidgetSession } from "@/loader/protocol";
-import { awayNotice, initialState, mergeMessages, reducer, sentMessage, typingText, type ChatState } from "./state";
+import { awayNotice, initialState, mergeMessages, reducer, sentMessage, typicalReply, typingText, type ChatState } from "./state";
 import type { Conversation, Message } from "./types";
 
 const session = (token = "t1", agentsOnline = true): WidgetSession => ({
@@ -401,15 +401,22 @@ describe("unread replies", () => {
 });
 
 describe("business hours", () => {
+  it("tells the usual first reply while the team is in, and not while it is away", () => {
+    expect(typicalReply(started())).toBeNull();
+    expect(typicalReply(hours(started(), true, null, 1, 1800))).toBe(1800);
+    expect(typicalReply(hours(started(), true, null, 1, null))).toBeNull();
+    expect(typicalReply(hours(started(), false, null, 1, 1800))).toBeNull();
+  });
+
   const CLOSES_AT = "2030-01-01T17:00:00Z";
   const OPENS_AT = "2030-01-02T08:00:00Z";
-  const hours = (s: ChatState, open: boolean, changesAt: string | null, requestedAt: number) =>
-    reducer(s, { type: "availabilityLoaded", availability: { open, changesAt }, requestedAt });
+  const hours = (s: ChatState, open: boolean, changesAt: string | null, requestedAt: number, typicalReplySeconds: number | null = null) =>
+    reducer(s, { type: "availabilityLoaded", availability: { open, changesAt, typicalReplySeconds }, requestedAt });
 
   it("shows no away notice before the hours are known, nor while the team is in", () => {
     expect(awayNotice(started())).toBeNull();
     const s = hours(started(), true, CLOSES_AT, 1);
-    expect(s.availability).toEqual({ open: true, changesAt: CLOSES_AT, requestedAt: 1 });
+    expect(s.availability).toEqual({ open: true, changesAt: CLOSES_AT, typicalReplySeconds: null, requestedAt: 1 });
     expect(awayNotice(s)).toBeNull();
   });
 

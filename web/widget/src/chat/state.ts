@@ -252,7 +252,8 @@ export function reducer(state: ChatState, action: ChatAction): ChatState {
     case "availabilityLoaded": {
       const { availability, requestedAt } = action;
       if (state.availability && state.availability.requestedAt > requestedAt) return state;
-      return { ...state, availability: { open: availability.open, changesAt: availability.changesAt, requestedAt } };
+      const { open, changesAt, typicalReplySeconds } = availability;
+      return { ...state, availability: { open, changesAt, typicalReplySeconds, requestedAt } };
     }
     case "rated": {
       // Reopened meanwhile: the rating was of a resolution that is past.
@@ -282,6 +283,12 @@ export function sentMessage(conversation: Conversation | null, body: string, kno
 export function awayNotice(state: ChatState): { email: string | null } | null {
   if (state.availability?.open !== false) return null;
   return { email: state.contact?.email || null };
+}
+
+/** How long a first reply usually takes, in seconds of business time, while the team is in; else null. */
+export function typicalReply(state: ChatState): number | null {
+  const availability = state.availability;
+  return availability?.open ? availability.typicalReplySeconds : null;
 }
 
 /** "Ana is typing…", "Ana and Ben are typing…", or null. */

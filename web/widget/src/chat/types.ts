@@ -87,6 +87,8 @@ export interface Availability {
   open: boolean;
   /** When that next changes (RFC 3339); null when it never does (e.g. always open). */
   changesAt: string | null;
+  /** The usual first reply of recent conversations, in seconds of business time; null while too few were answered. */
+  typicalReplySeconds: number | null;
 }
 
 export interface Contact {
