@@ -35,6 +35,7 @@ pub mod notifications;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
+pub mod reply_times;
 pub mod search;
 pub mod startup;
 pub mod state;

@@ -238,7 +238,7 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         )?),
         events: Publisher::new(vec![Arc::new(hub.clone())]),
         hub,
-        reply_times: crate::widget::reply_time::ReplyTimes::default(),
+        reply_times: crate::reply_times::ReplyTimes::default(),
         settings: Arc::new(settings),
     }))
 }

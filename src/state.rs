@@ -43,7 +43,7 @@ pub struct Shared {
     /// Attachments' store, link key and upload limits.
     pub files: Arc<crate::attachments::Files>,
     /// The widget's "we usually reply in ...", per workspace.
-    pub reply_times: crate::widget::reply_time::ReplyTimes,
+    pub reply_times: crate::reply_times::ReplyTimes,
 }
 
 impl AppState {

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::extract::AppJson;
 use crate::state::AppState;
 
+use super::reply_time;
 use super::visitor::Visitor;
 
 #[derive(Serialize, ToSchema)]
@@ -48,10 +49,14 @@ pub async fn availability(
 ) -> Result<AppJson<Availability>> {
     let mut conn = visitor.read(&state).await?;
     let schedule = business_hours::load(&mut conn, &visitor.schema, false).await?;
-    let typical_reply_seconds = state
-        .reply_times
-        .typical(&mut conn, &visitor.schema, visitor.workspace_id, &schedule)
-        .await?;
+    let typical_reply_seconds = reply_time::typical(
+        &state,
+        &mut conn,
+        &visitor.schema,
+        visitor.workspace_id,
+        &schedule,
+    )
+    .await?;
     let now = jiff::Timestamp::now();
     let changes_at = schedule
         .next_change(now)

@@ -1,10 +1,8 @@
 //! "We usually reply in ...": the median first response of the workspace's recent
 //! conversations (`conversations::first_responses`: the newest 200 answered in the last 30
 //! days), counted in its business hours, as `GET /widget/v1/availability` tells the widget.
-//! A hint, not a report: each API process keeps it 10 minutes per workspace, and forgets it
-//! when the workspace's business hours change there.
-
-use std::time::Duration;
+//! A hint, not a report: each API process keeps it 10 minutes per workspace
+//! (`crate::reply_times`), and forgets it when the workspace's business hours change there.
 
 use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
@@ -13,52 +11,29 @@ use uuid::Uuid;
 
 use crate::business_hours::schedule::Schedule;
 use crate::conversations::first_responses;
+use crate::state::AppState;
 
 /// Fewer answered conversations than this tell nothing typical.
 pub const MIN_SAMPLES: usize = 5;
 /// How far back the measurement looks.
 const WINDOW: time::Duration = time::Duration::days(30);
-const KEPT: Duration = Duration::from_secs(600);
 
-/// Each workspace's typical reply, in seconds of business time (`None`: too few answers).
-pub struct ReplyTimes {
-    cache: moka::future::Cache<Uuid, Option<i64>>,
-}
-
-impl Default for ReplyTimes {
-    fn default() -> Self {
-        Self {
-            cache: moka::future::Cache::builder()
-                .max_capacity(100_000)
-                .time_to_live(KEPT)
-                .build(),
-        }
+/// Workspace `workspace_id`'s typical reply, measured when this process does not know it.
+pub async fn typical(
+    state: &AppState,
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    workspace_id: Uuid,
+    schedule: &Schedule,
+) -> sqlx::Result<Option<i64>> {
+    if let Some(known) = state.reply_times.known(workspace_id).await {
+        return Ok(known);
     }
-}
-
-impl ReplyTimes {
-    /// Workspace `workspace_id`'s typical reply, measured when it is not known here.
-    pub async fn typical(
-        &self,
-        conn: &mut PgConnection,
-        schema: &TenantSchema,
-        workspace_id: Uuid,
-        schedule: &Schedule,
-    ) -> sqlx::Result<Option<i64>> {
-        if let Some(known) = self.cache.get(&workspace_id).await {
-            return Ok(known);
-        }
-        let since = OffsetDateTime::now_utc() - WINDOW;
-        let answered = first_responses::recent(conn, schema, since).await?;
-        let typical = median_business_seconds(schedule, &answered);
-        self.cache.insert(workspace_id, typical).await;
-        Ok(typical)
-    }
-
-    /// The workspace's business hours changed: measure again.
-    pub async fn forget(&self, workspace_id: Uuid) {
-        self.cache.invalidate(&workspace_id).await;
-    }
+    let since = OffsetDateTime::now_utc() - WINDOW;
+    let answered = first_responses::recent(conn, schema, since).await?;
+    let typical = median_business_seconds(schedule, &answered);
+    state.reply_times.keep(workspace_id, typical).await;
+    Ok(typical)
 }
 
 /// The median of the business time between each pair's two instants; `None` for fewer than
