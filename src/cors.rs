@@ -66,7 +66,12 @@ pub fn dashboard(application: &ApplicationSettings) -> CorsLayer {
             Method::DELETE,
         ])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
-        .expose_headers([header::RETRY_AFTER, HeaderName::from_static("x-request-id")])
+        // A CSV export names its file (`Content-Disposition`).
+        .expose_headers([
+            header::RETRY_AFTER,
+            header::CONTENT_DISPOSITION,
+            HeaderName::from_static("x-request-id"),
+        ])
         .max_age(MAX_AGE)
 }
 

@@ -62,7 +62,8 @@ pub fn api(state: &AppState) -> OpenApiRouter<AppState> {
         .merge(crate::canned_responses::router(state))
         .merge(crate::labels::router(state))
         .merge(crate::search::router(state))
-        .merge(crate::views::router(state));
+        .merge(crate::views::router(state))
+        .merge(crate::reports::router(state));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::healthz))
         .merge(people)

@@ -57,6 +57,7 @@ use utoipa::{Modify, OpenApi};
         (name = "widget", description = "The chat widget's visitor API: sessions from a site key, the visitor's conversation"),
         (name = "email", description = "The email channel: the support address (Owners) and mail handed over by the MTA"),
         (name = "audit", description = "The audit log of security-relevant changes (Owners)"),
+        (name = "reports", description = "How the team is doing: volume, first response and resolution times, CSAT, the incoming heatmap, per agent; JSON or CSV (Owners and API keys; Agents their own)"),
         (name = "webhooks", description = "Signed webhooks (Standard Webhooks): endpoints, secrets, delivery logs (Owners and API keys)"),
     )
 )]

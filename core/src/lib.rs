@@ -7,6 +7,7 @@
 //! utoipa, argon2, moka). With them here the worker builds and links only what it uses, and
 //! the dependency graph shows the architecture: both processes on top of this one.
 
+pub mod business_hours;
 pub mod config;
 pub mod db;
 pub mod email_tokens;

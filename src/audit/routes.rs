@@ -2,7 +2,7 @@
 //! actor, action and time, a page at a time; or, with `Accept: text/csv`, every matching entry
 //! (up to [`CSV_MAX_ROWS`]) as a CSV file.
 
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -10,6 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::Action;
+use crate::csv_export::{self, inert};
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery};
@@ -18,18 +19,6 @@ use crate::tenancy::context::Tenant;
 
 /// Rows a CSV export holds at most; narrow the time range for more.
 pub const CSV_MAX_ROWS: i64 = 100_000;
-
-#[cfg(test)]
-mod tests {
-    use super::inert;
-
-    #[test]
-    fn cells_that_look_like_formulas_are_made_inert() {
-        assert_eq!(inert("=HYPERLINK(\"x\")".into()), "'=HYPERLINK(\"x\")");
-        assert_eq!(inert("@SUM(A1)".into()), "'@SUM(A1)");
-        assert_eq!(inert("Ada Lovelace".into()), "Ada Lovelace");
-    }
-}
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -151,10 +140,7 @@ pub async fn list(
             format!("{action:?} is not an action the log records"),
         ));
     }
-    let csv = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/csv"));
+    let csv = csv_export::wanted(&headers);
     let page = page.parse::<TimeKey>()?;
     let (before_at, before_id) = match (csv, page.after) {
         (false, Some(TimeKey(at, id))) => (Some(at), Some(id)),
@@ -194,68 +180,36 @@ pub async fn list(
     .into_response())
 }
 
-/// A cell a spreadsheet will not run: text people chose (a name) that starts like a formula
-/// gets a leading apostrophe.
-fn inert(cell: String) -> String {
-    if cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{cell}")
-    } else {
-        cell
-    }
-}
-
 fn csv_of(rows: Vec<Row>) -> Result<Response> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let fail = |e: csv::Error| Error::Internal(anyhow::anyhow!("writing the CSV: {e}"));
-    writer
-        .write_record([
-            "id",
-            "at",
-            "actor_kind",
-            "actor_id",
-            "actor_name",
-            "ip",
-            "action",
-            "target_type",
-            "target_id",
-            "changes",
-        ])
-        .map_err(fail)?;
-    for row in rows {
+    let header = [
+        "id",
+        "at",
+        "actor_kind",
+        "actor_id",
+        "actor_name",
+        "ip",
+        "action",
+        "target_type",
+        "target_id",
+        "changes",
+    ];
+    let rows = rows.into_iter().map(|row| {
         let at = row
             .at
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
-        writer
-            .write_record([
-                row.id.to_string(),
-                at,
-                row.actor_kind,
-                row.actor_id.map(|id| id.to_string()).unwrap_or_default(),
-                inert(row.actor_name),
-                row.ip.unwrap_or_default(),
-                row.action,
-                row.target_type,
-                inert(row.target_id.unwrap_or_default()),
-                inert(row.changes.to_string()),
-            ])
-            .map_err(fail)?;
-    }
-    let body = writer
-        .into_inner()
-        .map_err(|e| Error::Internal(anyhow::anyhow!("writing the CSV: {e}")))?;
-    Ok((
         [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/csv; charset=utf-8"),
-            ),
-            (
-                header::CONTENT_DISPOSITION,
-                HeaderValue::from_static("attachment; filename=\"audit-log.csv\""),
-            ),
-        ],
-        body,
-    )
-        .into_response())
+            row.id.to_string(),
+            at,
+            row.actor_kind,
+            row.actor_id.map(|id| id.to_string()).unwrap_or_default(),
+            inert(row.actor_name),
+            row.ip.unwrap_or_default(),
+            row.action,
+            row.target_type,
+            inert(row.target_id.unwrap_or_default()),
+            inert(row.changes.to_string()),
+        ]
+    });
+    csv_export::download("audit-log.csv", &header, rows)
 }

@@ -2,9 +2,8 @@
 //! keep them in the tenant's `settings` row; the chat widget tells visitors outside them that
 //! the team is away (`widget::availability`), and reports count business time with them.
 //!
-//! - `schedule`: the document, checked into a `Schedule`, and the clock's questions.
-
-pub mod schedule;
+//! The document, checked into a `Schedule`, and the clock's questions live in
+//! `supportdesk_core::business_hours`, which the worker's reports share.
 
 use axum::extract::State;
 use serde::Deserialize;
@@ -19,13 +18,13 @@ use utoipa_axum::routes;
 use crate::audit;
 use crate::authz::{Actor, Permission, RequireExt, Rule};
 use crate::error::responses::OwnerErrors;
-use crate::error::{Error, FieldChecks, Result};
+use crate::error::{FieldChecks, Result};
 use crate::extract::{AppJson, ClientIp};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
 use crate::workspace_settings;
 
-use schedule::{BusinessHours, Opening, Schedule};
+use supportdesk_core::business_hours::{BusinessHours, Opening, Schedule};
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -121,21 +120,5 @@ pub async fn load(
     schema: &TenantSchema,
     for_update: bool,
 ) -> Result<Schedule> {
-    let statement = if for_update {
-        "SELECT business_hours FROM {schema}.settings FOR UPDATE"
-    } else {
-        "SELECT business_hours FROM {schema}.settings"
-    };
-    let stored: Option<Json<BusinessHours>> = sqlx::query_scalar(schema.sql(statement))
-        .fetch_one(conn)
-        .await?;
-    match stored {
-        None => Ok(Schedule::always_open()),
-        // Checked when written; a zone the database has since dropped is a fault to see.
-        Some(Json(hours)) => Schedule::parse(&hours).map_err(|problems| {
-            Error::Internal(anyhow::anyhow!(
-                "stored business hours no longer parse: {problems:?}"
-            ))
-        }),
-    }
+    Ok(supportdesk_core::business_hours::load(conn, schema, for_update).await?)
 }

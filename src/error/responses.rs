@@ -83,3 +83,11 @@ rule_errors!(
     "Missing, malformed, expired or revoked credentials",
     "A user token, a deactivated membership, or a deleted workspace (`code` says which)"
 );
+
+rule_errors!(
+    /// `Rule::members_or_api_key` for reports: every member (an Agent sees their own
+    /// figures) and the workspace's API keys.
+    ReportErrors,
+    "Missing, malformed, expired or revoked credentials",
+    "A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which)"
+);

@@ -9,9 +9,9 @@ use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::business_hours::schedule::Schedule;
 use crate::conversations::first_responses;
 use crate::state::AppState;
+use supportdesk_core::business_hours::Schedule;
 
 /// Fewer answered conversations than this tell nothing typical.
 pub const MIN_SAMPLES: usize = 5;
@@ -64,7 +64,7 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
-    use crate::business_hours::schedule::{BusinessHours, Opening, Weekday};
+    use supportdesk_core::business_hours::{BusinessHours, Opening, Weekday};
 
     fn office() -> Schedule {
         use Weekday::*;

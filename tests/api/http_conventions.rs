@@ -162,7 +162,8 @@ async fn the_dashboards_origins_may_call_the_api_from_browsers() {
             assert_eq!(allowed(&response), None, "{path} from {origin}");
         }
     }
-    // An actual answer, an error included, is readable by the dashboard, with Retry-After.
+    // An actual answer, an error included, is readable by the dashboard, with Retry-After
+    // and a download's file name.
     let response = app
         .client
         .get(app.url("/auth/me"))
@@ -177,6 +178,8 @@ async fn the_dashboards_origins_may_call_the_api_from_browsers() {
         .unwrap()
         .to_ascii_lowercase();
     assert!(exposed.contains("retry-after"), "{exposed}");
+    // A CSV export's file name is readable too.
+    assert!(exposed.contains("content-disposition"), "{exposed}");
 }
 
 /// Whether the server closed `stream` within `wait`, reading (and discarding) what it sent.

@@ -53,6 +53,7 @@ mod list_pages;
 mod openapi_contract;
 mod password_reset;
 mod replica_consistency;
+mod reports;
 
 // The tenant read path.
 mod pooler;

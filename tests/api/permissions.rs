@@ -389,6 +389,56 @@ fn routes() -> Vec<Route> {
             Allowed(400),
             Allowed(400),
         ),
+        // Reports: Owners and API keys see the team's, Agents their own; the heatmap is the
+        // team's only.
+        route(
+            Method::GET,
+            "/api/reports/volume",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
+        route(
+            Method::GET,
+            "/api/reports/first-response-time",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
+        route(
+            Method::GET,
+            "/api/reports/resolution-time",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
+        route(
+            Method::GET,
+            "/api/reports/csat",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
+        route(
+            Method::GET,
+            "/api/reports/heatmap",
+            none,
+            Allowed(200),
+            OWNER_ONLY,
+            Allowed(200),
+        ),
+        route(
+            Method::GET,
+            "/api/reports/agents",
+            none,
+            Allowed(200),
+            Allowed(200),
+            Allowed(200),
+        ),
         // The audit log: Owners only, never an API key.
         route(
             Method::GET,

@@ -1,6 +1,6 @@
-//! The Support Desk worker: relays the outbox to the job queues, delivers emails, keeps house,
-//! keeps spare tenant schemas ready for new workspaces, and answers Kubernetes probes on a
-//! small port.
+//! The Support Desk worker: relays the outbox to the job queues, delivers emails and webhooks,
+//! folds the event log into reports, keeps house, keeps spare tenant schemas ready for new
+//! workspaces, and answers Kubernetes probes on a small port.
 //!
 //! Built on apalis with Redis queues, one per kind of email. PostgreSQL stays the record of
 //! what was sent: the queues carry delivery attempts, the outbox rows carry their outcomes.
@@ -12,6 +12,7 @@ pub mod health;
 pub mod janitor;
 pub mod queues;
 pub mod relay;
+pub mod reports;
 pub mod spares;
 pub mod unsent_files;
 pub mod wake;
@@ -116,6 +117,12 @@ pub async fn run(
         supportdesk_core::pubsub::events_channel(&namespace),
         stop.clone(),
     ));
+    let reports = tokio::spawn(reports::run(
+        db.clone(),
+        settings.redis.client().context("REDIS_URL")?,
+        supportdesk_core::pubsub::events_channel(&namespace),
+        stop.clone(),
+    ));
     let unsent_files = tokio::spawn(unsent_files::run(db.clone(), store, stop.clone()));
     // SPARE_SCHEMAS=0: no refill; creating a workspace then makes its schema on the spot.
     let spares = (worker.spare_schemas > 0)
@@ -174,6 +181,7 @@ pub async fn run(
     let _ = tokio::time::timeout(Duration::from_secs(1), event_retention).await;
     let _ = tokio::time::timeout(Duration::from_secs(21), webhooks).await;
     let _ = tokio::time::timeout(Duration::from_secs(1), unsent_files).await;
+    let _ = tokio::time::timeout(Duration::from_secs(3), reports).await;
     if let Some(spares) = spares {
         let _ = tokio::time::timeout(Duration::from_secs(1), spares).await;
     }

@@ -21,6 +21,8 @@ mod password_reset;
 mod probes;
 mod rating_requests;
 mod relay;
+mod reports;
+mod reports_browser;
 mod spares;
 mod team;
 mod webhooks;

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 29] = [
+const TENANT_TABLES: [&str; 32] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -38,6 +38,9 @@ const TENANT_TABLES: [&str; 29] = [
     "messages",
     "rating_requests",
     "refinery_schema_history",
+    "report_cursor",
+    "report_cycles",
+    "report_incoming_hours",
     "saved_views",
     "settings",
     "storage_usage",

@@ -585,6 +585,127 @@ export interface paths {
         patch: operations["patchApiMeProfile"];
         trace?: never;
     };
+    "/api/reports/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per agent: first responses they wrote, resolutions assigned to them, and the ratings of
+         *     those resolutions.
+         */
+        get: operations["getApiReportsAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/csat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CSAT: the share of ratings that are 4 or 5, in the period they were given, and the
+         *     distribution of ratings; with `agentId`, of the resolutions assigned to that agent.
+         */
+        get: operations["getApiReportsCsat"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/first-response-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * First response time: from the first incoming message of a conversation, or of a reopening,
+         *     to the first reply an agent wrote after it (notes and replies no agent wrote do not count),
+         *     in the period of the reply, credited to the agent who replied.
+         */
+        get: operations["getApiReportsFirstResponseTime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/heatmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Incoming messages by weekday and hour of the workspace's time zone (Owners; by channel,
+         *     not by agent or label).
+         */
+        get: operations["getApiReportsHeatmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/resolution-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolution time: from a conversation's creation, or its reopening, to the resolution that
+         *     ends it, in the period of the resolution, credited to the assignee at the resolution.
+         */
+        get: operations["getApiReportsResolutionTime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports/volume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversations created (cycle 1 started), reopened (a later cycle started) and resolved.
+         *     With `agentId`: the conversations assigned to that agent (at their resolution, or now).
+         */
+        get: operations["getApiReportsVolume"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/search": {
         parameters: {
             query?: never;
@@ -1623,8 +1744,34 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
         };
+        /** @description One agent's figures over the range. */
+        AgentReportRow: {
+            /** Format: uuid */
+            agentId: string;
+            /** Format: double */
+            csatScore?: number | null;
+            displayName: string;
+            /**
+             * Format: int64
+             * @description Seconds; null without first responses.
+             */
+            firstResponseMedian?: number | null;
+            /** Format: int64 */
+            firstResponses: number;
+            /** Format: int64 */
+            ratings: number;
+            /** Format: int64 */
+            resolutionMedian?: number | null;
+            /** Format: int64 */
+            resolutions: number;
+        };
         /** @enum {string} */
         AgentStatus: "active" | "deactivated";
+        AgentsReport: {
+            /** @description Agents with a figure in the range, by name (an Agent sees their own row). */
+            agents: components["schemas"]["AgentReportRow"][];
+            range: components["schemas"]["ReportRange"];
+        };
         /** @description An API key as listed: never its secret. */
         ApiKey: {
             /** Format: date-time */
@@ -2133,6 +2280,37 @@ export interface components {
              */
             slug?: string | null;
         };
+        CsatPeriod: {
+            /** Format: date */
+            period: string;
+            /** Format: int64 */
+            responses: number;
+            /**
+             * Format: int64
+             * @description Ratings of 4 or 5.
+             */
+            satisfied: number;
+            /**
+             * Format: double
+             * @description `satisfied / responses`, 0 to 1; null without responses.
+             */
+            score?: number | null;
+        };
+        CsatReport: {
+            /** @description How many of each rating over the range, 1 first. */
+            distribution: components["schemas"]["RatingCount"][];
+            range: components["schemas"]["ReportRange"];
+            series: components["schemas"]["CsatPeriod"][];
+            total: components["schemas"]["CsatTotal"];
+        };
+        CsatTotal: {
+            /** Format: int64 */
+            responses: number;
+            /** Format: int64 */
+            satisfied: number;
+            /** Format: double */
+            score?: number | null;
+        };
         CurrentWorkspace: {
             /** @description Branding settings (name, colour, logo URL, widget greeting). */
             branding: components["schemas"]["Branding"];
@@ -2236,6 +2414,25 @@ export interface components {
         ForgotPasswordRequest: {
             /** @example ann@example.com */
             email: string;
+        };
+        HeatmapCell: {
+            /**
+             * Format: int32
+             * @description 0 to 23, in the workspace's time zone.
+             */
+            hour: number;
+            /** Format: int64 */
+            messages: number;
+            /**
+             * Format: int32
+             * @description 1 (Monday) to 7 (Sunday).
+             */
+            weekday: number;
+        };
+        HeatmapReport: {
+            /** @description All 168 hours of the week, Monday 00:00 first. */
+            cells: components["schemas"]["HeatmapCell"][];
+            range: components["schemas"]["ReportRange"];
         };
         /**
          * @description `AgentUpdated`: the agent (without presence, which `PresenceChanged` tells) and what
@@ -2824,6 +3021,12 @@ export interface components {
              */
             resolvedAt: string;
         };
+        RatingCount: {
+            /** Format: int64 */
+            count: number;
+            /** Format: int32 */
+            rating: number;
+        };
         /** @description What became of a received email. */
         Receipt: {
             /** Format: uuid */
@@ -2880,6 +3083,31 @@ export interface components {
              *     caller) and `{{workspace.name}}` filled in.
              */
             body: string;
+        };
+        /**
+         * @description How a report's series is cut.
+         * @enum {string}
+         */
+        ReportGroupBy: "day" | "week" | "month";
+        /** @description The range a report covers, as it was understood. */
+        ReportRange: {
+            businessHours: boolean;
+            /**
+             * Format: date
+             * @example 2026-01-01
+             */
+            from: string;
+            groupBy: components["schemas"]["ReportGroupBy"];
+            /**
+             * @description The zone whose days the range and periods are (the business hours').
+             * @example Europe/Berlin
+             */
+            timeZone: string;
+            /**
+             * Format: date
+             * @example 2026-12-31
+             */
+            to: string;
         };
         /**
          * @description A ticket's requester as a request names it: an existing contact, or one found or created
@@ -3169,6 +3397,33 @@ export interface components {
         };
         /** @enum {string} */
         TicketStatus: "open" | "pending" | "resolved" | "closed";
+        /**
+         * @description A duration figure of a period: how many, and their median and 90th percentile in whole
+         *     seconds (null when there are none).
+         */
+        TimePeriod: {
+            /** Format: int64 */
+            count: number;
+            /** Format: int64 */
+            median?: number | null;
+            /** Format: int64 */
+            p90?: number | null;
+            /** Format: date */
+            period: string;
+        };
+        TimeReport: {
+            range: components["schemas"]["ReportRange"];
+            series: components["schemas"]["TimePeriod"][];
+            total: components["schemas"]["TimeTotal"];
+        };
+        TimeTotal: {
+            /** Format: int64 */
+            count: number;
+            /** Format: int64 */
+            median?: number | null;
+            /** Format: int64 */
+            p90?: number | null;
+        };
         Transport: {
             /**
              * @example [
@@ -3313,6 +3568,34 @@ export interface components {
              * @description 1 (very unhappy) to 5 (very happy).
              */
             rating: number;
+        };
+        /** @description Conversations created, resolved and reopened in a period. */
+        VolumePeriod: {
+            /** Format: int64 */
+            created: number;
+            /**
+             * Format: date
+             * @description The period's first day.
+             */
+            period: string;
+            /** Format: int64 */
+            reopened: number;
+            /** Format: int64 */
+            resolved: number;
+        };
+        VolumeReport: {
+            range: components["schemas"]["ReportRange"];
+            /** @description Every period of the range, in order. */
+            series: components["schemas"]["VolumePeriod"][];
+            total: components["schemas"]["VolumeTotal"];
+        };
+        VolumeTotal: {
+            /** Format: int64 */
+            created: number;
+            /** Format: int64 */
+            reopened: number;
+            /** Format: int64 */
+            resolved: number;
         };
         /** @description An endpoint as listed: never its secret. */
         Webhook: {
@@ -5661,6 +5944,414 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReportsAgents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day, `YYYY-MM-DD`, in the workspace's time zone (its business hours'); 29
+                 *     days before `to` when omitted.
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day, included; today when omitted. A range is at most 366 days.
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /** @description `day` (the default), `week` (ISO, keyed by its Monday) or `month`. */
+                groupBy?: "day" | "week" | "month";
+                /** @description Count only business hours in times (first response, resolution). */
+                businessHours?: boolean;
+                /**
+                 * @description One agent's figures (an Agent may only ask for their own, which is the default for
+                 *     them).
+                 */
+                agentId?: string;
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations with this label (now). */
+                labelId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each agent's figures (or, for `Accept: text/csv`, a CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentsReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReportsCsat: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day, `YYYY-MM-DD`, in the workspace's time zone (its business hours'); 29
+                 *     days before `to` when omitted.
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day, included; today when omitted. A range is at most 366 days.
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /** @description `day` (the default), `week` (ISO, keyed by its Monday) or `month`. */
+                groupBy?: "day" | "week" | "month";
+                /** @description Count only business hours in times (first response, resolution). */
+                businessHours?: boolean;
+                /**
+                 * @description One agent's figures (an Agent may only ask for their own, which is the default for
+                 *     them).
+                 */
+                agentId?: string;
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations with this label (now). */
+                labelId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ratings per period (or, for `Accept: text/csv`, a CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsatReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReportsFirstResponseTime: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day, `YYYY-MM-DD`, in the workspace's time zone (its business hours'); 29
+                 *     days before `to` when omitted.
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day, included; today when omitted. A range is at most 366 days.
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /** @description `day` (the default), `week` (ISO, keyed by its Monday) or `month`. */
+                groupBy?: "day" | "week" | "month";
+                /** @description Count only business hours in times (first response, resolution). */
+                businessHours?: boolean;
+                /**
+                 * @description One agent's figures (an Agent may only ask for their own, which is the default for
+                 *     them).
+                 */
+                agentId?: string;
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations with this label (now). */
+                labelId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description First responses per period (or, for `Accept: text/csv`, a CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReportsHeatmap: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day, `YYYY-MM-DD`, in the workspace's time zone (its business hours'); 29
+                 *     days before `to` when omitted.
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day, included; today when omitted. A range is at most 366 days.
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /** @description `day` (the default), `week` (ISO, keyed by its Monday) or `month`. */
+                groupBy?: "day" | "week" | "month";
+                /** @description Count only business hours in times (first response, resolution). */
+                businessHours?: boolean;
+                /**
+                 * @description One agent's figures (an Agent may only ask for their own, which is the default for
+                 *     them).
+                 */
+                agentId?: string;
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations with this label (now). */
+                labelId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Incoming messages per hour of the week (or, for `Accept: text/csv`, a CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeatmapReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReportsResolutionTime: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day, `YYYY-MM-DD`, in the workspace's time zone (its business hours'); 29
+                 *     days before `to` when omitted.
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day, included; today when omitted. A range is at most 366 days.
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /** @description `day` (the default), `week` (ISO, keyed by its Monday) or `month`. */
+                groupBy?: "day" | "week" | "month";
+                /** @description Count only business hours in times (first response, resolution). */
+                businessHours?: boolean;
+                /**
+                 * @description One agent's figures (an Agent may only ask for their own, which is the default for
+                 *     them).
+                 */
+                agentId?: string;
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations with this label (now). */
+                labelId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Resolutions per period (or, for `Accept: text/csv`, a CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getApiReportsVolume: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The first day, `YYYY-MM-DD`, in the workspace's time zone (its business hours'); 29
+                 *     days before `to` when omitted.
+                 * @example 2026-01-01
+                 */
+                from?: string;
+                /**
+                 * @description The last day, included; today when omitted. A range is at most 366 days.
+                 * @example 2026-12-31
+                 */
+                to?: string;
+                /** @description `day` (the default), `week` (ISO, keyed by its Monday) or `month`. */
+                groupBy?: "day" | "week" | "month";
+                /** @description Count only business hours in times (first response, resolution). */
+                businessHours?: boolean;
+                /**
+                 * @description One agent's figures (an Agent may only ask for their own, which is the default for
+                 *     them).
+                 */
+                agentId?: string;
+                channel?: "chat" | "manual" | "email";
+                /** @description Conversations with this label (now). */
+                labelId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Conversations per period (or, for `Accept: text/csv`, a CSV file) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VolumeReport"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            /** @description Missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A user token, a deactivated membership, a deleted workspace, an Agent asking for another agent's figures (`own_reports_only`) or for a team-wide report (`owner_only`) (`code` says which) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

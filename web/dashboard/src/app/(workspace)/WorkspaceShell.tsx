@@ -135,6 +135,7 @@ const NAV = [
   { href: "/inbox", label: "Inbox", ownerOnly: false },
   { href: "/tickets", label: "Tickets", ownerOnly: false },
   { href: "/team", label: "Team", ownerOnly: false },
+  { href: "/reports", label: "Reports", ownerOnly: false },
   { href: "/settings", label: "Settings", ownerOnly: true },
   { href: "/profile", label: "Profile", ownerOnly: false },
 ];

@@ -13,7 +13,6 @@ use jiff::Timestamp;
 use jiff::civil::{Date, DateTime, Time};
 use jiff::tz::TimeZone;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// Minutes in a day: a closing time of `24:00`.
 const DAY_MINUTES: u16 = 24 * 60;
@@ -24,7 +23,8 @@ pub const HOLIDAYS_MAX: usize = 200;
 /// How far ahead [`Schedule::next_change`] looks before saying "never".
 const LOOKAHEAD_DAYS: i32 = 400;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Weekday {
     Mon,
@@ -70,26 +70,28 @@ impl Weekday {
 }
 
 /// Business hours as the API shows and stores them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BusinessHours {
     /// An IANA time zone: the hours and holidays are its civil times.
-    #[schema(example = "Europe/Berlin")]
+    #[cfg_attr(feature = "openapi", schema(example = "Europe/Berlin"))]
     pub time_zone: String,
     /// The openings of each weekday, by day then time; a day without one is closed.
     pub weekly: Vec<Opening>,
     /// Days closed all day, `YYYY-MM-DD`, in order.
-    #[schema(example = json!(["2026-12-25"]))]
+    #[cfg_attr(feature = "openapi", schema(example = json!(["2026-12-25"])))]
     pub holidays: Vec<String>,
 }
 
 /// One opening of a weekday, `HH:MM` to `HH:MM` (`24:00` is midnight at its end).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Opening {
     pub day: Weekday,
-    #[schema(example = "09:00")]
+    #[cfg_attr(feature = "openapi", schema(example = "09:00"))]
     pub open: String,
-    #[schema(example = "17:00")]
+    #[cfg_attr(feature = "openapi", schema(example = "17:00"))]
     pub close: String,
 }
 
@@ -262,6 +264,16 @@ impl Schedule {
         })
     }
 
+    /// The zone the hours are civil times of (reports count their days in it).
+    pub fn zone(&self) -> &TimeZone {
+        &self.zone
+    }
+
+    /// Its IANA name.
+    pub fn zone_name(&self) -> &str {
+        &self.zone_name
+    }
+
     fn local_date(&self, at: Timestamp) -> Date {
         self.zone.to_datetime(at).date()
     }
@@ -315,6 +327,34 @@ impl Schedule {
             date = day.tomorrow();
         }
         total
+    }
+}
+
+/// A workspace's business hours as stored (`settings.business_hours`), parsed; open around
+/// the clock until an Owner sets them. `for_update` locks the row for a change of them.
+pub async fn load(
+    conn: &mut sqlx::PgConnection,
+    schema: &crate::tenancy::TenantSchema,
+    for_update: bool,
+) -> Result<Schedule, sqlx::Error> {
+    let statement = if for_update {
+        "SELECT business_hours FROM {schema}.settings FOR UPDATE"
+    } else {
+        "SELECT business_hours FROM {schema}.settings"
+    };
+    let stored: Option<sqlx::types::Json<BusinessHours>> =
+        sqlx::query_scalar(schema.sql(statement))
+            .fetch_one(conn)
+            .await?;
+    match stored {
+        None => Ok(Schedule::always_open()),
+        // Checked when written; a zone the time-zone database has since dropped is a fault
+        // to see, not a reason to guess.
+        Some(sqlx::types::Json(hours)) => Schedule::parse(&hours).map_err(|problems| {
+            sqlx::Error::Decode(
+                format!("stored business hours no longer parse: {problems:?}").into(),
+            )
+        }),
     }
 }
 

@@ -1,0 +1,320 @@
+//! The reports' SQL, over the tables the worker folds from the event log
+//! (`report_cycles`, `report_incoming_hours`): never over conversations or messages.
+//!
+//! Each statement reads one range index of `report_cycles` and cuts it into periods with
+//! `width_bucket` over the bounds `range::Periods` computed in the workspace's zone;
+//! `GROUPING SETS` gives the whole range's figure from the same scan.
+
+use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::range::Periods;
+use crate::conversations::record::Channel;
+
+/// Which cycles a report counts, besides its range.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub agent: Option<Uuid>,
+    pub channel: Option<Channel>,
+    pub label: Option<Uuid>,
+    /// Times count business hours only.
+    pub business_hours: bool,
+}
+
+/// The filters of a `report_cycles` scan: `$2` channel, `$3` label, `$4` the agent (compared
+/// with `agent`, the column that credits an agent for this figure).
+fn filtered(agent: &str) -> String {
+    format!(
+        "($2::text IS NULL OR channel = $2) AND ($3::uuid IS NULL OR labels @> ARRAY[$3::uuid])
+         AND ($4::uuid IS NULL OR {agent} = $4)"
+    )
+}
+
+/// A duration figure: how many, their median and 90th percentile (whole seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Durations {
+    pub count: i64,
+    pub median: Option<i64>,
+    pub p90: Option<i64>,
+}
+
+/// The columns of one duration figure.
+pub struct Measure {
+    /// When it happened (its period).
+    at: &'static str,
+    seconds: &'static str,
+    business_seconds: &'static str,
+    /// The agent it is credited to.
+    agent: &'static str,
+}
+
+/// First responses: credited to the agent who replied, in the period of the reply.
+pub const FIRST_RESPONSE: Measure = Measure {
+    at: "first_response_at",
+    seconds: "response_seconds",
+    business_seconds: "response_business_seconds",
+    agent: "responder_id",
+};
+
+/// Resolutions: credited to the assignee at the resolution, in its period.
+pub const RESOLUTION: Measure = Measure {
+    at: "resolved_at",
+    seconds: "resolution_seconds",
+    business_seconds: "resolution_business_seconds",
+    agent: "assignee_id",
+};
+
+fn whole(seconds: Option<f64>) -> Option<i64> {
+    seconds.map(|s| s.round() as i64)
+}
+
+/// A period's row of a duration figure, or the whole range's (`total`, no bucket).
+#[derive(sqlx::FromRow)]
+struct DurationRow {
+    bucket: Option<i32>,
+    count: i64,
+    median: Option<f64>,
+    p90: Option<f64>,
+    total: bool,
+}
+
+/// Per period, and for the whole range.
+pub async fn durations(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+    measure: &Measure,
+) -> sqlx::Result<(Vec<Durations>, Durations)> {
+    let Measure {
+        at,
+        seconds,
+        business_seconds,
+        agent,
+    } = measure;
+    let sql = format!(
+        "SELECT bucket, count(*) AS count,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS median,
+                percentile_cont(0.9) WITHIN GROUP (ORDER BY v) AS p90,
+                grouping(bucket) = 1 AS total
+           FROM (SELECT width_bucket({at}, $1) AS bucket,
+                        CASE WHEN $5 THEN {business_seconds} ELSE {seconds} END AS v
+                   FROM {{schema}}.report_cycles
+                  WHERE {at} >= $6 AND {at} < $7 AND {filters}) r
+          GROUP BY GROUPING SETS ((bucket), ())",
+        filters = filtered(agent)
+    );
+    let rows: Vec<DurationRow> = bind(sqlx::query_as(schema.sql(&sql)), periods, filters)
+        .fetch_all(conn)
+        .await?;
+    let mut series = vec![Durations::default(); periods.keys.len()];
+    let mut total = Durations::default();
+    for row in rows {
+        let figure = Durations {
+            count: row.count,
+            median: whole(row.median),
+            p90: whole(row.p90),
+        };
+        if row.total {
+            total = figure;
+        } else if let Some(i) = row.bucket.and_then(|b| periods.index(b)) {
+            series[i] = figure;
+        }
+    }
+    Ok((series, total))
+}
+
+/// Binds `$1` bounds, `$2` channel, `$3` label, `$4` agent, `$5` business hours, `$6`/`$7`
+/// the range. A statement that needs no `$1` or `$5` still names it (`$5 IS NOT NULL`), so
+/// every parameter has a type.
+fn bind<'q, O>(
+    query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
+    query
+        .bind(periods.bounds.clone())
+        .bind(filters.channel)
+        .bind(filters.label)
+        .bind(filters.agent)
+        .bind(filters.business_hours)
+        .bind(periods.start())
+        .bind(periods.end())
+}
+
+/// Conversations created, resolved and reopened in a period.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Volume {
+    pub created: i64,
+    pub resolved: i64,
+    pub reopened: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct VolumeRow {
+    bucket: Option<i32>,
+    created: Option<i64>,
+    resolved: Option<i64>,
+    reopened: Option<i64>,
+    total: bool,
+}
+
+/// Created and reopened count by the cycle's start, resolved by its resolution; the agent
+/// filter is the cycle's assignee.
+pub async fn volume(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::Result<(Vec<Volume>, Volume)> {
+    let sql = format!(
+        "SELECT bucket, sum(created)::bigint AS created, sum(resolved)::bigint AS resolved,
+                sum(reopened)::bigint AS reopened, grouping(bucket) = 1 AS total
+           FROM (SELECT width_bucket(started_at, $1) AS bucket, count(*) FILTER (WHERE cycle = 1)
+                        AS created, 0::bigint AS resolved,
+                        count(*) FILTER (WHERE cycle > 1) AS reopened
+                   FROM {{schema}}.report_cycles
+                  WHERE started_at >= $6 AND started_at < $7 AND {filters} AND $5 IS NOT NULL
+                  GROUP BY 1
+                 UNION ALL
+                 SELECT width_bucket(resolved_at, $1), 0, count(*), 0
+                   FROM {{schema}}.report_cycles
+                  WHERE resolved_at >= $6 AND resolved_at < $7 AND {filters}
+                  GROUP BY 1) v
+          GROUP BY GROUPING SETS ((bucket), ())",
+        filters = filtered("assignee_id")
+    );
+    let rows: Vec<VolumeRow> = bind(sqlx::query_as(schema.sql(&sql)), periods, filters)
+        .fetch_all(conn)
+        .await?;
+    let mut series = vec![Volume::default(); periods.keys.len()];
+    let mut total = Volume::default();
+    for row in rows {
+        let figure = Volume {
+            created: row.created.unwrap_or(0),
+            resolved: row.resolved.unwrap_or(0),
+            reopened: row.reopened.unwrap_or(0),
+        };
+        if row.total {
+            total = figure;
+        } else if let Some(i) = row.bucket.and_then(|b| periods.index(b)) {
+            series[i] = figure;
+        }
+    }
+    Ok((series, total))
+}
+
+/// Ratings per period and score (index 0 holds the 1s).
+pub type Ratings = [i64; 5];
+
+/// Ratings in the period they were given; the agent filter is the assignee of the rated
+/// resolution.
+pub async fn ratings(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::Result<Vec<Ratings>> {
+    let sql = format!(
+        "SELECT width_bucket(rated_at, $1), rating, count(*)
+           FROM {{schema}}.report_cycles
+          WHERE rated_at >= $6 AND rated_at < $7 AND rating IS NOT NULL AND {filters}
+            AND $5 IS NOT NULL
+          GROUP BY 1, 2",
+        filters = filtered("assignee_id")
+    );
+    let rows: Vec<(i32, i16, i64)> = bind(sqlx::query_as(schema.sql(&sql)), periods, filters)
+        .fetch_all(conn)
+        .await?;
+    let mut series = vec![Ratings::default(); periods.keys.len()];
+    for (bucket, rating, count) in rows {
+        let slot = usize::try_from(rating - 1).ok().filter(|r| *r < 5);
+        if let (Some(i), Some(r)) = (periods.index(bucket), slot) {
+            series[i][r] += count;
+        }
+    }
+    Ok(series)
+}
+
+/// Incoming messages per UTC hour of the range (the heatmap folds them into its zone).
+pub async fn incoming_hours(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    channel: Option<Channel>,
+) -> sqlx::Result<Vec<(OffsetDateTime, i64)>> {
+    sqlx::query_as(schema.sql(
+        "SELECT hour, sum(messages)::bigint FROM {schema}.report_incoming_hours
+          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3)
+          GROUP BY hour",
+    ))
+    .bind(periods.start())
+    .bind(periods.end())
+    .bind(channel)
+    .fetch_all(conn)
+    .await
+}
+
+/// One agent's figures over the range.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AgentFigures {
+    pub agent_id: Uuid,
+    pub display_name: String,
+    pub first_responses: i64,
+    pub first_response_median: Option<f64>,
+    pub resolutions: i64,
+    pub resolution_median: Option<f64>,
+    pub ratings: i64,
+    pub satisfied: i64,
+}
+
+/// Every agent with a figure in the range (and the one asked for, if any), by name.
+pub async fn agents(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::Result<Vec<AgentFigures>> {
+    let sql = format!(
+        "WITH responses AS (
+             SELECT responder_id AS agent_id, count(*) AS n,
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY CASE WHEN $5
+                        THEN response_business_seconds ELSE response_seconds END) AS median
+               FROM {{schema}}.report_cycles
+              WHERE first_response_at >= $6 AND first_response_at < $7 AND {responders}
+                AND $1::timestamptz[] IS NOT NULL
+              GROUP BY 1),
+         resolutions AS (
+             SELECT assignee_id AS agent_id, count(*) AS n,
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY CASE WHEN $5
+                        THEN resolution_business_seconds ELSE resolution_seconds END) AS median
+               FROM {{schema}}.report_cycles
+              WHERE resolved_at >= $6 AND resolved_at < $7 AND assignee_id IS NOT NULL
+                AND {assignees}
+              GROUP BY 1),
+         rated AS (
+             SELECT assignee_id AS agent_id, count(*) AS n,
+                    count(*) FILTER (WHERE rating >= 4) AS satisfied
+               FROM {{schema}}.report_cycles
+              WHERE rated_at >= $6 AND rated_at < $7 AND rating IS NOT NULL
+                AND assignee_id IS NOT NULL AND {assignees}
+              GROUP BY 1)
+         SELECT a.id AS agent_id, a.display_name,
+                coalesce(r.n, 0) AS first_responses, r.median AS first_response_median,
+                coalesce(s.n, 0) AS resolutions, s.median AS resolution_median,
+                coalesce(c.n, 0) AS ratings, coalesce(c.satisfied, 0) AS satisfied
+           FROM {{schema}}.agent_profiles a
+           LEFT JOIN responses r ON r.agent_id = a.id
+           LEFT JOIN resolutions s ON s.agent_id = a.id
+           LEFT JOIN rated c ON c.agent_id = a.id
+          WHERE (r.n IS NOT NULL OR s.n IS NOT NULL OR c.n IS NOT NULL OR a.id = $4)
+          ORDER BY a.display_name, a.id",
+        responders = filtered("responder_id"),
+        assignees = filtered("assignee_id"),
+    );
+    bind(sqlx::query_as(schema.sql(&sql)), periods, filters)
+        .fetch_all(conn)
+        .await
+}

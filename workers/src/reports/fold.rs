@@ -1,0 +1,259 @@
+//! One batch of a workspace's events folded into its report tables, with the reports' place
+//! in the log moved in the same transaction (see `tenant_migrations/V24__reports.sql`).
+//!
+//! The definitions (docs/reports.md) live here:
+//! - a conversation's *cycles*: its creation starts cycle 1, each reopening (a resolved
+//!   conversation set open or pending, by an agent or by the customer writing again) the next;
+//! - a cycle's *first response*: from its first incoming message to the first reply an agent
+//!   wrote after it; notes, and replies no agent wrote (an API key's), are not responses;
+//! - a cycle's *resolution*: from its start to the resolution that ends it, credited to the
+//!   assignee at that moment (a reassignment moves the cycle, never counts it twice);
+//! - a rating belongs to the cycle whose resolution it rates.
+
+use jiff::Timestamp;
+use sqlx::PgConnection;
+use supportdesk_core::business_hours::Schedule;
+use supportdesk_core::tenancy::TenantSchema;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::events::{Conversation, Folded, Message, MessageKind, Rated};
+
+/// Calendar and business seconds between two instants, whole, never negative.
+fn durations(schedule: &Schedule, from: OffsetDateTime, to: OffsetDateTime) -> (i32, i32) {
+    let calendar = (to - from).whole_seconds().max(0);
+    let instant = |at: OffsetDateTime| Timestamp::from_nanosecond(at.unix_timestamp_nanos()).ok();
+    let business = match (instant(from), instant(to)) {
+        (Some(from), Some(to)) => schedule.business_seconds(from, to).max(0),
+        _ => 0,
+    };
+    let fit = |seconds: i64| i32::try_from(seconds).unwrap_or(i32::MAX);
+    (fit(calendar), fit(business))
+}
+
+/// The newest cycle of a conversation, as far as folding needs it.
+#[derive(sqlx::FromRow)]
+struct Cycle {
+    cycle: i32,
+    channel: String,
+    started_at: OffsetDateTime,
+    first_incoming_at: Option<OffsetDateTime>,
+    first_response_at: Option<OffsetDateTime>,
+    resolved_at: Option<OffsetDateTime>,
+}
+
+async fn newest_cycle(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation: Uuid,
+) -> sqlx::Result<Option<Cycle>> {
+    sqlx::query_as(schema.sql(
+        "SELECT cycle, channel, started_at, first_incoming_at, first_response_at, resolved_at
+           FROM {schema}.report_cycles WHERE conversation_id = $1
+          ORDER BY cycle DESC LIMIT 1",
+    ))
+    .bind(conversation)
+    .fetch_optional(conn)
+    .await
+}
+
+async fn start_cycle(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    conversation: &Conversation,
+    cycle: i32,
+    started_at: OffsetDateTime,
+) -> sqlx::Result<()> {
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.report_cycles
+                (conversation_id, cycle, channel, started_at, assignee_id, labels)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (conversation_id, cycle) DO NOTHING",
+    ))
+    .bind(conversation.id)
+    .bind(cycle)
+    .bind(&conversation.channel)
+    .bind(started_at)
+    .bind(conversation.assignee_id)
+    .bind(conversation.label_ids())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Folds one event. Events about conversations the reports never saw created (before they
+/// began, or pruned before they were read) start counting from what they show.
+pub async fn fold(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    schedule: &Schedule,
+    event: Folded,
+) -> sqlx::Result<()> {
+    match event {
+        Folded::ConversationCreated(conversation) => {
+            start_cycle(conn, schema, &conversation, 1, conversation.created_at).await
+        }
+        Folded::ConversationUpdated(conversation) => {
+            updated(conn, schema, schedule, conversation).await
+        }
+        Folded::MessageCreated(message) => message_created(conn, schema, schedule, message).await,
+        Folded::ConversationRated(rated) => rated_resolution(conn, schema, rated).await,
+        Folded::Other => Ok(()),
+    }
+}
+
+async fn updated(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    schedule: &Schedule,
+    conversation: Conversation,
+) -> sqlx::Result<()> {
+    let newest = match newest_cycle(conn, schema, conversation.id).await? {
+        Some(cycle) => cycle,
+        None => {
+            start_cycle(conn, schema, &conversation, 1, conversation.created_at).await?;
+            let Some(cycle) = newest_cycle(conn, schema, conversation.id).await? else {
+                return Ok(());
+            };
+            cycle
+        }
+    };
+    // Labels belong to the conversation: every cycle follows them.
+    sqlx::query(schema.sql(
+        "UPDATE {schema}.report_cycles SET labels = $2
+          WHERE conversation_id = $1 AND labels <> $2",
+    ))
+    .bind(conversation.id)
+    .bind(conversation.label_ids())
+    .execute(&mut *conn)
+    .await?;
+    match (conversation.resolution(), newest.resolved_at) {
+        // Resolved: the cycle ends, credited to the assignee now.
+        (Some(resolved_at), None) => {
+            let (seconds, business) = durations(schedule, newest.started_at, resolved_at);
+            sqlx::query(schema.sql(
+                "UPDATE {schema}.report_cycles
+                    SET resolved_at = $3, resolution_seconds = $4,
+                        resolution_business_seconds = $5, assignee_id = $6
+                  WHERE conversation_id = $1 AND cycle = $2",
+            ))
+            .bind(conversation.id)
+            .bind(newest.cycle)
+            .bind(resolved_at)
+            .bind(seconds)
+            .bind(business)
+            .bind(conversation.assignee_id)
+            .execute(&mut *conn)
+            .await?;
+        }
+        // Reopened: a new cycle from now.
+        (None, Some(_)) => {
+            start_cycle(
+                conn,
+                schema,
+                &conversation,
+                newest.cycle + 1,
+                conversation.updated_at,
+            )
+            .await?;
+        }
+        // Still open (a reassignment, a priority), or a resolution resolved again.
+        (None, None) => {
+            sqlx::query(schema.sql(
+                "UPDATE {schema}.report_cycles SET assignee_id = $3
+                  WHERE conversation_id = $1 AND cycle = $2
+                    AND assignee_id IS DISTINCT FROM $3",
+            ))
+            .bind(conversation.id)
+            .bind(newest.cycle)
+            .bind(conversation.assignee_id)
+            .execute(&mut *conn)
+            .await?;
+        }
+        (Some(_), Some(_)) => {}
+    }
+    Ok(())
+}
+
+async fn message_created(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    schedule: &Schedule,
+    message: Message,
+) -> sqlx::Result<()> {
+    let Some(newest) = newest_cycle(conn, schema, message.conversation_id).await? else {
+        return Ok(());
+    };
+    let open = newest.resolved_at.is_none();
+    match message.kind {
+        MessageKind::Incoming => {
+            sqlx::query(schema.sql(
+                "INSERT INTO {schema}.report_incoming_hours AS h (hour, channel, messages)
+                 VALUES (date_trunc('hour', $1::timestamptz, 'UTC'), $2, 1)
+                 ON CONFLICT (hour, channel) DO UPDATE SET messages = h.messages + 1",
+            ))
+            .bind(message.created_at)
+            .bind(&newest.channel)
+            .execute(&mut *conn)
+            .await?;
+            if open && newest.first_incoming_at.is_none() {
+                sqlx::query(schema.sql(
+                    "UPDATE {schema}.report_cycles SET first_incoming_at = $3
+                      WHERE conversation_id = $1 AND cycle = $2",
+                ))
+                .bind(message.conversation_id)
+                .bind(newest.cycle)
+                .bind(message.created_at)
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
+        MessageKind::Outgoing => {
+            let (Some(agent), Some(asked), None, true) = (
+                message.author_agent_id,
+                newest.first_incoming_at,
+                newest.first_response_at,
+                open,
+            ) else {
+                return Ok(());
+            };
+            let (seconds, business) = durations(schedule, asked, message.created_at);
+            sqlx::query(schema.sql(
+                "UPDATE {schema}.report_cycles
+                    SET first_response_at = $3, responder_id = $4, response_seconds = $5,
+                        response_business_seconds = $6
+                  WHERE conversation_id = $1 AND cycle = $2",
+            ))
+            .bind(message.conversation_id)
+            .bind(newest.cycle)
+            .bind(message.created_at)
+            .bind(agent)
+            .bind(seconds)
+            .bind(business)
+            .execute(&mut *conn)
+            .await?;
+        }
+        MessageKind::Note => {}
+    }
+    Ok(())
+}
+
+async fn rated_resolution(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    rated: Rated,
+) -> sqlx::Result<()> {
+    // A comment added later logs the rating again, with its id: the same values land again.
+    sqlx::query(schema.sql(
+        "UPDATE {schema}.report_cycles SET rating_id = $3, rating = $4, rated_at = $5
+          WHERE conversation_id = $1 AND resolved_at = $2",
+    ))
+    .bind(rated.conversation_id)
+    .bind(rated.rating.resolved_at)
+    .bind(rated.rating.id)
+    .bind(rated.rating.rating)
+    .bind(rated.rating.created_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
