@@ -24,7 +24,6 @@ pub mod actions;
 mod activity;
 mod counts;
 pub mod filters;
-pub mod first_responses;
 pub mod intake;
 pub mod messages;
 pub mod rating_links;

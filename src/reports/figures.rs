@@ -318,3 +318,27 @@ pub async fn agents(
         .fetch_all(conn)
         .await
 }
+
+/// The most first responses [`recent_first_responses`] reads.
+pub const RECENT_MEASURED: i64 = 200;
+
+/// The newest [`RECENT_MEASURED`] first responses since `since` to customers who wrote in
+/// (by chat or email): (the cycle's first incoming message, the reply). The widget's "we
+/// usually reply in ..." is measured from these (`widget::reply_time`), in the business hours
+/// in force when it asks.
+pub async fn recent_first_responses(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    since: OffsetDateTime,
+) -> sqlx::Result<Vec<(OffsetDateTime, OffsetDateTime)>> {
+    // The count written out, not bound: a generic plan costs a bound `LIMIT` as a tenth of
+    // the table and would sort it rather than walk the index backwards.
+    sqlx::query_as(schema.sql(&format!(
+        "SELECT first_incoming_at, first_response_at FROM {{schema}}.report_cycles
+          WHERE first_response_at >= $1 AND channel <> 'manual'
+          ORDER BY first_response_at DESC LIMIT {RECENT_MEASURED}"
+    )))
+    .bind(since)
+    .fetch_all(conn)
+    .await
+}

@@ -1,6 +1,7 @@
 //! "We usually reply in ...": the median first response of the workspace's recent
-//! conversations (`conversations::first_responses`: the newest 200 answered in the last 30
-//! days), counted in its business hours, as `GET /widget/v1/availability` tells the widget.
+//! conversations (the newest 200 first responses of the last 30 days, as the reports count
+//! them: `reports::figures::recent_first_responses`), counted in its business hours, as
+//! `GET /widget/v1/availability` tells the widget.
 //! A hint, not a report: each API process keeps it 10 minutes per workspace
 //! (`crate::reply_times`), and forgets it when the workspace's business hours change there.
 
@@ -9,7 +10,7 @@ use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::conversations::first_responses;
+use crate::reports::figures;
 use crate::state::AppState;
 use supportdesk_core::business_hours::Schedule;
 
@@ -30,7 +31,7 @@ pub async fn typical(
         return Ok(known);
     }
     let since = OffsetDateTime::now_utc() - WINDOW;
-    let answered = first_responses::recent(conn, schema, since).await?;
+    let answered = figures::recent_first_responses(conn, schema, since).await?;
     let typical = median_business_seconds(schedule, &answered);
     state.reply_times.keep(workspace_id, typical).await;
     Ok(typical)

@@ -225,8 +225,10 @@ async fn the_widget_learns_whether_the_team_is_in_and_until_when() {
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
 }
 
-/// Conversations of `schema` whose customer wrote at `asked` and an agent answered after
-/// each of `waits` (a note in between does not count), as the widget and the inbox write them.
+/// First responses to customers who wrote at `asked`, answered after each of `waits`, as the
+/// worker's reports fold them (`report_cycles`; what counts as a first response is
+/// `workers/tests/worker/reports.rs`'s), and one to a conversation an agent started, which
+/// does not count.
 async fn answered(app: &TestApp, owner: &Owner, asked: OffsetDateTime, waits: &[Duration]) {
     let schema = TenantSchema::for_workspace(owner.workspace_id);
     let agent: Uuid =
@@ -234,40 +236,25 @@ async fn answered(app: &TestApp, owner: &Owner, asked: OffsetDateTime, waits: &[
             .fetch_one(&app.db)
             .await
             .unwrap();
-    for (n, wait) in waits.iter().enumerate() {
-        let contact: Uuid = sqlx::query_scalar(
-            schema.sql("INSERT INTO {schema}.contacts (email) VALUES ($1) RETURNING id"),
-        )
-        .bind(format!("asker-{n}@example.com"))
-        .fetch_one(&app.db)
-        .await
-        .unwrap();
-        let conversation: Uuid = sqlx::query_scalar(schema.sql(
-            "INSERT INTO {schema}.conversations (contact_id, channel, created_at, last_message_at)
-             VALUES ($1, 'chat', $2, $2) RETURNING id",
+    let manual = [("manual", Duration::seconds(5))];
+    let chats = waits.iter().map(|wait| ("chat", *wait));
+    for (channel, wait) in chats.chain(manual) {
+        let seconds = wait.whole_seconds() as i32;
+        sqlx::query(schema.sql(
+            "INSERT INTO {schema}.report_cycles
+                    (conversation_id, cycle, channel, started_at, first_incoming_at,
+                     first_response_at, responder_id, response_seconds,
+                     response_business_seconds)
+             VALUES (gen_random_uuid(), 1, $1, $2, $2, $3, $4, $5, $5)",
         ))
-        .bind(contact)
+        .bind(channel)
         .bind(asked)
-        .fetch_one(&app.db)
+        .bind(asked + wait)
+        .bind(agent)
+        .bind(seconds)
+        .execute(&app.db)
         .await
         .unwrap();
-        for (kind, author, at) in [
-            ("incoming", None, asked),
-            ("note", Some(agent), asked + Duration::minutes(1)),
-            ("outgoing", Some(agent), asked + *wait),
-        ] {
-            sqlx::query(schema.sql(
-                "INSERT INTO {schema}.messages (conversation_id, kind, body, author_agent_id, created_at)
-                 VALUES ($1, $2, 'text', $3, $4)",
-            ))
-            .bind(conversation)
-            .bind(kind)
-            .bind(author)
-            .bind(at)
-            .execute(&app.db)
-            .await
-            .unwrap();
-        }
     }
 }
 
