@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
+use supportdesk_core::outbox::messages::workspace;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -76,16 +77,11 @@ async fn workspace(
     state: &AppState,
     id: Uuid,
 ) -> Result<(supportdesk_core::tenancy::TenantSchema, String)> {
-    let row: Option<(String, String)> = sqlx::query_as(
-        "SELECT schema_name, name FROM public.workspaces WHERE id = $1 AND status = 'active'",
-    )
-    .bind(id)
-    .fetch_optional(&state.db)
-    .await?;
-    let (schema, name) = row.ok_or_else(not_found)?;
-    let schema = supportdesk_core::tenancy::TenantSchema::parse(&schema)
-        .map_err(|e| Error::Internal(anyhow::anyhow!(e)))?;
-    Ok((schema, name))
+    let mut conn = state.db.acquire().await?;
+    let found = workspace::active(&mut conn, id)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok((found.schema, found.name))
 }
 
 /// A link that may still be used: known, not expired.
@@ -155,9 +151,11 @@ pub async fn rate(
     )
     .await?;
     rating_links::used(&mut *conn, schema, link.id, rating.id).await?;
-    let team_name = team_name(&mut *conn, schema)
-        .await?
-        .unwrap_or(workspace_name);
+    let brand: Option<String> =
+        sqlx::query_scalar(schema.sql("SELECT branding->>'name' FROM {schema}.settings"))
+            .fetch_one(&mut *conn)
+            .await?;
+    let team_name = workspace::team_name(brand, workspace_name);
     let recorded = record(conn, schema, &link, &rating).await?;
     tx.commit().await?;
     state.events.committed(request.workspace_id, &recorded);
@@ -238,15 +236,4 @@ async fn record(
         rating: rating.clone(),
     }));
     Ok(log::append(conn, schema, By::Visitor(link.contact_id), vec![rated]).await?)
-}
-
-async fn team_name(
-    conn: &mut sqlx::PgConnection,
-    schema: &supportdesk_core::tenancy::TenantSchema,
-) -> Result<Option<String>> {
-    let name: Option<String> =
-        sqlx::query_scalar(schema.sql("SELECT branding->>'name' FROM {schema}.settings"))
-            .fetch_one(conn)
-            .await?;
-    Ok(name.filter(|n| !n.trim().is_empty()))
 }

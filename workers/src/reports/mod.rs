@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use sqlx::PgPool;
+use supportdesk_core::outbox::messages::workspace;
 use supportdesk_core::pubsub;
 use supportdesk_core::tenancy::TenantSchema;
 use tokio::sync::mpsc;
@@ -127,14 +128,11 @@ pub async fn sweep(db: &PgPool, stop: &CancellationToken) -> sqlx::Result<()> {
 }
 
 async fn fold_workspace(db: &PgPool, workspace_id: Uuid) -> sqlx::Result<()> {
-    let schema: Option<String> = sqlx::query_scalar(
-        "SELECT schema_name FROM public.workspaces WHERE id = $1 AND status = 'active'",
-    )
-    .bind(workspace_id)
-    .fetch_optional(db)
-    .await?;
-    match schema.and_then(|s| TenantSchema::parse(&s).ok()) {
-        Some(schema) => catch_up(db, &schema).await.map(|_| ()),
+    let mut conn = db.acquire().await?;
+    let found = workspace::active(&mut conn, workspace_id).await?;
+    drop(conn);
+    match found {
+        Some(found) => catch_up(db, &found.schema).await.map(|_| ()),
         None => Ok(()),
     }
 }

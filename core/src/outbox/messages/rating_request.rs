@@ -108,7 +108,7 @@ pub async fn load(
     Ok(Some(RatingRequest {
         email,
         name: contact_name,
-        team: brand.filter(|b| !b.trim().is_empty()).unwrap_or(name),
+        team: workspace::team_name(brand, name),
         brand_color: color,
         number,
         subject,

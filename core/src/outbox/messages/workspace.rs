@@ -28,6 +28,11 @@ pub async fn active(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Wo
     .transpose()
 }
 
+/// The team's name as customers see it: the branding's name, else the workspace's.
+pub fn team_name(brand: Option<String>, workspace: String) -> String {
+    brand.filter(|b| !b.trim().is_empty()).unwrap_or(workspace)
+}
+
 /// Owner `user_id` of workspace `workspace_id`, while they are an active Owner: their email
 /// and full name (who an Owner's email about the workspace goes to).
 pub async fn active_owner(
