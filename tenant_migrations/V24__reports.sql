@@ -1,11 +1,11 @@
 -- Reports: what the worker's reports subscriber (`workers/src/reports`) folded from the event
--- log. Reports read these tables only, never `conversations` or `messages`, so a year's report
--- costs what the year's cycles cost, whatever else the workspace holds.
+-- log. Reports read these tables only, never `conversations` or `messages`: a year's report
+-- reads the year's hours, whatever else the workspace holds.
 --
 -- Exactness: the subscriber folds a batch of events and moves `report_cursor` in one
 -- transaction, so a crash mid-fold rolls back both and the batch is folded again from the
--- same place; every write below is keyed (a conversation's cycle, an hour), so nothing is
--- counted twice.
+-- same place. A fact enters the hours only when its cycle first records it (a repeated event
+-- finds it recorded), so nothing is counted twice.
 
 CREATE TABLE report_cursor (
     only_row  boolean PRIMARY KEY DEFAULT true CHECK (only_row),
@@ -64,10 +64,56 @@ CREATE INDEX report_cycles_by_rating ON report_cycles (rated_at)
     WHERE rating IS NOT NULL;
 CREATE INDEX report_cycles_by_label ON report_cycles USING gin (labels);
 
--- Incoming messages per UTC hour and channel: the weekday x hour heatmap.
-CREATE TABLE report_incoming_hours (
-    hour     timestamptz NOT NULL,
-    channel  text NOT NULL,
-    messages integer NOT NULL CHECK (messages > 0),
+-- An agent's figures over a range read the cycles credited to them.
+CREATE INDEX report_cycles_by_responder ON report_cycles (responder_id, first_response_at)
+    WHERE first_response_at IS NOT NULL;
+CREATE INDEX report_cycles_by_assignee ON report_cycles (assignee_id, resolved_at);
+CREATE INDEX report_cycles_by_assignee_start ON report_cycles (assignee_id, started_at);
+
+-- The cycles' facts rolled up per UTC hour and channel, so a year's report reads 8 760 rows
+-- per channel however many conversations it holds: counts, the ratings given (1 first), and
+-- every first response and resolution of the hour as whole seconds (calendar and business),
+-- from which the API takes exact medians and p90s. Hours serve every zone whose midnights
+-- fall on whole UTC hours; the API reads `report_cycles` for the others, and when a filter
+-- (agent, label) is not a dimension here.
+CREATE TABLE report_hours (
+    hour                         timestamptz NOT NULL,
+    channel                      text NOT NULL,
+    created                      integer NOT NULL DEFAULT 0,
+    reopened                     integer NOT NULL DEFAULT 0,
+    resolved                     integer NOT NULL DEFAULT 0,
+    -- Incoming messages: the weekday x hour heatmap.
+    incoming                     integer NOT NULL DEFAULT 0,
+    ratings                      integer[] NOT NULL DEFAULT '{0,0,0,0,0}',
+    response_seconds             integer[] NOT NULL DEFAULT '{}',
+    response_business_seconds    integer[] NOT NULL DEFAULT '{}',
+    resolution_seconds           integer[] NOT NULL DEFAULT '{}',
+    resolution_business_seconds  integer[] NOT NULL DEFAULT '{}',
     PRIMARY KEY (hour, channel)
+);
+
+-- The same per UTC hour and agent credited (who replied; the assignee at the resolution, and
+-- of the rated resolution): the per-agent report.
+CREATE TABLE report_agent_hours (
+    hour                         timestamptz NOT NULL,
+    agent_id                     uuid NOT NULL,
+    ratings                      integer[] NOT NULL DEFAULT '{0,0,0,0,0}',
+    response_seconds             integer[] NOT NULL DEFAULT '{}',
+    response_business_seconds    integer[] NOT NULL DEFAULT '{}',
+    resolution_seconds           integer[] NOT NULL DEFAULT '{}',
+    resolution_business_seconds  integer[] NOT NULL DEFAULT '{}',
+    PRIMARY KEY (hour, agent_id)
+);
+
+-- The same per UTC day and agent: a year's per-agent report reads 365 days an agent (and the
+-- hours at the range's two ends), not 8 760 hours.
+CREATE TABLE report_agent_days (
+    day                          timestamptz NOT NULL,
+    agent_id                     uuid NOT NULL,
+    ratings                      integer[] NOT NULL DEFAULT '{0,0,0,0,0}',
+    response_seconds             integer[] NOT NULL DEFAULT '{}',
+    response_business_seconds    integer[] NOT NULL DEFAULT '{}',
+    resolution_seconds           integer[] NOT NULL DEFAULT '{}',
+    resolution_business_seconds  integer[] NOT NULL DEFAULT '{}',
+    PRIMARY KEY (day, agent_id)
 );

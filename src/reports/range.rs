@@ -114,6 +114,14 @@ impl Periods {
         self.bounds[self.bounds.len() - 1]
     }
 
+    /// Whether every bound is a whole UTC hour, so the hourly rollups cut exactly into these
+    /// periods (every zone but those a half or three quarters of an hour off UTC).
+    pub fn on_whole_hours(&self) -> bool {
+        self.bounds
+            .iter()
+            .all(|b| b.minute() == 0 && b.second() == 0 && b.nanosecond() == 0)
+    }
+
     /// The period of `width_bucket(at, bounds)`'s answer (1 for the first period); `None`
     /// outside the range.
     pub fn index(&self, bucket: i32) -> Option<usize> {
@@ -216,6 +224,18 @@ mod tests {
         assert_eq!(periods.index(1), Some(0));
         assert_eq!(periods.index(0), None);
         assert_eq!(periods.index(4), None);
+    }
+
+    #[test]
+    fn hours_serve_whole_hour_zones_only() {
+        let days = |zone: &str| {
+            let zone = TimeZone::get(zone).unwrap();
+            Periods::new(date(2026, 3, 28), date(2026, 3, 30), GroupBy::Day, &zone).unwrap()
+        };
+        assert!(days("Europe/Berlin").on_whole_hours());
+        assert!(days("America/New_York").on_whole_hours());
+        assert!(!days("Asia/Kolkata").on_whole_hours());
+        assert!(!days("Asia/Kathmandu").on_whole_hours());
     }
 
     #[test]

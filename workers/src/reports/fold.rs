@@ -64,7 +64,7 @@ async fn start_cycle(
     cycle: i32,
     started_at: OffsetDateTime,
 ) -> sqlx::Result<()> {
-    sqlx::query(schema.sql(
+    let started = sqlx::query(schema.sql(
         "INSERT INTO {schema}.report_cycles
                 (conversation_id, cycle, channel, started_at, assignee_id, labels)
          VALUES ($1, $2, $3, $4, $5, $6)
@@ -76,8 +76,172 @@ async fn start_cycle(
     .bind(started_at)
     .bind(conversation.assignee_id)
     .bind(conversation.label_ids())
+    .execute(&mut *conn)
+    .await?;
+    if started.rows_affected() == 1 {
+        let fact = if cycle == 1 {
+            Fact::Created
+        } else {
+            Fact::Reopened
+        };
+        hour(conn, schema, started_at, &conversation.channel, &fact).await?;
+    }
+    Ok(())
+}
+
+/// What a cycle adds to its hour's rollups.
+enum Fact {
+    Created,
+    Reopened,
+    Incoming,
+    Responded {
+        seconds: i32,
+        business: i32,
+    },
+    Resolved {
+        seconds: i32,
+        business: i32,
+    },
+    /// 1 to 5.
+    Rated(i16),
+}
+
+/// The columns of [`Fact`] as one row to add: counts, the ratings (1 first), and the
+/// durations (calendar, business) of a response and of a resolution.
+struct Added {
+    counts: [i32; 4],
+    ratings: Vec<i32>,
+    response: (Vec<i32>, Vec<i32>),
+    resolution: (Vec<i32>, Vec<i32>),
+}
+
+impl Fact {
+    fn added(&self) -> Added {
+        let mut added = Added {
+            counts: [0; 4],
+            ratings: vec![0; 5],
+            response: (vec![], vec![]),
+            resolution: (vec![], vec![]),
+        };
+        match *self {
+            Self::Created => added.counts[0] = 1,
+            Self::Reopened => added.counts[1] = 1,
+            Self::Incoming => added.counts[3] = 1,
+            Self::Responded { seconds, business } => {
+                added.response = (vec![seconds], vec![business]);
+            }
+            Self::Resolved { seconds, business } => {
+                added.counts[2] = 1;
+                added.resolution = (vec![seconds], vec![business]);
+            }
+            Self::Rated(rating) => {
+                if let Some(slot) = usize::try_from(rating - 1).ok().filter(|r| *r < 5) {
+                    added.ratings[slot] = 1;
+                }
+            }
+        }
+        added
+    }
+}
+
+/// Adds `fact` to its UTC hour and channel.
+async fn hour(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    at: OffsetDateTime,
+    channel: &str,
+    fact: &Fact,
+) -> sqlx::Result<()> {
+    let Added {
+        counts,
+        ratings,
+        response,
+        resolution,
+    } = fact.added();
+    sqlx::query(schema.sql(
+        "INSERT INTO {schema}.report_hours AS h
+                (hour, channel, created, reopened, resolved, incoming, ratings,
+                 response_seconds, response_business_seconds,
+                 resolution_seconds, resolution_business_seconds)
+         VALUES (date_trunc('hour', $1::timestamptz, 'UTC'), $2, $3, $4, $5, $6, $7,
+                 $8, $9, $10, $11)
+         ON CONFLICT (hour, channel) DO UPDATE SET
+                created = h.created + EXCLUDED.created,
+                reopened = h.reopened + EXCLUDED.reopened,
+                resolved = h.resolved + EXCLUDED.resolved,
+                incoming = h.incoming + EXCLUDED.incoming,
+                ratings = ARRAY[h.ratings[1] + EXCLUDED.ratings[1], h.ratings[2] + EXCLUDED.ratings[2],
+                                 h.ratings[3] + EXCLUDED.ratings[3], h.ratings[4] + EXCLUDED.ratings[4],
+                                 h.ratings[5] + EXCLUDED.ratings[5]],
+                response_seconds = h.response_seconds || EXCLUDED.response_seconds,
+                response_business_seconds =
+                    h.response_business_seconds || EXCLUDED.response_business_seconds,
+                resolution_seconds = h.resolution_seconds || EXCLUDED.resolution_seconds,
+                resolution_business_seconds =
+                    h.resolution_business_seconds || EXCLUDED.resolution_business_seconds",
+    ))
+    .bind(at)
+    .bind(channel)
+    .bind(counts[0])
+    .bind(counts[1])
+    .bind(counts[2])
+    .bind(counts[3])
+    .bind(ratings)
+    .bind(response.0)
+    .bind(response.1)
+    .bind(resolution.0)
+    .bind(resolution.1)
     .execute(conn)
     .await?;
+    Ok(())
+}
+
+/// Adds `fact` to its UTC hour and to its UTC day, for the agent it is credited to.
+async fn agent_hour(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    at: OffsetDateTime,
+    agent: Uuid,
+    fact: &Fact,
+) -> sqlx::Result<()> {
+    for (table, key, grain) in [
+        ("report_agent_hours", "hour", "hour"),
+        ("report_agent_days", "day", "day"),
+    ] {
+        let Added {
+            ratings,
+            response,
+            resolution,
+            ..
+        } = fact.added();
+        sqlx::query(schema.sql(&format!(
+            "INSERT INTO {{schema}}.{table} AS h
+                    ({key}, agent_id, ratings, response_seconds, response_business_seconds,
+                     resolution_seconds, resolution_business_seconds)
+             VALUES (date_trunc('{grain}', $1::timestamptz, 'UTC'), $2, $3, $4, $5, $6, $7)
+             ON CONFLICT ({key}, agent_id) DO UPDATE SET
+                    ratings = ARRAY[h.ratings[1] + EXCLUDED.ratings[1],
+                                    h.ratings[2] + EXCLUDED.ratings[2],
+                                    h.ratings[3] + EXCLUDED.ratings[3],
+                                    h.ratings[4] + EXCLUDED.ratings[4],
+                                    h.ratings[5] + EXCLUDED.ratings[5]],
+                    response_seconds = h.response_seconds || EXCLUDED.response_seconds,
+                    response_business_seconds =
+                        h.response_business_seconds || EXCLUDED.response_business_seconds,
+                    resolution_seconds = h.resolution_seconds || EXCLUDED.resolution_seconds,
+                    resolution_business_seconds =
+                        h.resolution_business_seconds || EXCLUDED.resolution_business_seconds"
+        )))
+        .bind(at)
+        .bind(agent)
+        .bind(ratings)
+        .bind(response.0)
+        .bind(response.1)
+        .bind(resolution.0)
+        .bind(resolution.1)
+        .execute(&mut *conn)
+        .await?;
+    }
     Ok(())
 }
 
@@ -131,11 +295,11 @@ async fn updated(
         // Resolved: the cycle ends, credited to the assignee now.
         (Some(resolved_at), None) => {
             let (seconds, business) = durations(schedule, newest.started_at, resolved_at);
-            sqlx::query(schema.sql(
+            let resolved = sqlx::query(schema.sql(
                 "UPDATE {schema}.report_cycles
                     SET resolved_at = $3, resolution_seconds = $4,
                         resolution_business_seconds = $5, assignee_id = $6
-                  WHERE conversation_id = $1 AND cycle = $2",
+                  WHERE conversation_id = $1 AND cycle = $2 AND resolved_at IS NULL",
             ))
             .bind(conversation.id)
             .bind(newest.cycle)
@@ -145,6 +309,13 @@ async fn updated(
             .bind(conversation.assignee_id)
             .execute(&mut *conn)
             .await?;
+            if resolved.rows_affected() == 1 {
+                let fact = Fact::Resolved { seconds, business };
+                hour(conn, schema, resolved_at, &newest.channel, &fact).await?;
+                if let Some(agent) = conversation.assignee_id {
+                    agent_hour(conn, schema, resolved_at, agent, &fact).await?;
+                }
+            }
         }
         // Reopened: a new cycle from now.
         (None, Some(_)) => {
@@ -187,14 +358,13 @@ async fn message_created(
     let open = newest.resolved_at.is_none();
     match message.kind {
         MessageKind::Incoming => {
-            sqlx::query(schema.sql(
-                "INSERT INTO {schema}.report_incoming_hours AS h (hour, channel, messages)
-                 VALUES (date_trunc('hour', $1::timestamptz, 'UTC'), $2, 1)
-                 ON CONFLICT (hour, channel) DO UPDATE SET messages = h.messages + 1",
-            ))
-            .bind(message.created_at)
-            .bind(&newest.channel)
-            .execute(&mut *conn)
+            hour(
+                conn,
+                schema,
+                message.created_at,
+                &newest.channel,
+                &Fact::Incoming,
+            )
             .await?;
             if open && newest.first_incoming_at.is_none() {
                 sqlx::query(schema.sql(
@@ -218,11 +388,11 @@ async fn message_created(
                 return Ok(());
             };
             let (seconds, business) = durations(schedule, asked, message.created_at);
-            sqlx::query(schema.sql(
+            let answered = sqlx::query(schema.sql(
                 "UPDATE {schema}.report_cycles
                     SET first_response_at = $3, responder_id = $4, response_seconds = $5,
                         response_business_seconds = $6
-                  WHERE conversation_id = $1 AND cycle = $2",
+                  WHERE conversation_id = $1 AND cycle = $2 AND first_response_at IS NULL",
             ))
             .bind(message.conversation_id)
             .bind(newest.cycle)
@@ -232,6 +402,11 @@ async fn message_created(
             .bind(business)
             .execute(&mut *conn)
             .await?;
+            if answered.rows_affected() == 1 {
+                let fact = Fact::Responded { seconds, business };
+                hour(conn, schema, message.created_at, &newest.channel, &fact).await?;
+                agent_hour(conn, schema, message.created_at, agent, &fact).await?;
+            }
         }
         MessageKind::Note => {}
     }
@@ -243,17 +418,26 @@ async fn rated_resolution(
     schema: &TenantSchema,
     rated: Rated,
 ) -> sqlx::Result<()> {
-    // A comment added later logs the rating again, with its id: the same values land again.
-    sqlx::query(schema.sql(
+    // A comment added later logs the rating again, with its id: it finds the rating recorded.
+    let recorded: Option<(String, Option<Uuid>)> = sqlx::query_as(schema.sql(
         "UPDATE {schema}.report_cycles SET rating_id = $3, rating = $4, rated_at = $5
-          WHERE conversation_id = $1 AND resolved_at = $2",
+          WHERE conversation_id = $1 AND resolved_at = $2 AND rating_id IS DISTINCT FROM $3
+         RETURNING channel, assignee_id",
     ))
     .bind(rated.conversation_id)
     .bind(rated.rating.resolved_at)
     .bind(rated.rating.id)
     .bind(rated.rating.rating)
     .bind(rated.rating.created_at)
-    .execute(conn)
+    .fetch_optional(&mut *conn)
     .await?;
+    if let Some((channel, assignee)) = recorded {
+        let fact = Fact::Rated(rated.rating.rating);
+        let at = rated.rating.created_at;
+        hour(conn, schema, at, &channel, &fact).await?;
+        if let Some(agent) = assignee {
+            agent_hour(conn, schema, at, agent, &fact).await?;
+        }
+    }
     Ok(())
 }

@@ -1,6 +1,6 @@
-//! Reports are a subscriber of the event log: each workspace's report tables
-//! (`report_cycles`, `report_incoming_hours`) are folded from its events, in `seq` order, by
-//! whichever worker gets there, and `GET /api/reports/*` reads only them.
+//! Reports are a subscriber of the event log: each workspace's report tables (`report_cycles`
+//! and their hourly rollups `report_hours`, `report_agent_hours`) are folded from its events,
+//! in `seq` order, by whichever worker gets there, and `GET /api/reports/*` reads only them.
 //!
 //! Why a subscriber and not the write path: folding costs the API's writes nothing (a reply
 //! commits as fast with reports as without), and every report is defined once, in `fold`,

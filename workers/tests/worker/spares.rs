@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 32] = [
+const TENANT_TABLES: [&str; 34] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -38,9 +38,11 @@ const TENANT_TABLES: [&str; 32] = [
     "messages",
     "rating_requests",
     "refinery_schema_history",
+    "report_agent_days",
+    "report_agent_hours",
     "report_cursor",
     "report_cycles",
-    "report_incoming_hours",
+    "report_hours",
     "saved_views",
     "settings",
     "storage_usage",
