@@ -110,12 +110,12 @@ fn summarised(mut values: Vec<i32>) -> Durations {
 }
 
 /// Whether the hourly rollups per channel can answer for `filters` over `periods`.
-pub fn hours_serve(periods: &Periods, filters: &Filters) -> bool {
+fn hours_serve(periods: &Periods, filters: &Filters) -> bool {
     filters.agent.is_none() && filters.label.is_none() && periods.on_whole_hours()
 }
 
-/// As [`durations`], from the hourly rollups (see [`hours_serve`]).
-pub async fn durations_by_hour(
+/// As [`durations_from_cycles`], from the hourly rollups (see [`hours_serve`]).
+async fn durations_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -148,8 +148,8 @@ pub async fn durations_by_hour(
     Ok((series, summarised(all)))
 }
 
-/// As [`volume`], from the hourly rollups (see [`hours_serve`]).
-pub async fn volume_by_hour(
+/// As [`volume_from_cycles`], from the hourly rollups (see [`hours_serve`]).
+async fn volume_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -180,8 +180,8 @@ pub async fn volume_by_hour(
     Ok((series, total))
 }
 
-/// As [`ratings`], from the hourly rollups (see [`hours_serve`]).
-pub async fn ratings_by_hour(
+/// As [`ratings_from_cycles`], from the hourly rollups (see [`hours_serve`]).
+async fn ratings_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -219,7 +219,7 @@ struct DurationRow {
 }
 
 /// Per period, and for the whole range.
-pub async fn durations(
+async fn durations_from_cycles(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -301,7 +301,7 @@ struct VolumeRow {
 
 /// Created and reopened count by the cycle's start, resolved by its resolution; the agent
 /// filter is the cycle's assignee.
-pub async fn volume(
+async fn volume_from_cycles(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -349,7 +349,7 @@ pub type Ratings = [i64; 5];
 
 /// Ratings in the period they were given; the agent filter is the assignee of the rated
 /// resolution.
-pub async fn ratings(
+async fn ratings_from_cycles(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -410,7 +410,7 @@ pub struct AgentFigures {
 }
 
 /// Every agent with a figure in the range (and the one asked for, if any), by name.
-pub async fn agents(
+async fn agents_from_cycles(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -459,7 +459,7 @@ pub async fn agents(
 }
 
 /// Whether the hourly rollups per agent can answer the per-agent report for `filters`.
-pub fn agent_hours_serve(periods: &Periods, filters: &Filters) -> bool {
+fn agent_hours_serve(periods: &Periods, filters: &Filters) -> bool {
     filters.channel.is_none() && filters.label.is_none() && periods.on_whole_hours()
 }
 
@@ -472,8 +472,8 @@ struct AgentHour {
     ratings: Vec<i32>,
 }
 
-/// As [`agents`], from the hourly rollups per agent (see [`agent_hours_serve`]).
-pub async fn agents_by_hour(
+/// As [`agents_from_cycles`], from the hourly rollups per agent (see [`agent_hours_serve`]).
+async fn agents_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
@@ -577,6 +577,64 @@ pub async fn recent_first_responses(
     .bind(since)
     .fetch_all(conn)
     .await
+}
+
+/// A duration figure per period and for the whole range: from the hourly rollups when they
+/// answer, else from the cycles.
+pub async fn durations(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+    measure: &Measure,
+) -> sqlx::Result<(Vec<Durations>, Durations)> {
+    if hours_serve(periods, filters) {
+        durations_from_hours(conn, schema, periods, filters, measure).await
+    } else {
+        durations_from_cycles(conn, schema, periods, filters, measure).await
+    }
+}
+
+/// Conversations created, resolved and reopened per period and for the whole range.
+pub async fn volume(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::Result<(Vec<Volume>, Volume)> {
+    if hours_serve(periods, filters) {
+        volume_from_hours(conn, schema, periods, filters).await
+    } else {
+        volume_from_cycles(conn, schema, periods, filters).await
+    }
+}
+
+/// The ratings given per period.
+pub async fn ratings(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::Result<Vec<Ratings>> {
+    if hours_serve(periods, filters) {
+        ratings_from_hours(conn, schema, periods, filters).await
+    } else {
+        ratings_from_cycles(conn, schema, periods, filters).await
+    }
+}
+
+/// Every agent with a figure in the range (and the one asked for, if any), by name.
+pub async fn agents(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    periods: &Periods,
+    filters: &Filters,
+) -> sqlx::Result<Vec<AgentFigures>> {
+    if agent_hours_serve(periods, filters) {
+        agents_from_hours(conn, schema, periods, filters).await
+    } else {
+        agents_from_cycles(conn, schema, periods, filters).await
+    }
 }
 
 #[cfg(test)]

@@ -205,11 +205,7 @@ pub async fn volume(
     let report = prepare(&mut tenant, query, Audience::Everyone).await?;
     let (conn, schema) = tenant.parts();
     let (periods, filters) = (&report.periods, &report.filters);
-    let (series, total) = if figures::hours_serve(periods, filters) {
-        figures::volume_by_hour(conn, schema, periods, filters).await?
-    } else {
-        figures::volume(conn, schema, periods, filters).await?
-    };
+    let (series, total) = figures::volume(conn, schema, periods, filters).await?;
     if csv_export::wanted(&headers) {
         let rows = series.iter().enumerate().map(|(i, v)| {
             [
@@ -285,11 +281,7 @@ async fn time_report(
     let report = prepare(&mut tenant, query, Audience::Everyone).await?;
     let (conn, schema) = tenant.parts();
     let (periods, filters) = (&report.periods, &report.filters);
-    let (series, total) = if figures::hours_serve(periods, filters) {
-        figures::durations_by_hour(conn, schema, periods, filters, measure).await?
-    } else {
-        figures::durations(conn, schema, periods, filters, measure).await?
-    };
+    let (series, total) = figures::durations(conn, schema, periods, filters, measure).await?;
     if csv_export::wanted(&headers) {
         let cell = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
         let rows = series.iter().enumerate().map(|(i, d)| {
@@ -446,11 +438,7 @@ pub async fn csat(
     let report = prepare(&mut tenant, query, Audience::Everyone).await?;
     let (conn, schema) = tenant.parts();
     let (periods, filters) = (&report.periods, &report.filters);
-    let series = if figures::hours_serve(periods, filters) {
-        figures::ratings_by_hour(conn, schema, periods, filters).await?
-    } else {
-        figures::ratings(conn, schema, periods, filters).await?
-    };
+    let series = figures::ratings(conn, schema, periods, filters).await?;
     let mut distribution = Ratings::default();
     for period in &series {
         for (total, count) in distribution.iter_mut().zip(period) {
@@ -654,11 +642,7 @@ pub async fn agents(
     let report = prepare(&mut tenant, query, Audience::Everyone).await?;
     let (conn, schema) = tenant.parts();
     let (periods, filters) = (&report.periods, &report.filters);
-    let rows = if figures::agent_hours_serve(periods, filters) {
-        figures::agents_by_hour(conn, schema, periods, filters).await?
-    } else {
-        figures::agents(conn, schema, periods, filters).await?
-    };
+    let rows = figures::agents(conn, schema, periods, filters).await?;
     let rows: Vec<AgentReportRow> = rows
         .into_iter()
         .map(|a| AgentReportRow {

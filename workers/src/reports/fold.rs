@@ -204,16 +204,16 @@ async fn agent_hour(
     agent: Uuid,
     fact: &Fact,
 ) -> sqlx::Result<()> {
+    let Added {
+        ratings,
+        response,
+        resolution,
+        ..
+    } = fact.added();
     for (table, key, grain) in [
         ("report_agent_hours", "hour", "hour"),
         ("report_agent_days", "day", "day"),
     ] {
-        let Added {
-            ratings,
-            response,
-            resolution,
-            ..
-        } = fact.added();
         sqlx::query(schema.sql(&format!(
             "INSERT INTO {{schema}}.{table} AS h
                     ({key}, agent_id, ratings, response_seconds, response_business_seconds,
@@ -234,11 +234,11 @@ async fn agent_hour(
         )))
         .bind(at)
         .bind(agent)
-        .bind(ratings)
-        .bind(response.0)
-        .bind(response.1)
-        .bind(resolution.0)
-        .bind(resolution.1)
+        .bind(&ratings)
+        .bind(&response.0)
+        .bind(&response.1)
+        .bind(&resolution.0)
+        .bind(&resolution.1)
         .execute(&mut *conn)
         .await?;
     }
