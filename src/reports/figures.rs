@@ -2,11 +2,12 @@
 //! conversations or messages.
 //!
 //! Two ways to the same figures. The hourly rollups (`report_hours` per channel,
-//! `report_agent_hours` per agent) serve a report whose periods start on whole UTC hours and
-//! whose filters are their dimensions: a year is 8 760 rows a channel, folded into periods
-//! here, with exact medians and p90s from the durations each hour keeps (`percentile_cont`'s
-//! definition, `percentile`). Otherwise (an agent or label filter on the team's figures, a
-//! zone off UTC by a half hour) a statement reads one range index of `report_cycles` and cuts
+//! `report_agent_hours` per agent, and the same per label: `report_label_hours`, ...) serve a
+//! report whose periods start on whole UTC hours and whose filters are their dimensions: a
+//! year is 8 760 rows a channel, folded into periods here, with exact medians and p90s from
+//! the durations each hour keeps (`percentile_cont`'s definition, `percentile`). Otherwise
+//! (an agent filter on the team's figures, a channel filter on the per-agent report, a zone
+//! off UTC by a half hour) a statement reads one range index of `report_cycles` and cuts
 //! it into periods with `width_bucket` over the bounds `range::Periods` computed in the
 //! workspace's zone; `GROUPING SETS` gives the whole range's figure from the same scan.
 
@@ -109,9 +110,35 @@ fn summarised(mut values: Vec<i32>) -> Durations {
     }
 }
 
-/// Whether the hourly rollups per channel can answer for `filters` over `periods`.
+/// Whether the hourly rollups per channel (or per label and channel) can answer for
+/// `filters` over `periods`.
 fn hours_serve(periods: &Periods, filters: &Filters) -> bool {
-    filters.agent.is_none() && filters.label.is_none() && periods.on_whole_hours()
+    filters.agent.is_none() && periods.on_whole_hours()
+}
+
+/// The hourly rollup holding the team's figures for `filters`, and its label's condition on
+/// `$4`: per channel, or per label and channel.
+fn hours_table(filters: &Filters) -> (&'static str, &'static str) {
+    match filters.label {
+        Some(_) => ("report_label_hours", "label_id = $4"),
+        None => ("report_hours", "$4::uuid IS NULL"),
+    }
+}
+
+/// Whether rollups whose shape fits (`fits`) can answer: a label's only once they hold every
+/// folded cycle (the first fold after their migration builds them).
+async fn rollups_answer(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    filters: &Filters,
+    fits: bool,
+) -> sqlx::Result<bool> {
+    if !fits || filters.label.is_none() {
+        return Ok(fits);
+    }
+    sqlx::query_scalar(schema.sql("SELECT label_rollups_built FROM {schema}.report_cursor"))
+        .fetch_one(conn)
+        .await
 }
 
 /// As [`durations_from_cycles`], from the hourly rollups (see [`hours_serve`]).
@@ -127,14 +154,16 @@ async fn durations_from_hours(
     } else {
         measure.seconds
     };
+    let (table, label) = hours_table(filters);
     let rows: Vec<(OffsetDateTime, Vec<i32>)> = sqlx::query_as(schema.sql(&format!(
-        "SELECT hour, {column} FROM {{schema}}.report_hours
-          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3)
+        "SELECT hour, {column} FROM {{schema}}.{table}
+          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3) AND {label}
             AND cardinality({column}) > 0"
     )))
     .bind(periods.start())
     .bind(periods.end())
     .bind(filters.channel)
+    .bind(filters.label)
     .fetch_all(conn)
     .await?;
     let mut per_period = vec![Vec::new(); periods.keys.len()];
@@ -155,15 +184,17 @@ async fn volume_from_hours(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<(Vec<Volume>, Volume)> {
-    let rows: Vec<(OffsetDateTime, i64, i64, i64)> = sqlx::query_as(schema.sql(
+    let (table, label) = hours_table(filters);
+    let rows: Vec<(OffsetDateTime, i64, i64, i64)> = sqlx::query_as(schema.sql(&format!(
         "SELECT hour, sum(created)::bigint, sum(resolved)::bigint, sum(reopened)::bigint
-           FROM {schema}.report_hours
-          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3)
-          GROUP BY hour",
-    ))
+           FROM {{schema}}.{table}
+          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3) AND {label}
+          GROUP BY hour"
+    )))
     .bind(periods.start())
     .bind(periods.end())
     .bind(filters.channel)
+    .bind(filters.label)
     .fetch_all(conn)
     .await?;
     let mut series = vec![Volume::default(); periods.keys.len()];
@@ -187,14 +218,16 @@ async fn ratings_from_hours(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<Vec<Ratings>> {
-    let rows: Vec<(OffsetDateTime, Vec<i32>)> = sqlx::query_as(schema.sql(
-        "SELECT hour, ratings FROM {schema}.report_hours
-          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3)
-            AND ratings <> '{0,0,0,0,0}'",
-    ))
+    let (table, label) = hours_table(filters);
+    let rows: Vec<(OffsetDateTime, Vec<i32>)> = sqlx::query_as(schema.sql(&format!(
+        "SELECT hour, ratings FROM {{schema}}.{table}
+          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3) AND {label}
+            AND ratings <> '{{0,0,0,0,0}}'"
+    )))
     .bind(periods.start())
     .bind(periods.end())
     .bind(filters.channel)
+    .bind(filters.label)
     .fetch_all(conn)
     .await?;
     let mut series = vec![Ratings::default(); periods.keys.len()];
@@ -458,9 +491,10 @@ async fn agents_from_cycles(
         .await
 }
 
-/// Whether the hourly rollups per agent can answer the per-agent report for `filters`.
+/// Whether the rollups per agent (or per label and agent) can answer the per-agent report
+/// for `filters`.
 fn agent_hours_serve(periods: &Periods, filters: &Filters) -> bool {
-    filters.channel.is_none() && filters.label.is_none() && periods.on_whole_hours()
+    filters.channel.is_none() && periods.on_whole_hours()
 }
 
 /// An agent's hour: their first responses' and resolutions' durations, and the ratings.
@@ -498,21 +532,34 @@ async fn agents_from_hours(
     } else {
         (end, end)
     };
+    let (days, hours, label) = match filters.label {
+        Some(_) => (
+            "report_label_agent_days",
+            "report_label_agent_hours",
+            "label_id = $6",
+        ),
+        None => (
+            "report_agent_days",
+            "report_agent_hours",
+            "$6::uuid IS NULL",
+        ),
+    };
     let rows: Vec<AgentHour> = sqlx::query_as(schema.sql(&format!(
         "SELECT agent_id, {responses} AS responded, {resolutions} AS resolved, ratings
-           FROM {{schema}}.report_agent_days
-          WHERE day >= $1 AND day < $2 AND ($5::uuid IS NULL OR agent_id = $5)
+           FROM {{schema}}.{days}
+          WHERE day >= $1 AND day < $2 AND ($5::uuid IS NULL OR agent_id = $5) AND {label}
          UNION ALL
          SELECT agent_id, {responses}, {resolutions}, ratings
-           FROM {{schema}}.report_agent_hours
+           FROM {{schema}}.{hours}
           WHERE ((hour >= $3 AND hour < $1) OR (hour >= $2 AND hour < $4))
-            AND ($5::uuid IS NULL OR agent_id = $5)"
+            AND ($5::uuid IS NULL OR agent_id = $5) AND {label}"
     )))
     .bind(first_day)
     .bind(last_day)
     .bind(start)
     .bind(end)
     .bind(filters.agent)
+    .bind(filters.label)
     .fetch_all(&mut *conn)
     .await?;
     let mut by_agent: std::collections::HashMap<Uuid, (Vec<i32>, Vec<i32>, Ratings)> =
@@ -588,7 +635,7 @@ pub async fn durations(
     filters: &Filters,
     measure: &Measure,
 ) -> sqlx::Result<(Vec<Durations>, Durations)> {
-    if hours_serve(periods, filters) {
+    if rollups_answer(conn, schema, filters, hours_serve(periods, filters)).await? {
         durations_from_hours(conn, schema, periods, filters, measure).await
     } else {
         durations_from_cycles(conn, schema, periods, filters, measure).await
@@ -602,7 +649,7 @@ pub async fn volume(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<(Vec<Volume>, Volume)> {
-    if hours_serve(periods, filters) {
+    if rollups_answer(conn, schema, filters, hours_serve(periods, filters)).await? {
         volume_from_hours(conn, schema, periods, filters).await
     } else {
         volume_from_cycles(conn, schema, periods, filters).await
@@ -616,7 +663,7 @@ pub async fn ratings(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<Vec<Ratings>> {
-    if hours_serve(periods, filters) {
+    if rollups_answer(conn, schema, filters, hours_serve(periods, filters)).await? {
         ratings_from_hours(conn, schema, periods, filters).await
     } else {
         ratings_from_cycles(conn, schema, periods, filters).await
@@ -630,7 +677,7 @@ pub async fn agents(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<Vec<AgentFigures>> {
-    if agent_hours_serve(periods, filters) {
+    if rollups_answer(conn, schema, filters, agent_hours_serve(periods, filters)).await? {
         agents_from_hours(conn, schema, periods, filters).await
     } else {
         agents_from_cycles(conn, schema, periods, filters).await

@@ -9,8 +9,8 @@
 //!    Budget: p99 under 300 ms. Baseline: one pass over the year's first responses straight
 //!    from PostgreSQL (`count(*)` of the same index range), p99 of as many.
 //!    The year's rows are written straight into the report tables, as the fold would leave
-//!    them (cycles, then their hourly rollups from them; folding 5 000 000 events first would
-//!    only make the run long).
+//!    them (cycles, then their hourly rollups from them, the labels' with the worker's own
+//!    `reports::labels::build`; folding 5 000 000 events first would only make the run long).
 //! 2. Upkeep: replies per second (with their `message.created` events, the API's write path)
 //!    by `REPORTS_BENCH_WRITERS` (16) writers over as many workspaces, for
 //!    `REPORTS_BENCH_SECONDS` (20) per run, without and then with the reports fold running
@@ -262,11 +262,18 @@ async fn a_year(
     ))
     .execute(pool)
     .await?;
+    // The label rollups as the fold keeps them, from the same cycles.
+    let mut conn = pool.acquire().await?;
+    supportdesk_worker::reports::labels::build(&mut conn, schema).await?;
+    drop(conn);
     for table in [
         "report_cycles",
         "report_hours",
         "report_agent_hours",
         "report_agent_days",
+        "report_label_hours",
+        "report_label_agent_hours",
+        "report_label_agent_days",
     ] {
         sqlx::query(schema.sql(&format!("VACUUM ANALYZE {{schema}}.{table}")))
             .execute(pool)
@@ -445,12 +452,17 @@ async fn main() -> anyhow::Result<()> {
         format!("first-response-time?{range}&channel=email"),
         format!("first-response-time?{range}&agentId={agent}"),
         format!("first-response-time?{range}&labelId={label}"),
+        format!("first-response-time?{range}&labelId={label}&channel=chat"),
         format!("resolution-time?{range}&groupBy=week"),
         format!("resolution-time?{range}&businessHours=true"),
+        format!("resolution-time?{range}&labelId={label}"),
+        format!("volume?{range}&labelId={label}"),
         format!("csat?{range}"),
+        format!("csat?{range}&labelId={label}"),
         format!("heatmap?{range}"),
         format!("agents?{range}"),
         format!("agents?{range}&businessHours=true"),
+        format!("agents?{range}&labelId={label}"),
     ];
     step("baseline: one pass over the year's first responses, straight from PostgreSQL");
     let mut baseline = Vec::new();

@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::events::{Conversation, Folded, Message, MessageKind, Rated};
+use super::labels::{self, Counted};
 
 /// Calendar and business seconds between two instants, whole, never negative.
 fn durations(schedule: &Schedule, from: OffsetDateTime, to: OffsetDateTime) -> (i32, i32) {
@@ -40,6 +41,7 @@ struct Cycle {
     first_incoming_at: Option<OffsetDateTime>,
     first_response_at: Option<OffsetDateTime>,
     resolved_at: Option<OffsetDateTime>,
+    labels: Vec<Uuid>,
 }
 
 async fn newest_cycle(
@@ -48,7 +50,8 @@ async fn newest_cycle(
     conversation: Uuid,
 ) -> sqlx::Result<Option<Cycle>> {
     sqlx::query_as(schema.sql(
-        "SELECT cycle, channel, started_at, first_incoming_at, first_response_at, resolved_at
+        "SELECT cycle, channel, started_at, first_incoming_at, first_response_at, resolved_at,
+                labels
            FROM {schema}.report_cycles WHERE conversation_id = $1
           ORDER BY cycle DESC LIMIT 1",
     ))
@@ -84,13 +87,18 @@ async fn start_cycle(
         } else {
             Fact::Reopened
         };
-        hour(conn, schema, started_at, &conversation.channel, &fact).await?;
+        let counted = Counted {
+            at: started_at,
+            channel: &conversation.channel,
+            agent: None,
+        };
+        count(conn, schema, &fact, counted, &conversation.label_ids()).await?;
     }
     Ok(())
 }
 
 /// What a cycle adds to its hour's rollups.
-enum Fact {
+pub(super) enum Fact {
     Created,
     Reopened,
     Incoming,
@@ -108,15 +116,15 @@ enum Fact {
 
 /// The columns of [`Fact`] as one row to add: counts, the ratings (1 first), and the
 /// durations (calendar, business) of a response and of a resolution.
-struct Added {
-    counts: [i32; 4],
-    ratings: Vec<i32>,
-    response: (Vec<i32>, Vec<i32>),
-    resolution: (Vec<i32>, Vec<i32>),
+pub(super) struct Added {
+    pub counts: [i32; 4],
+    pub ratings: Vec<i32>,
+    pub response: (Vec<i32>, Vec<i32>),
+    pub resolution: (Vec<i32>, Vec<i32>),
 }
 
 impl Fact {
-    fn added(&self) -> Added {
+    pub(super) fn added(&self) -> Added {
         let mut added = Added {
             counts: [0; 4],
             ratings: vec![0; 5],
@@ -245,6 +253,22 @@ async fn agent_hour(
     Ok(())
 }
 
+/// Adds a fact its cycle has just recorded to every rollup it belongs in: its hour and
+/// channel, the agent it is credited to, and the cycle's labels.
+async fn count(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    fact: &Fact,
+    counted: Counted<'_>,
+    labels: &[Uuid],
+) -> sqlx::Result<()> {
+    hour(conn, schema, counted.at, counted.channel, fact).await?;
+    if let Some(agent) = counted.agent {
+        agent_hour(conn, schema, counted.at, agent, fact).await?;
+    }
+    labels::add(conn, schema, fact, counted, labels).await
+}
+
 /// Folds one event. Events about conversations the reports never saw created (before they
 /// began, or pruned before they were read) start counting from what they show.
 pub async fn fold(
@@ -282,15 +306,9 @@ async fn updated(
             cycle
         }
     };
-    // Labels belong to the conversation: every cycle follows them.
-    sqlx::query(schema.sql(
-        "UPDATE {schema}.report_cycles SET labels = $2
-          WHERE conversation_id = $1 AND labels <> $2",
-    ))
-    .bind(conversation.id)
-    .bind(conversation.label_ids())
-    .execute(&mut *conn)
-    .await?;
+    // Labels belong to the conversation: every cycle follows them, with its facts.
+    let labels = conversation.label_ids();
+    labels::relabel(conn, schema, conversation.id, &labels).await?;
     match (conversation.resolution(), newest.resolved_at) {
         // Resolved: the cycle ends, credited to the assignee now.
         (Some(resolved_at), None) => {
@@ -311,10 +329,12 @@ async fn updated(
             .await?;
             if resolved.rows_affected() == 1 {
                 let fact = Fact::Resolved { seconds, business };
-                hour(conn, schema, resolved_at, &newest.channel, &fact).await?;
-                if let Some(agent) = conversation.assignee_id {
-                    agent_hour(conn, schema, resolved_at, agent, &fact).await?;
-                }
+                let counted = Counted {
+                    at: resolved_at,
+                    channel: &newest.channel,
+                    agent: conversation.assignee_id,
+                };
+                count(conn, schema, &fact, counted, &labels).await?;
             }
         }
         // Reopened: a new cycle from now.
@@ -404,8 +424,12 @@ async fn message_created(
             .await?;
             if answered.rows_affected() == 1 {
                 let fact = Fact::Responded { seconds, business };
-                hour(conn, schema, message.created_at, &newest.channel, &fact).await?;
-                agent_hour(conn, schema, message.created_at, agent, &fact).await?;
+                let counted = Counted {
+                    at: message.created_at,
+                    channel: &newest.channel,
+                    agent: Some(agent),
+                };
+                count(conn, schema, &fact, counted, &newest.labels).await?;
             }
         }
         MessageKind::Note => {}
@@ -419,10 +443,10 @@ async fn rated_resolution(
     rated: Rated,
 ) -> sqlx::Result<()> {
     // A comment added later logs the rating again, with its id: it finds the rating recorded.
-    let recorded: Option<(String, Option<Uuid>)> = sqlx::query_as(schema.sql(
+    let recorded: Option<(String, Option<Uuid>, Vec<Uuid>)> = sqlx::query_as(schema.sql(
         "UPDATE {schema}.report_cycles SET rating_id = $3, rating = $4, rated_at = $5
           WHERE conversation_id = $1 AND resolved_at = $2 AND rating_id IS DISTINCT FROM $3
-         RETURNING channel, assignee_id",
+         RETURNING channel, assignee_id, labels",
     ))
     .bind(rated.conversation_id)
     .bind(rated.rating.resolved_at)
@@ -431,13 +455,14 @@ async fn rated_resolution(
     .bind(rated.rating.created_at)
     .fetch_optional(&mut *conn)
     .await?;
-    if let Some((channel, assignee)) = recorded {
+    if let Some((channel, assignee, labels)) = recorded {
         let fact = Fact::Rated(rated.rating.rating);
-        let at = rated.rating.created_at;
-        hour(conn, schema, at, &channel, &fact).await?;
-        if let Some(agent) = assignee {
-            agent_hour(conn, schema, at, agent, &fact).await?;
-        }
+        let counted = Counted {
+            at: rated.rating.created_at,
+            channel: &channel,
+            agent: assignee,
+        };
+        count(conn, schema, &fact, counted, &labels).await?;
     }
     Ok(())
 }

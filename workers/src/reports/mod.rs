@@ -1,5 +1,6 @@
 //! Reports are a subscriber of the event log: each workspace's report tables (`report_cycles`
-//! and their hourly rollups `report_hours`, `report_agent_hours`) are folded from its events,
+//! and their rollups per hour and channel, per agent, and per label: `report_hours`,
+//! `report_agent_hours`, `report_label_hours`, ...) are folded from its events,
 //! in `seq` order, by whichever worker gets there, and `GET /api/reports/*` reads only them.
 //!
 //! Why a subscriber and not the write path: folding costs the API's writes nothing (a reply
@@ -18,6 +19,7 @@
 
 mod events;
 mod fold;
+pub mod labels;
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -141,7 +143,8 @@ async fn fold_workspace(db: &PgPool, workspace_id: Uuid) -> sqlx::Result<()> {
 /// were read.
 pub async fn catch_up(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<u64> {
     let behind: bool = sqlx::query_scalar(schema.sql(
-        "SELECT (SELECT seq FROM {schema}.event_log_head) > (SELECT seq FROM {schema}.report_cursor)",
+        "SELECT (SELECT seq FROM {schema}.event_log_head) > seq OR NOT label_rollups_built
+           FROM {schema}.report_cursor",
     ))
     .fetch_one(db)
     .await?;
@@ -162,10 +165,16 @@ pub async fn catch_up(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<u64> {
 /// them. How many events it read.
 pub async fn fold_batch(db: &PgPool, schema: &TenantSchema, limit: i64) -> sqlx::Result<usize> {
     let mut tx = supportdesk_core::db::begin(db, None).await?;
-    let cursor: i64 =
-        sqlx::query_scalar(schema.sql("SELECT seq FROM {schema}.report_cursor FOR UPDATE"))
-            .fetch_one(&mut *tx)
-            .await?;
+    let (cursor, labels_built): (i64, bool) = sqlx::query_as(
+        schema.sql("SELECT seq, label_rollups_built FROM {schema}.report_cursor FOR UPDATE"),
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if !labels_built {
+        // Cycles folded before the label rollups existed (V25): counted under their labels
+        // once, before anything is added to them.
+        labels::build(&mut tx, schema).await?;
+    }
     let events: Vec<(i64, String, String)> = sqlx::query_as(schema.sql(
         "SELECT seq, type, data::text FROM {schema}.events WHERE seq > $1 ORDER BY seq LIMIT $2",
     ))
@@ -174,6 +183,7 @@ pub async fn fold_batch(db: &PgPool, schema: &TenantSchema, limit: i64) -> sqlx:
     .fetch_all(&mut *tx)
     .await?;
     let Some(&(last, _, _)) = events.last() else {
+        tx.commit().await?;
         return Ok(0);
     };
     if events[0].0 > cursor + 1 {

@@ -103,8 +103,8 @@ pub(crate) fn rated(
 ///   resolved at 11:00 and rated 5; reopened by the customer on Tuesday at 10:00, answered by
 ///   Ann at 10:30 (and again at 10:50, not a first response), resolved on the holiday at 12:00
 ///   and rated 2, the rating logged twice (a comment followed);
-/// - an email written on Saturday 28 at 20:00 (winter time) and answered by Ann on Monday 30
-///   at 09:30 (summer time);
+/// - an email written on Saturday 28 at 20:00 (winter time), labelled from the start, answered
+///   by Ann on Monday 30 at 09:30 (summer time), and then unlabelled;
 /// - a conversation Ann started on Monday 30 at 10:00 and resolved at 12:00 (no customer
 ///   message: no first response).
 fn timeline(cast: Cast) -> Vec<(&'static str, Value)> {
@@ -250,7 +250,7 @@ fn timeline(cast: Cast) -> Vec<(&'static str, Value)> {
         ),
         (
             "conversation.created",
-            email.at("open", None, &[], &email.created, None),
+            email.at("open", None, &[vip], &email.created, None),
         ),
         (
             "message.created",
@@ -259,6 +259,13 @@ fn timeline(cast: Cast) -> Vec<(&'static str, Value)> {
         (
             "message.created",
             message(email.id, "outgoing", Some(ann), "2026-03-30T07:30:00Z"),
+        ),
+        (
+            "conversation.updated",
+            changed(
+                "labels",
+                email.at("open", None, &[], "2026-03-30T07:40:00Z", None),
+            ),
         ),
         (
             "conversation.created",
@@ -460,6 +467,7 @@ async fn assert_march(stack: &Stack, token: &str, cast: Cast, copies: i64) {
     )
     .await;
     assert_eq!(labelled["total"]["count"], 2 * n, "{labelled}");
+    assert_labelled(stack, token, cast, n).await;
 
     // Resolutions: Friday 16:50 to Monday 11:00 (2 h 10 min of business), Tuesday 10:00 to
     // the holiday's 12:00 (7 business hours), Monday 10:00 to 12:00; Bo holds the first two.
@@ -548,6 +556,110 @@ async fn assert_march(stack: &Stack, token: &str, cast: Cast, copies: i64) {
     assert_eq!(rows, [ann, bo], "{agents}");
 }
 
+/// The figures of the chat alone, the one conversation that carries the label in the end: it
+/// was labelled after its first response, and the email's label was taken off after its own.
+async fn assert_labelled(stack: &Stack, token: &str, cast: Cast, n: i64) {
+    let label = format!("{MARCH}&labelId={}", cast.vip);
+    let volume = report(stack, token, &format!("/api/reports/volume?{label}")).await;
+    assert_eq!(
+        volume["total"],
+        json!({"created": n, "resolved": 2 * n, "reopened": n}),
+        "{volume}"
+    );
+    let first = report(
+        stack,
+        token,
+        &format!("/api/reports/first-response-time?{label}&businessHours=true"),
+    )
+    .await;
+    // 10 business minutes on Monday, 30 on Tuesday: not the email's 30.
+    assert_eq!(first["total"]["count"], 2 * n, "{first}");
+    assert_eq!(first["total"]["median"], 1_500, "{first}");
+    // The same figures from the cycles: the label and an agent.
+    let anns = report(
+        stack,
+        token,
+        &format!(
+            "/api/reports/first-response-time?{label}&businessHours=true&agentId={}",
+            cast.ann
+        ),
+    )
+    .await;
+    assert_eq!(anns["total"], first["total"], "{anns}");
+    let resolved = report(
+        stack,
+        token,
+        &format!("/api/reports/resolution-time?{label}&channel=chat"),
+    )
+    .await;
+    assert_eq!(resolved["total"]["count"], 2 * n, "{resolved}");
+    let csat = report(stack, token, &format!("/api/reports/csat?{label}")).await;
+    assert_eq!(
+        csat["total"],
+        json!({"responses": 2 * n, "satisfied": n, "score": 0.5}),
+        "{csat}"
+    );
+    let agents = report(stack, token, &format!("/api/reports/agents?{label}")).await;
+    let rows: Vec<Value> = agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            json!([
+                a["agentId"],
+                a["firstResponses"],
+                a["resolutions"],
+                a["ratings"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            json!([cast.ann, 2 * n, 0, 0]),
+            json!([cast.bo, 0, 2 * n, 2 * n])
+        ],
+        "{agents}"
+    );
+}
+
+/// The label rollups, every array sorted: comparable however their rows were written.
+async fn label_rollups(db: &PgPool, schema: &TenantSchema) -> Vec<String> {
+    let sorted = |column: &str| format!("(SELECT array_agg(v ORDER BY v) FROM unnest({column}) v)");
+    let durations = [
+        "response_seconds",
+        "response_business_seconds",
+        "resolution_seconds",
+        "resolution_business_seconds",
+    ]
+    .map(sorted)
+    .join(", ");
+    // A row whose facts were all moved away holds nothing: as if it were never written.
+    let holds = "ratings <> '{0,0,0,0,0}'
+                 OR cardinality(response_seconds) + cardinality(resolution_seconds) > 0";
+    let mut rows = Vec::new();
+    for (table, key, counted) in [
+        (
+            "report_label_hours",
+            "hour, channel, created, reopened, resolved",
+            "created + reopened + resolved > 0",
+        ),
+        ("report_label_agent_hours", "hour, agent_id", "false"),
+        ("report_label_agent_days", "day, agent_id", "false"),
+    ] {
+        let sql = format!(
+            "SELECT '{table}' || row(label_id, {key}, ratings, {durations})::text
+               FROM {{schema}}.{table} WHERE {counted} OR {holds} ORDER BY 1"
+        );
+        let table_rows: Vec<String> = sqlx::query_scalar(schema.sql(&sql))
+            .fetch_all(db)
+            .await
+            .unwrap();
+        rows.extend(table_rows);
+    }
+    rows
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_definitions_hold_on_a_constructed_timeline() {
     let stack = stack_without_worker(&[]).await;
@@ -562,6 +674,23 @@ async fn the_definitions_hold_on_a_constructed_timeline() {
 
     // Folding again finds nothing new and changes nothing.
     assert_eq!(catch_up(&stack.db, &schema).await.unwrap(), 0);
+    assert_march(&stack, &token, cast, 1).await;
+
+    // The label rollups the fold kept, moving facts as labels changed, are those built from
+    // the cycles (as for cycles folded before the rollups existed).
+    let folded = label_rollups(&stack.db, &schema).await;
+    assert!(folded.len() > 5, "{folded:?}");
+    for statement in [
+        "UPDATE {schema}.report_cursor SET label_rollups_built = false",
+        "DELETE FROM {schema}.report_label_hours",
+    ] {
+        sqlx::query(schema.sql(statement))
+            .execute(&stack.db)
+            .await
+            .unwrap();
+    }
+    assert_eq!(catch_up(&stack.db, &schema).await.unwrap(), 0);
+    assert_eq!(label_rollups(&stack.db, &schema).await, folded);
     assert_march(&stack, &token, cast, 1).await;
 
     // Days across the change to summer time: Saturday's email is Saturday's, in Berlin.

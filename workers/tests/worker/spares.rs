@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 34] = [
+const TENANT_TABLES: [&str; 37] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -43,6 +43,9 @@ const TENANT_TABLES: [&str; 34] = [
     "report_cursor",
     "report_cycles",
     "report_hours",
+    "report_label_agent_days",
+    "report_label_agent_hours",
+    "report_label_hours",
     "saved_views",
     "settings",
     "storage_usage",
