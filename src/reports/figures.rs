@@ -6,8 +6,8 @@
 //! report whose periods start on whole UTC hours and whose filters are their dimensions: a
 //! year is 8 760 rows a channel, folded into periods here, with exact medians and p90s from
 //! the durations each hour keeps (`percentile_cont`'s definition, `percentile`). Otherwise
-//! (an agent filter on the team's figures, a channel filter on the per-agent report, a zone
-//! off UTC by a half hour) a statement reads one range index of `report_cycles` and cuts
+//! (an agent filter on the volume, an agent and a channel together, a zone off UTC by a half
+//! hour) a statement reads one range index of `report_cycles` and cuts
 //! it into periods with `width_bucket` over the bounds `range::Periods` computed in the
 //! workspace's zone; `GROUPING SETS` gives the whole range's figure from the same scan.
 
@@ -117,60 +117,94 @@ fn summarised(mut values: Vec<i32>) -> Durations {
     }
 }
 
-/// Whether the hourly rollups per channel (or per label and channel) can answer for
-/// `filters` over `periods`.
-fn hours_serve(periods: &Periods, filters: &Filters) -> bool {
-    filters.agent.is_none() && periods.on_whole_hours()
+/// An hourly rollup that holds a report's figures, and its rows' conditions on `$3` the
+/// channel, `$4` the label and `$5` the agent.
+struct HoursRollup {
+    table: &'static str,
+    conditions: String,
 }
 
-/// The hourly rollup holding the team's figures for `filters`, and its label's condition on
-/// `$4`: per channel, or per label and channel.
-fn hours_table(filters: &Filters) -> (&'static str, &'static str) {
-    match filters.label {
-        Some(_) => ("report_label_hours", "label_id = $4"),
-        None => ("report_hours", "$4::uuid IS NULL"),
+/// The hourly rollup whose dimensions are `filters`' over `periods`: per channel, per label
+/// and channel, per agent, or per label and agent; `None` when only the cycles answer. The
+/// volume's counts (`counts`) are kept per channel only, not per agent (whose figures are
+/// what was credited to them: responses, resolutions, ratings).
+fn hours_rollup(periods: &Periods, filters: &Filters, counts: bool) -> Option<HoursRollup> {
+    if !periods.on_whole_hours() {
+        return None;
     }
+    let by_agent = filters.agent.is_some();
+    if by_agent && (counts || filters.channel.is_some()) {
+        return None;
+    }
+    let table = match (by_agent, filters.label.is_some()) {
+        (false, false) => "report_hours",
+        (false, true) => "report_label_hours",
+        (true, false) => "report_agent_hours",
+        (true, true) => "report_label_agent_hours",
+    };
+    let channel = if by_agent {
+        "$3::text IS NULL"
+    } else {
+        "($3::text IS NULL OR channel = $3)"
+    };
+    let label = if filters.label.is_some() {
+        "label_id = $4"
+    } else {
+        "$4::uuid IS NULL"
+    };
+    let agent = if by_agent {
+        "agent_id = $5"
+    } else {
+        "$5::uuid IS NULL"
+    };
+    Some(HoursRollup {
+        table,
+        conditions: format!("{channel} AND {label} AND {agent}"),
+    })
 }
 
-/// Whether rollups whose shape fits (`fits`) can answer: a label's only once they hold every
-/// folded cycle (the first fold after their migration builds them).
-async fn rollups_answer(
+/// `rollup` if it can answer: a label's only once the label rollups hold every folded cycle
+/// (the first fold after their migration builds them).
+async fn ready<T>(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     filters: &Filters,
-    fits: bool,
-) -> sqlx::Result<bool> {
-    if !fits || filters.label.is_none() {
-        return Ok(fits);
+    rollup: Option<T>,
+) -> sqlx::Result<Option<T>> {
+    if rollup.is_none() || filters.label.is_none() {
+        return Ok(rollup);
     }
-    sqlx::query_scalar(schema.sql("SELECT label_rollups_built FROM {schema}.report_cursor"))
-        .fetch_one(conn)
-        .await
+    let built: bool =
+        sqlx::query_scalar(schema.sql("SELECT label_rollups_built FROM {schema}.report_cursor"))
+            .fetch_one(conn)
+            .await?;
+    Ok(rollup.filter(|_| built))
 }
 
-/// As [`durations_from_cycles`], from the hourly rollups (see [`hours_serve`]).
+/// As [`durations_from_cycles`], from an hourly rollup (see [`hours_rollup`]).
 async fn durations_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
     filters: &Filters,
     measure: &Measure,
+    rollup: &HoursRollup,
 ) -> sqlx::Result<(Vec<Durations>, Durations)> {
     let column = if filters.business_hours {
         measure.business_seconds
     } else {
         measure.seconds
     };
-    let (table, label) = hours_table(filters);
+    let HoursRollup { table, conditions } = rollup;
     let rows: Vec<(OffsetDateTime, Vec<i32>)> = sqlx::query_as(schema.sql(&format!(
         "SELECT hour, {column} FROM {{schema}}.{table}
-          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3) AND {label}
-            AND cardinality({column}) > 0"
+          WHERE hour >= $1 AND hour < $2 AND {conditions} AND cardinality({column}) > 0"
     )))
     .bind(periods.start())
     .bind(periods.end())
     .bind(filters.channel)
     .bind(filters.label)
+    .bind(filters.agent)
     .fetch_all(conn)
     .await?;
     let mut per_period = vec![Vec::new(); periods.keys.len()];
@@ -184,24 +218,26 @@ async fn durations_from_hours(
     Ok((series, summarised(all)))
 }
 
-/// As [`volume_from_cycles`], from the hourly rollups (see [`hours_serve`]).
+/// As [`volume_from_cycles`], from an hourly rollup (see [`hours_rollup`]).
 async fn volume_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
     filters: &Filters,
+    rollup: &HoursRollup,
 ) -> sqlx::Result<(Vec<Volume>, Volume)> {
-    let (table, label) = hours_table(filters);
+    let HoursRollup { table, conditions } = rollup;
     let rows: Vec<(OffsetDateTime, i64, i64, i64)> = sqlx::query_as(schema.sql(&format!(
         "SELECT hour, sum(created)::bigint, sum(resolved)::bigint, sum(reopened)::bigint
            FROM {{schema}}.{table}
-          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3) AND {label}
+          WHERE hour >= $1 AND hour < $2 AND {conditions}
           GROUP BY hour"
     )))
     .bind(periods.start())
     .bind(periods.end())
     .bind(filters.channel)
     .bind(filters.label)
+    .bind(filters.agent)
     .fetch_all(conn)
     .await?;
     let mut series = vec![Volume::default(); periods.keys.len()];
@@ -218,23 +254,24 @@ async fn volume_from_hours(
     Ok((series, total))
 }
 
-/// As [`ratings_from_cycles`], from the hourly rollups (see [`hours_serve`]).
+/// As [`ratings_from_cycles`], from an hourly rollup (see [`hours_rollup`]).
 async fn ratings_from_hours(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     periods: &Periods,
     filters: &Filters,
+    rollup: &HoursRollup,
 ) -> sqlx::Result<Vec<Ratings>> {
-    let (table, label) = hours_table(filters);
+    let HoursRollup { table, conditions } = rollup;
     let rows: Vec<(OffsetDateTime, Vec<i32>)> = sqlx::query_as(schema.sql(&format!(
         "SELECT hour, ratings FROM {{schema}}.{table}
-          WHERE hour >= $1 AND hour < $2 AND ($3::text IS NULL OR channel = $3) AND {label}
-            AND ratings <> '{{0,0,0,0,0}}'"
+          WHERE hour >= $1 AND hour < $2 AND {conditions} AND ratings <> '{{0,0,0,0,0}}'"
     )))
     .bind(periods.start())
     .bind(periods.end())
     .bind(filters.channel)
     .bind(filters.label)
+    .bind(filters.agent)
     .fetch_all(conn)
     .await?;
     let mut series = vec![Ratings::default(); periods.keys.len()];
@@ -642,8 +679,9 @@ pub async fn durations(
     filters: &Filters,
     measure: &Measure,
 ) -> sqlx::Result<(Vec<Durations>, Durations)> {
-    if rollups_answer(conn, schema, filters, hours_serve(periods, filters)).await? {
-        durations_from_hours(conn, schema, periods, filters, measure).await
+    let rollup = hours_rollup(periods, filters, false);
+    if let Some(rollup) = ready(conn, schema, filters, rollup).await? {
+        durations_from_hours(conn, schema, periods, filters, measure, &rollup).await
     } else {
         durations_from_cycles(conn, schema, periods, filters, measure).await
     }
@@ -656,8 +694,9 @@ pub async fn volume(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<(Vec<Volume>, Volume)> {
-    if rollups_answer(conn, schema, filters, hours_serve(periods, filters)).await? {
-        volume_from_hours(conn, schema, periods, filters).await
+    let rollup = hours_rollup(periods, filters, true);
+    if let Some(rollup) = ready(conn, schema, filters, rollup).await? {
+        volume_from_hours(conn, schema, periods, filters, &rollup).await
     } else {
         volume_from_cycles(conn, schema, periods, filters).await
     }
@@ -670,8 +709,9 @@ pub async fn ratings(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<Vec<Ratings>> {
-    if rollups_answer(conn, schema, filters, hours_serve(periods, filters)).await? {
-        ratings_from_hours(conn, schema, periods, filters).await
+    let rollup = hours_rollup(periods, filters, false);
+    if let Some(rollup) = ready(conn, schema, filters, rollup).await? {
+        ratings_from_hours(conn, schema, periods, filters, &rollup).await
     } else {
         ratings_from_cycles(conn, schema, periods, filters).await
     }
@@ -684,7 +724,8 @@ pub async fn agents(
     periods: &Periods,
     filters: &Filters,
 ) -> sqlx::Result<Vec<AgentFigures>> {
-    if rollups_answer(conn, schema, filters, agent_hours_serve(periods, filters)).await? {
+    let fits = agent_hours_serve(periods, filters).then_some(());
+    if ready(conn, schema, filters, fits).await?.is_some() {
         agents_from_hours(conn, schema, periods, filters).await
     } else {
         agents_from_cycles(conn, schema, periods, filters).await

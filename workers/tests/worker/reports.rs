@@ -575,17 +575,20 @@ async fn assert_labelled(stack: &Stack, token: &str, cast: Cast, n: i64) {
     // 10 business minutes on Monday, 30 on Tuesday: not the email's 30.
     assert_eq!(first["total"]["count"], 2 * n, "{first}");
     assert_eq!(first["total"]["median"], 1_500, "{first}");
-    // The same figures from the cycles: the label and an agent.
-    let anns = report(
-        stack,
-        token,
-        &format!(
-            "/api/reports/first-response-time?{label}&businessHours=true&agentId={}",
-            cast.ann
-        ),
-    )
-    .await;
-    assert_eq!(anns["total"], first["total"], "{anns}");
+    // Ann's, the same: from the label's rollup per agent, and from the cycles (an agent and a
+    // channel together).
+    for also in ["", "&channel=chat"] {
+        let anns = report(
+            stack,
+            token,
+            &format!(
+                "/api/reports/first-response-time?{label}&businessHours=true&agentId={}{also}",
+                cast.ann
+            ),
+        )
+        .await;
+        assert_eq!(anns["total"], first["total"], "{anns}");
+    }
     let resolved = report(
         stack,
         token,
