@@ -630,15 +630,16 @@ async fn agents_from_hours(
     Ok(names
         .into_iter()
         .filter_map(|(agent_id, display_name)| {
-            let (responded, resolved, ratings) = by_agent.remove(&agent_id)?;
-            let (responses, resolutions) = (summarised(responded), summarised(resolved));
+            let (mut responded, mut resolved, ratings) = by_agent.remove(&agent_id)?;
+            // The table shows medians only: no p90 to select.
+            let median = |values: &mut [i32]| whole(percentile(values, 0.5)).map(|m| m as f64);
             Some(AgentFigures {
                 agent_id,
                 display_name,
-                first_responses: responses.count,
-                first_response_median: responses.median.map(|m| m as f64),
-                resolutions: resolutions.count,
-                resolution_median: resolutions.median.map(|m| m as f64),
+                first_responses: responded.len() as i64,
+                first_response_median: median(&mut responded),
+                resolutions: resolved.len() as i64,
+                resolution_median: median(&mut resolved),
                 ratings: ratings.iter().sum(),
                 satisfied: ratings[3] + ratings[4],
             })
