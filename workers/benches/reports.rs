@@ -15,8 +15,9 @@
 //!    by `REPORTS_BENCH_WRITERS` (16) writers over as many workspaces, for
 //!    `REPORTS_BENCH_SECONDS` (20) per run, without and then with the reports fold running
 //!    beside them (one task catching every workspace up, as a woken worker does), alternated
-//!    `REPORTS_BENCH_ROUNDS` (3) times. Budget: at least 90 % of the throughput kept. Also: events folded per second,
-//!    and how far the fold was behind when the writers stopped.
+//!    `REPORTS_BENCH_ROUNDS` (3) times, each run after a `CHECKPOINT`. Budget: at least 90 %
+//!    of the throughput kept. Also: events folded per second, and how far the fold was behind
+//!    when the writers stopped.
 //!
 //! `REPORTS_BENCH_HOLD=<seconds>` keeps the year's database that long once it is written (its
 //! URL, schema, agent and label on stderr), to read the reports' plans with `EXPLAIN`.
