@@ -7,14 +7,17 @@
 //!    same with its `message.created` event (`messages::record_created`, which on PostgreSQL
 //!    writes the message in the event's statement), which is what
 //!    `notifications::add_by_member` commits. `EVENTS_BENCH_WRITERS` (16) writers for
-//!    `EVENTS_BENCH_SECONDS` (30) per run, the two alternated twice, first all in one workspace
-//!    (every writer waits for the one log head: the worst case), then spread over
-//!    `EVENTS_BENCH_SPREAD` (16) workspaces.
+//!    `EVENTS_BENCH_SECONDS` (30) per run, the two alternated `EVENTS_BENCH_ROUNDS` (3) times,
+//!    each run after a `CHECKPOINT` (so no run pays for the pages another dirtied), first all
+//!    in one workspace (every writer waits for the one log head: the worst case), then spread
+//!    over `EVENTS_BENCH_SPREAD` (16) workspaces.
 //! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
 //!    `EVENTS_BENCH_WORKSPACES` (10 000) workspaces in the database, at random ones of the
 //!    `EVENTS_BENCH_FULL` (100) that hold 1 200 events each; `EVENTS_BENCH_READS` (2 000)
 //!    requests from one client, then from 4 at once; p50, p99. Baseline: the same page read
-//!    straight from PostgreSQL (one statement on a pool, no HTTP).
+//!    straight from PostgreSQL (one statement on a pool, no HTTP). The reads start after a
+//!    `CHECKPOINT`: creating the workspaces dirties their catalogs' pages, which the
+//!    checkpointer would otherwise write out during the reads.
 //!
 //! `cargo bench --bench events` (or `BENCH_ONLY=events bash .ci/bench`).
 
@@ -68,6 +71,8 @@ async fn replies_per_second(
     with_event: bool,
     engine: Engine,
 ) -> anyhow::Result<f64> {
+    // The previous run's pages written out, so no run pays for another's checkpoint.
+    sqlx::query("CHECKPOINT").execute(pool).await?;
     let done = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
@@ -183,6 +188,7 @@ async fn run() -> anyhow::Result<()> {
     let total = knob("EVENTS_BENCH_WORKSPACES", 10_000).max(spread);
     let full = knob("EVENTS_BENCH_FULL", 100).clamp(1, total);
     let reads = knob("EVENTS_BENCH_READS", 2_000).max(10);
+    let rounds = knob("EVENTS_BENCH_ROUNDS", 3).max(1);
     let started_all = Instant::now();
     let step = |what: &str| eprintln!("[{:>6.1} s] {what}", started_all.elapsed().as_secs_f64());
     let client = reqwest::Client::builder().no_proxy().build()?;
@@ -237,17 +243,23 @@ async fn run() -> anyhow::Result<()> {
         ("spread", &workspaces[..spread]),
     ] {
         let (mut without, mut with) = (Vec::new(), Vec::new());
-        for round in 0..2 {
+        for round in 0..rounds {
             step(&format!("write path, {label}: round {round}"));
             without.push(replies_per_second(&pool, set, writers, seconds, false, engine).await?);
             with.push(replies_per_second(&pool, set, writers, seconds, true, engine).await?);
         }
+        let each: Vec<String> = without
+            .iter()
+            .zip(&with)
+            .map(|(without, with)| format!("{with:.0}/{without:.0}"))
+            .collect();
         let without = without.iter().sum::<f64>() / without.len() as f64;
         let with = with.iter().sum::<f64>() / with.len() as f64;
         lines.push(format!(
-            "1. replies/s, {writers} writers, {label} ({} workspaces): without the event {without:.0}, with it {with:.0}: {:.1} % of the throughput kept (budget: at least 85 %)",
+            "1. replies/s, {writers} writers, {label} ({} workspaces): without the event {without:.0}, with it {with:.0}: {:.1} % of the throughput kept (budget: at least 85 %); each round, with/without: {}",
             set.len(),
-            100.0 * with / without
+            100.0 * with / without,
+            each.join(", ")
         ));
     }
 
@@ -288,6 +300,7 @@ async fn run() -> anyhow::Result<()> {
     ));
     bare_workspaces(&pool, extra, "extra", None, 1000).await?;
 
+    sqlx::query("CHECKPOINT").execute(&pool).await?;
     let targets: Arc<Vec<(Uuid, String)>> = Arc::new(
         workspaces[..full]
             .iter()

@@ -310,24 +310,32 @@ pub async fn record_created(
         },
     })
     .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    // The log's head, then the event: one statement on PostgreSQL, with the message's row
-    // when it waits for it, a round trip less or two while the head is locked
-    // (`benches/events.rs`); on Citus, two (see `Engine`) after the message's.
+    // The message's row when it waits for it, the log's head, then the event: one statement
+    // on PostgreSQL, a round trip less or two while the head is locked (`benches/events.rs`);
+    // on Citus, two (see `Engine`) after the message's.
     let message = &written.added.message;
     let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
         Engine::Postgres => {
-            let message_first = if written.stored {
-                ""
+            // A data-modifying CTE that nothing reads runs after the main statement, so the
+            // message would be written with the head locked: the head's `WHERE` reads it,
+            // which writes the message first and takes the head's lock after it.
+            let (message_first, after_message) = if written.stored {
+                ("", "")
             } else {
-                "message AS (
-                     INSERT INTO {schema}.messages
-                            (id, conversation_id, kind, body, author_agent_id, created_at)
-                     VALUES ($4, $5, $6, $7, $2, $8)
-                 ), "
+                (
+                    "message AS (
+                         INSERT INTO {schema}.messages
+                                (id, conversation_id, kind, body, author_agent_id, created_at)
+                         VALUES ($4, $5, $6, $7, $2, $8)
+                         RETURNING id
+                     ), ",
+                    " WHERE EXISTS (SELECT FROM message)",
+                )
             };
             let sql = format!(
                 "WITH {message_first}head AS (
-                     UPDATE {{schema}}.event_log_head SET seq = seq + 1 RETURNING seq
+                     UPDATE {{schema}}.event_log_head SET seq = seq + 1{after_message}
+                     RETURNING seq
                  )
                  INSERT INTO {{schema}}.events (seq, id, type, actor_kind, actor_id, data)
                  SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
