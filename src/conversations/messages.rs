@@ -286,6 +286,32 @@ pub async fn store(
     Ok(())
 }
 
+/// The log's next number and the `message.created` event ($1 its id, $2 the author's agent
+/// id, $3 its data), for a message already written.
+const HEAD_EVENT: &str = "
+    WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
+    INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+    SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
+    RETURNING seq, occurred_at";
+
+/// [`HEAD_EVENT`] with the message's row first ($4 to $8: its id, conversation, kind, body
+/// and time). A data-modifying CTE that nothing reads runs after the main statement, so the
+/// message would be written with the head locked: the head's `WHERE` reads it, which writes
+/// the message first and takes the head's lock after it.
+const MESSAGE_HEAD_EVENT: &str = "
+    WITH message AS (
+        INSERT INTO {schema}.messages (id, conversation_id, kind, body, author_agent_id, created_at)
+        VALUES ($4, $5, $6, $7, $2, $8)
+        RETURNING id
+    ),
+    head AS (
+        UPDATE {schema}.event_log_head SET seq = seq + 1 WHERE EXISTS (SELECT FROM message)
+        RETURNING seq
+    )
+    INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
+    SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
+    RETURNING seq, occurred_at";
+
 /// Records `message.created` (id `event_id`) for the message [`write_by_member`] wrote, as
 /// the last statements of the caller's transaction: the log's head stays locked from here to
 /// the commit. Its data is the message as the REST API shows it, since the events API hands
@@ -316,32 +342,12 @@ pub async fn record_created(
     let message = &written.added.message;
     let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
         Engine::Postgres => {
-            // A data-modifying CTE that nothing reads runs after the main statement, so the
-            // message would be written with the head locked: the head's `WHERE` reads it,
-            // which writes the message first and takes the head's lock after it.
-            let (message_first, after_message) = if written.stored {
-                ("", "")
+            let statement = if written.stored {
+                HEAD_EVENT
             } else {
-                (
-                    "message AS (
-                         INSERT INTO {schema}.messages
-                                (id, conversation_id, kind, body, author_agent_id, created_at)
-                         VALUES ($4, $5, $6, $7, $2, $8)
-                         RETURNING id
-                     ), ",
-                    " WHERE EXISTS (SELECT FROM message)",
-                )
+                MESSAGE_HEAD_EVENT
             };
-            let sql = format!(
-                "WITH {message_first}head AS (
-                     UPDATE {{schema}}.event_log_head SET seq = seq + 1{after_message}
-                     RETURNING seq
-                 )
-                 INSERT INTO {{schema}}.events (seq, id, type, actor_kind, actor_id, data)
-                 SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
-                 RETURNING seq, occurred_at"
-            );
-            let query = sqlx::query_as(schema.sql(&sql))
+            let query = sqlx::query_as(schema.sql(statement))
                 .bind(event_id)
                 .bind(written.agent_id)
                 .bind(data);
