@@ -21,6 +21,10 @@
 //! are deleted from the store (untimed) once a pass no longer needs them, so a run holds
 //! a few hundred MB on disk at a time.
 //!
+//! On a local directory both sides sync each file before it counts (the store `storage::open`
+//! makes does, as the API's), so its figures are those of durable writes, not of the page
+//! cache.
+//!
 //! Run for the local directory store and, when an `s3s-fs` binary is found (`S3S_FS`, or
 //! where `.ci/services.sh`'s `ensure_s3s_fs` installs it), for an S3 store served by it on
 //! loopback (SigV4-signed requests, a temporary directory as its root); without it the S3

@@ -5,19 +5,24 @@
 //! Every object's key starts with its workspace (`workspaces/{id}/`), so a workspace's objects
 //! are one listing away: deleting a workspace never needs its (already dropped) tables to
 //! know what it stored, and no key of one workspace can name another's object.
+//!
+//! A write returns once the object is durable: an S3 store's answer says so, and a local
+//! directory syncs each file and its directories first (`durable`).
+
+mod durable;
 
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
 use object_store::ObjectStore;
 use object_store::aws::AmazonS3Builder;
-use object_store::local::LocalFileSystem;
 use object_store::path::Path;
 use object_store::prefix::PrefixStore;
 use secrecy::ExposeSecret;
 use uuid::Uuid;
 
 use crate::config::{StorageLocation, StorageSettings};
+use durable::DurableDirectory;
 
 /// The store, shared by every request.
 pub type Store = Arc<dyn ObjectStore>;
@@ -28,9 +33,9 @@ pub fn open(settings: &StorageSettings) -> anyhow::Result<Store> {
         StorageLocation::Directory(dir) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
-            // Empty directories go with their last file, so a deleted workspace leaves none.
-            let store = LocalFileSystem::new_with_prefix(dir)?.with_automatic_cleanup(true);
-            Ok(Arc::new(store))
+            // Each write synced before it returns; empty directories go with their last file,
+            // so a deleted workspace leaves none.
+            Ok(Arc::new(DurableDirectory::new(dir)?))
         }
         StorageLocation::S3(s3) => {
             let mut builder = AmazonS3Builder::new()
