@@ -45,15 +45,21 @@ impl DurableDirectory {
     /// Syncs the file of `location`, then its directory and each one above it up to the root
     /// (a new object may have made several).
     async fn sync(&self, location: &Path) -> Result<()> {
-        let file = self.inner.path_to_filesystem(location)?;
-        let root = Arc::clone(&self.root);
-        tokio::task::spawn_blocking(move || sync_file_and_directories(&file, &root))
-            .await
-            .map_err(|e| object_store::Error::Generic {
-                store: "DurableDirectory",
-                source: Box::new(e),
-            })?
+        sync_on_blocking_thread(
+            self.inner.path_to_filesystem(location)?,
+            Arc::clone(&self.root),
+        )
+        .await
     }
+}
+
+async fn sync_on_blocking_thread(file: PathBuf, root: Arc<PathBuf>) -> Result<()> {
+    tokio::task::spawn_blocking(move || sync_file_and_directories(&file, &root))
+        .await
+        .map_err(|e| object_store::Error::Generic {
+            store: "DurableDirectory",
+            source: Box::new(e),
+        })?
 }
 
 fn failed(path: &FsPath, e: std::io::Error) -> object_store::Error {
@@ -176,13 +182,7 @@ impl MultipartUpload for DurableUpload {
 
     async fn complete(&mut self) -> Result<PutResult> {
         let put = self.upload.complete().await?;
-        let (file, root) = (self.file.clone(), Arc::clone(&self.root));
-        tokio::task::spawn_blocking(move || sync_file_and_directories(&file, &root))
-            .await
-            .map_err(|e| object_store::Error::Generic {
-                store: "DurableDirectory",
-                source: Box::new(e),
-            })??;
+        sync_on_blocking_thread(self.file.clone(), Arc::clone(&self.root)).await?;
         Ok(put)
     }
 
@@ -204,6 +204,11 @@ mod tests {
         (dir, store)
     }
 
+    async fn read(store: &DurableDirectory, path: &Path) -> Bytes {
+        let object = store.get(path).await.expect("get");
+        object.bytes().await.expect("bytes")
+    }
+
     #[tokio::test]
     async fn a_put_is_read_back_and_lands_under_the_root() {
         let (dir, store) = store();
@@ -212,13 +217,7 @@ mod tests {
             .put(&path, PutPayload::from_static(b"hello"))
             .await
             .expect("put");
-        let read = store
-            .get(&path)
-            .await
-            .expect("get")
-            .bytes()
-            .await
-            .expect("bytes");
+        let read = read(&store, &path).await;
         assert_eq!(&read[..], b"hello");
         let on_disk = std::fs::read(dir.path().join("workspaces/w/attachments/a/original"))
             .expect("the file under the root");
@@ -233,13 +232,7 @@ mod tests {
         upload.write(&[1u8; 3000]);
         upload.write(&[2u8; 3000]);
         upload.finish().await.expect("complete");
-        let read = store
-            .get(&path)
-            .await
-            .expect("get")
-            .bytes()
-            .await
-            .expect("bytes");
+        let read = read(&store, &path).await;
         assert_eq!(read.len(), 6000);
         assert_eq!((read[0], read[5999]), (1, 2));
 
