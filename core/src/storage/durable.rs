@@ -35,7 +35,7 @@ impl DurableDirectory {
     /// The store over `root` (which must exist); empty directories go with their last file.
     pub fn new(root: &FsPath) -> Result<Self> {
         let inner = LocalFileSystem::new_with_prefix(root)?.with_automatic_cleanup(true);
-        let root = std::fs::canonicalize(root).map_err(|e| failed(root, e))?;
+        let root = std::fs::canonicalize(root).map_err(|e| failed("resolving", root, e))?;
         Ok(Self {
             inner,
             root: Arc::new(root),
@@ -62,17 +62,17 @@ async fn sync_on_blocking_thread(file: PathBuf, root: Arc<PathBuf>) -> Result<()
         })?
 }
 
-fn failed(path: &FsPath, e: std::io::Error) -> object_store::Error {
+fn failed(doing: &str, path: &FsPath, e: std::io::Error) -> object_store::Error {
     object_store::Error::Generic {
         store: "DurableDirectory",
-        source: format!("syncing {}: {e}", path.display()).into(),
+        source: format!("{doing} {}: {e}", path.display()).into(),
     }
 }
 
 fn sync_file_and_directories(file: &FsPath, root: &FsPath) -> Result<()> {
     std::fs::File::open(file)
         .and_then(|f| f.sync_all())
-        .map_err(|e| failed(file, e))?;
+        .map_err(|e| failed("syncing", file, e))?;
     let mut directory = file.parent();
     while let Some(dir) = directory {
         if !dir.starts_with(root) {
@@ -82,7 +82,7 @@ fn sync_file_and_directories(file: &FsPath, root: &FsPath) -> Result<()> {
         // on Linux.
         std::fs::File::open(dir)
             .and_then(|d| d.sync_all())
-            .map_err(|e| failed(dir, e))?;
+            .map_err(|e| failed("syncing", dir, e))?;
         if dir == root {
             break;
         }
