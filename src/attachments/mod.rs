@@ -18,6 +18,8 @@ mod routes;
 pub mod sniff;
 pub mod upload;
 
+use std::sync::Arc;
+
 use axum::extract::DefaultBodyLimit;
 use supportdesk_core::config::{SigningSecret, StorageLocation, StorageSettings};
 use supportdesk_core::storage::{self, Store};
@@ -44,7 +46,7 @@ pub struct Files {
     /// Bytes a workspace's files may take.
     pub quota: i64,
     decodes: Semaphore,
-    transfers: Semaphore,
+    transfers: Arc<Semaphore>,
     /// Whether a small file that needs no decoding goes to the store without a spool file
     /// (S3, where the spool's extra disk write and read are the cost to save). A local
     /// directory always spools: its writes happen on blocking threads, which free each buffer
@@ -60,7 +62,7 @@ impl Files {
             links: links::LinkKey::derive(secret),
             quota: settings.workspace_quota_bytes,
             decodes: Semaphore::new(upload::DECODES),
-            transfers: Semaphore::new(upload::TRANSFERS),
+            transfers: Arc::new(Semaphore::new(upload::TRANSFERS)),
             stream: matches!(settings.location, StorageLocation::S3(_)),
         })
     }

@@ -5,7 +5,8 @@
 //! - on S3, a file that is not an image, in a request of at most one part (5 MiB, S3's
 //!   smallest, by its `Content-Length`), is gathered in memory and stored with one request
 //!   while one of [`TRANSFERS`] slots is free: no spool file written and read back, which is
-//!   most of what an upload costs beside the store's own `put`;
+//!   most of what an upload costs beside the store's own `put`. A sender slower than
+//!   [`GATHER_WITHIN`] gives its slot back and is spooled;
 //! - everything else goes to a spool file first (an unnamed temporary file: gone with the
 //!   process, whatever happens): an image's size is checked there, its thumbnail made and a
 //!   visitor's photo cleaned of metadata, and the file is copied to the store in parts once a
@@ -14,7 +15,9 @@
 //!
 //! The record is written last, counted against the workspace's quota in the same transaction.
 //! A refusal at any step leaves nothing behind: the spool file goes with its handle, stored
-//! objects and the parts of a multipart upload are deleted again.
+//! objects and the parts of a multipart upload are deleted again. Once the whole file has
+//! arrived, storing and recording it finish on a task of their own, whether or not the client
+//! waits for the answer.
 //!
 //! Memory is bounded per upload, not by the file's size: a spooling upload holds what the
 //! socket has ready and the spool file's write buffer (about 3 MiB each, measured by
@@ -22,6 +25,7 @@
 //! [`TRANSFERS`] gather or copy at once; at most [`DECODES`] images are decoded at once.
 
 use std::io::{Seek, SeekFrom};
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::Multipart;
@@ -34,6 +38,7 @@ use object_store::path::Path;
 use supportdesk_core::storage::{Store, Variant, attachment_path};
 use supportdesk_core::tenancy::TenantSchema;
 use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::sync::OwnedSemaphorePermit;
 use uuid::Uuid;
 
 use super::images::{self, ImageError};
@@ -123,11 +128,16 @@ async fn file_part(multipart: &mut Multipart) -> Result<Field<'_>> {
 }
 
 /// The sender's file name without any directory or control character, at most 255
-/// characters; "file" when nothing is left.
+/// characters; "file" when nothing is left. Dots and spaces at its end go too: Windows drops
+/// them when the file is saved, so `run.bat.` would be kept as `run.bat`, and the name is
+/// checked for a program's extension as it will be saved.
 pub fn clean_name(name: Option<&str>) -> String {
     let base = name.unwrap_or("").rsplit(['/', '\\']).next().unwrap_or("");
     let clean: String = base.chars().filter(|c| !c.is_control()).take(255).collect();
-    let clean = clean.trim().trim_start_matches('.').to_owned();
+    let clean = clean
+        .trim_start_matches(|c: char| c == '.' || c.is_whitespace())
+        .trim_end_matches(|c: char| c == '.' || c.is_whitespace())
+        .to_owned();
     if clean.is_empty() {
         "file".to_owned()
     } else {
@@ -231,25 +241,26 @@ impl Sink for tokio::io::BufWriter<tokio::fs::File> {
 }
 
 /// A file small enough to go to the store in one request, gathered in memory as it arrives
-/// (copied: a received chunk can share its allocation with the connection's read buffer) and
-/// stored with one `put` at its end.
+/// and stored with one `put` at its end. The chunks are kept as received (the store's client
+/// hashes and sends a payload of many chunks as it is), so the file is not copied again.
 struct Gathered {
-    bytes: Vec<u8>,
+    chunks: Vec<Bytes>,
+    size: usize,
     limit: usize,
 }
 
 impl Gathered {
     fn new(limit: usize) -> Self {
         Self {
-            // Once, not grown by doubling.
-            bytes: Vec::with_capacity(limit),
+            chunks: Vec::new(),
+            size: 0,
             limit,
         }
     }
 
     async fn store(self, store: &Store, path: &Path) -> object_store::Result<()> {
         store
-            .put(path, PutPayload::from(self.bytes))
+            .put(path, PutPayload::from_iter(self.chunks))
             .await
             .map(drop)
     }
@@ -257,14 +268,15 @@ impl Gathered {
 
 impl Sink for Gathered {
     async fn take(&mut self, chunk: Bytes) -> std::io::Result<()> {
-        if self.bytes.len() + chunk.len() > self.limit {
+        if self.size + chunk.len() > self.limit {
             // The request said it was smaller: the server ends its body at that length, so
             // only a framing overhead beyond the file could get here.
             return Err(std::io::Error::other(
                 "the file is larger than its request declared",
             ));
         }
-        self.bytes.extend_from_slice(&chunk);
+        self.size += chunk.len();
+        self.chunks.push(chunk);
         Ok(())
     }
 
@@ -345,101 +357,163 @@ pub async fn receive(
     })?;
 
     let id = Uuid::now_v7();
-    let original = attachment_path(upload.workspace_id, id, Variant::Original);
-    let thumbnail = attachment_path(upload.workspace_id, id, Variant::Thumbnail);
     // Small enough for one request to the store, by what the request declared.
     let small = upload
         .declared_bytes
         .is_some_and(|declared| declared <= PART as u64);
     let direct = match sniffed.kind {
-        Kind::Pdf | Kind::Download if files.stream && small => files.transfers.try_acquire().ok(),
+        Kind::Pdf | Kind::Download if files.stream && small => {
+            files.transfers.clone().try_acquire_owned().ok()
+        }
         Kind::Image(_) | Kind::Pdf | Kind::Download => None,
     };
-    let stored = match direct {
-        Some(_slot) => {
-            let size = gather_to_store(&files.store, &original, &mut incoming, first).await?;
-            Stored {
-                size,
-                dimensions: None,
-                thumbnail_type: None,
+    let received = match direct {
+        Some(slot) => match gather(&mut incoming, first).await? {
+            Gather::Whole(gathered) => Received::Gathered(gathered, slot),
+            Gather::Slow(chunks) => {
+                // A slow sender does not keep the slot: what came so far goes to a spool file.
+                drop(slot);
+                Received::Spooled(spool(&mut incoming, chunks).await?)
+            }
+        },
+        None => Received::Spooled(spool(&mut incoming, first).await?),
+    };
+    let size = incoming.size;
+    // The request's buffers go before the wait for a transfer slot, which many spooled
+    // uploads may share.
+    drop(incoming);
+    drop(multipart);
+    let finish = Finish {
+        state: state.clone(),
+        workspace_id: upload.workspace_id,
+        schema: upload.schema.clone(),
+        new: NewAttachment {
+            id,
+            conversation_id: upload.conversation_id,
+            uploader: upload.uploader,
+            name,
+            content_type: sniffed.content_type,
+            size: i64::try_from(size).unwrap_or(i64::MAX),
+            dimensions: None,
+            inline: sniffed.kind.inline(),
+            thumbnail_type: None,
+        },
+        kind: sniffed.kind,
+        strip_metadata: upload.strip_metadata,
+    };
+    // The whole file is here: storing and recording it run to their end on a task of their
+    // own, since the request's future is dropped when its client goes away, and stopping
+    // between the two would leave an object that no record names (nor counts in the quota).
+    tokio::spawn(finish.run(received)).await.map_err(internal)?
+}
+
+/// A received file, ready to store.
+enum Received {
+    /// In memory, holding a transfer slot.
+    Gathered(Gathered, OwnedSemaphorePermit),
+    Spooled(std::fs::File),
+}
+
+/// What storing and recording a received file needs, owned.
+struct Finish {
+    state: AppState,
+    workspace_id: Uuid,
+    schema: TenantSchema,
+    /// The record; its size, dimensions and thumbnail as received, until stored.
+    new: NewAttachment,
+    kind: Kind,
+    strip_metadata: bool,
+}
+
+impl Finish {
+    /// Stores the file, then records it counted against the workspace's quota; deletes what
+    /// was stored when either is refused or fails.
+    async fn run(mut self, received: Received) -> Result<Attachment> {
+        let files = &self.state.files;
+        let quota = files.quota;
+        let original = attachment_path(self.workspace_id, self.new.id, Variant::Original);
+        let thumbnail = attachment_path(self.workspace_id, self.new.id, Variant::Thumbnail);
+        match received {
+            Received::Gathered(gathered, _slot) => {
+                if let Err(e) = gathered.store(&files.store, &original).await {
+                    // Whatever the store kept of a failed request.
+                    forget(&files.store, &[&original]).await;
+                    return Err(store_failed(e));
+                }
+            }
+            Received::Spooled(spool) => {
+                let stored = store_spooled(
+                    &self.state,
+                    self.strip_metadata,
+                    self.kind,
+                    spool,
+                    &original,
+                    &thumbnail,
+                )
+                .await?;
+                self.new.size = i64::try_from(stored.size).unwrap_or(i64::MAX);
+                self.new.dimensions = stored.dimensions;
+                self.new.thumbnail_type = stored.thumbnail_type;
             }
         }
-        None => {
-            let spool = spool(&mut incoming, first).await?;
-            // The request's buffers go before the wait for a transfer slot, which many
-            // spooled uploads may share.
-            drop(incoming);
-            drop(multipart);
-            store_spooled(
-                state,
-                upload.strip_metadata,
-                sniffed.kind,
-                spool,
-                &original,
-                &thumbnail,
-            )
-            .await?
-        }
-    };
 
-    let new = NewAttachment {
-        id,
-        conversation_id: upload.conversation_id,
-        uploader: upload.uploader,
-        name,
-        content_type: sniffed.content_type,
-        size: i64::try_from(stored.size).unwrap_or(i64::MAX),
-        dimensions: stored.dimensions,
-        inline: sniffed.kind.inline(),
-        thumbnail_type: stored.thumbnail_type,
-    };
-    let recorded = async {
-        let mut tx = supportdesk_core::db::begin(&state.db, None).await?;
-        let attachment = record::insert(&mut tx, upload.schema, &new, quota).await?;
-        if attachment.is_some() {
-            tx.commit().await?;
+        let mut tx = match supportdesk_core::db::begin(&self.state.db, None).await {
+            Ok(tx) => tx,
+            Err(e) => {
+                forget(&files.store, &[&original, &thumbnail]).await;
+                return Err(e.into());
+            }
+        };
+        let attachment = match record::insert(&mut tx, &self.schema, &self.new, quota).await {
+            Ok(Some(attachment)) => attachment,
+            Ok(None) => {
+                drop(tx);
+                forget(&files.store, &[&original, &thumbnail]).await;
+                return Err(quota_exceeded(quota));
+            }
+            Err(e) => {
+                drop(tx);
+                forget(&files.store, &[&original, &thumbnail]).await;
+                return Err(e.into());
+            }
+        };
+        if let Err(e) = tx.commit().await {
+            // The commit may have happened all the same (an answer lost on the way): the
+            // objects stay, an orphan at worst, which the workspace's deletion removes,
+            // rather than a record naming a deleted file.
+            tracing::warn!(error = %e, %original, "committing an upload's record failed; its objects are kept");
+            return Err(e.into());
         }
-        Ok::<_, Error>(attachment)
-    }
-    .await;
-    match recorded {
-        Ok(Some(attachment)) => {
-            metrics::counter!("attachments_stored_total").increment(1);
-            metrics::counter!("attachments_stored_bytes_total").increment(stored.size);
-            Ok(attachment.linked(&files.links, upload.workspace_id))
-        }
-        Ok(None) => {
-            forget(&files.store, &[&original, &thumbnail]).await;
-            Err(quota_exceeded(quota))
-        }
-        Err(e) => {
-            forget(&files.store, &[&original, &thumbnail]).await;
-            Err(e)
-        }
+        metrics::counter!("attachments_stored_total").increment(1);
+        metrics::counter!("attachments_stored_bytes_total")
+            .increment(u64::try_from(self.new.size).unwrap_or(0));
+        Ok(attachment.linked(&files.links, self.workspace_id))
     }
 }
 
-/// Gathers a small file (at most [`PART`]) and stores it with one request; its size.
-/// Nothing stays in the store when it is refused or the store fails.
-async fn gather_to_store(
-    store: &Store,
-    path: &Path,
-    incoming: &mut Incoming<'_>,
-    first: Vec<Bytes>,
-) -> Result<u64> {
+/// How long a small file may take to arrive while it holds a transfer slot; a slower sender
+/// is spooled instead, so a few slow clients cannot keep other uploads from the store.
+const GATHER_WITHIN: Duration = Duration::from_secs(1);
+
+/// A small file gathered in memory, or, when it came too slowly, the chunks so far.
+enum Gather {
+    Whole(Gathered),
+    Slow(Vec<Bytes>),
+}
+
+/// Gathers a small file (at most [`PART`]) for one request to the store, for at most
+/// [`GATHER_WITHIN`].
+async fn gather(incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<Gather> {
     let mut gathered = Gathered::new(PART);
-    let failed = match incoming.pour(first, &mut gathered).await {
-        Ok(Some(())) => match gathered.store(store, path).await {
-            Ok(()) => return Ok(incoming.size),
-            Err(e) => store_failed(e),
-        },
-        Ok(None) => return Err(incoming.refuse_over_quota().await),
-        Err(Poured::Refused(e)) => return Err(e),
-        Err(Poured::Sink(e)) => store_failed(e),
-    };
-    // Whatever the store kept of a failed request.
-    forget(store, &[path]).await;
-    Err(failed)
+    // Cancel-safe: a chunk is taken from the body and handed to `gathered` in one poll.
+    let poured = tokio::time::timeout(GATHER_WITHIN, incoming.pour(first, &mut gathered)).await;
+    match poured {
+        Err(_) => Ok(Gather::Slow(gathered.chunks)),
+        Ok(Ok(Some(()))) => Ok(Gather::Whole(gathered)),
+        Ok(Ok(None)) => Err(incoming.refuse_over_quota().await),
+        Ok(Err(Poured::Refused(e))) => Err(e),
+        Ok(Err(Poured::Sink(e))) => Err(store_failed(e)),
+    }
 }
 
 /// Receives the rest of the file into a spool file (unnamed: gone with its handle).
@@ -677,6 +751,9 @@ mod tests {
         assert_eq!(clean_name(Some("../../etc/passwd")), "passwd");
         assert_eq!(clean_name(Some("a\u{0}b\r\n.txt")), "ab.txt");
         assert_eq!(clean_name(Some("..hidden")), "hidden");
+        assert_eq!(clean_name(Some("run.bat.")), "run.bat");
+        assert_eq!(clean_name(Some("run.bat . . ")), "run.bat");
+        assert_eq!(clean_name(Some(" . ")), "file");
         assert_eq!(clean_name(Some("")), "file");
         assert_eq!(clean_name(None), "file");
         assert_eq!(clean_name(Some(&"x".repeat(300))).chars().count(), 255);

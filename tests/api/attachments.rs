@@ -301,6 +301,18 @@ async fn programs_scripts_and_markup_are_refused_or_only_downloaded() {
         "file_type_refused",
     )
     .await;
+    // Windows drops a name's trailing dots and spaces when it saves the file.
+    for trailing in ["run.bat.", "run.bat . "] {
+        let named = app
+            .visitor_upload(&visitor, trailing, b"echo hi".to_vec())
+            .await;
+        assert_problem(
+            named,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "file_type_refused",
+        )
+        .await;
+    }
     let script = app
         .visitor_upload(&visitor, "notes.txt", b"#!/bin/sh\necho hi\n".to_vec())
         .await;
@@ -622,4 +634,89 @@ async fn the_hub_announces_files_with_links_to_agents_and_to_the_visitor() {
     let heard = team.event_named("MessageCreated").await;
     assert_eq!(heard["message"]["kind"], "note");
     assert_eq!(heard["message"]["attachments"][0]["id"], secret["id"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_gone_after_sending_its_file_leaves_it_stored_and_recorded_never_half() {
+    use supportdesk_core::tenancy::TenantSchema;
+    use tokio::io::AsyncWriteExt;
+
+    let app = spawn_app().await;
+    let (owner, _visitor, conversation) = chat(&app, "files-gone").await;
+    let schema = TenantSchema::for_workspace(owner.workspace_id);
+
+    // The quota's row held, so the upload stops between storing its file and recording it.
+    let mut hold = app.db.begin().await.unwrap();
+    sqlx::query(schema.sql("SELECT 1 FROM {schema}.storage_usage FOR UPDATE"))
+        .execute(&mut *hold)
+        .await
+        .unwrap();
+
+    let file = vec![b'x'; 300_000];
+    let boundary = "gone-boundary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"gone.txt\"\r\n\
+         Content-Type: text/plain\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(&file);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let host = app.address.trim_start_matches("http://").to_owned();
+    let head = format!(
+        "POST /api/conversations/{conversation}/attachments HTTP/1.1\r\nHost: {host}\r\n\
+         Authorization: Bearer {}\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n\
+         Content-Length: {}\r\n\r\n",
+        owner.workspace_token,
+        body.len()
+    );
+    let mut client = tokio::net::TcpStream::connect(&host).await.unwrap();
+    client.write_all(head.as_bytes()).await.unwrap();
+    client.write_all(&body).await.unwrap();
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while app.stored_objects().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the file was not stored"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The client goes away while the upload waits for the quota's row.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    drop(client);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    hold.rollback().await.unwrap();
+
+    // The upload still ends as one: its record names its file and counts it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (files, bytes): (i64, i64) = sqlx::query_as(schema.sql(
+            "SELECT (SELECT count(*) FROM {schema}.attachments), \
+                    (SELECT bytes FROM {schema}.storage_usage)",
+        ))
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        if files == 1 {
+            assert_eq!(bytes, 300_000);
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a stored file without its record: {:?}",
+            app.stored_objects()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let id: Uuid = sqlx::query_scalar(schema.sql("SELECT id FROM {schema}.attachments"))
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.stored_objects(),
+        [format!(
+            "workspaces/{}/attachments/{id}/original",
+            owner.workspace_id
+        )]
+    );
 }

@@ -146,3 +146,74 @@ async fn a_store_that_refuses_the_apis_signature_stores_nothing_and_says_so() {
         .await;
     assert_eq!(storage["files"], 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_senders_of_small_files_do_not_keep_other_uploads_from_the_store() {
+    use futures::StreamExt;
+    use reqwest::multipart::{Form, Part};
+
+    let s3 = S3Server::start();
+    let app = app_on(&s3, &[]).await;
+    let owner = app.owner_with_workspace("s3-slow").await;
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "c@example.org", "Hello")
+        .await;
+    let conversation = conversation["id"].as_str().unwrap().to_owned();
+    let path = format!("/api/conversations/{conversation}/attachments");
+
+    // More slow senders than the API has transfer slots: each declares a 1 MB text file,
+    // sends its first 16 KiB and waits.
+    const SIZE: usize = 1_000_000;
+    let mut senders = Vec::new();
+    let mut pending = Vec::new();
+    for n in 0..supportdesk::attachments::upload::TRANSFERS + 1 {
+        let (send, receive) = tokio::sync::mpsc::channel::<Vec<u8>>(4);
+        send.send(vec![b'a'; 16 * 1024]).await.unwrap();
+        let body = tokio_stream_of(receive).map(Ok::<_, std::io::Error>);
+        let part = Part::stream_with_length(reqwest::Body::wrap_stream(body), SIZE as u64)
+            .file_name(format!("slow-{n}.txt"));
+        let request = app
+            .client
+            .post(app.url(&path))
+            .bearer_auth(&owner.workspace_token)
+            .multipart(Form::new().part("file", part))
+            .send();
+        senders.push(send);
+        pending.push(tokio::spawn(request));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+
+    // Meanwhile an image (spooled, then copied to the store in a slot) goes through.
+    let image = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        app.agent_uploaded(
+            &owner.workspace_token,
+            &conversation,
+            "shot.png",
+            png(40, 30),
+        ),
+    )
+    .await
+    .expect("an upload while slow senders send");
+    assert_eq!(image["contentType"], "image/png");
+
+    // The slow files arrive whole, all the same.
+    for send in &senders {
+        send.send(vec![b'b'; SIZE - 16 * 1024]).await.unwrap();
+    }
+    drop(senders);
+    for request in pending {
+        let response = request.await.unwrap().expect("slow upload");
+        let status = response.status();
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        assert_eq!(body["size"], SIZE);
+    }
+}
+
+/// The chunks sent on `receive`, as a stream.
+fn tokio_stream_of(
+    mut receive: tokio::sync::mpsc::Receiver<Vec<u8>>,
+) -> impl futures::Stream<Item = Vec<u8>> {
+    futures::stream::poll_fn(move |cx| receive.poll_recv(cx))
+}
