@@ -234,7 +234,13 @@ async fn take(
         Err(e) => Err(e),
     };
     let outcome = match written {
-        Ok(Some(receipt)) => return Ok(receipt),
+        Ok(Some((receipt, unrecorded))) => {
+            // Stored, then refused for the workspace's quota: nothing names them.
+            for id in unrecorded {
+                upload::forget_stored(state, recipient.workspace_id, id).await;
+            }
+            return Ok(receipt);
+        }
         Ok(None) => Ok(Receipt::Duplicate),
         Err(Error::TooManyRequests { .. }) => Ok(ignored(format!(
             "more than {NEW_THREADS_PER_HOUR} new conversations in an hour from this sender"
@@ -357,14 +363,16 @@ fn body(mail: &InboundMail, refused: &[String]) -> (String, Option<String>) {
 }
 
 /// The transaction: contact, thread, intake, files, email details, Message-ID, events.
-/// `Ok(None)` when a concurrent delivery of the same message won.
+/// `Ok(None)` when a concurrent delivery of the same message won; else the receipt and the
+/// stored files that were not recorded (the workspace's quota refused them), for the caller
+/// to delete.
 async fn record(
     state: &AppState,
     recipient: &Recipient,
     parts: Parts<'_>,
     carried: &[Carried],
     refused: &[String],
-) -> Result<Option<Receipt>> {
+) -> Result<Option<(Receipt, Vec<Uuid>)>> {
     let Parts {
         mail,
         inline,
@@ -386,14 +394,23 @@ async fn record(
         .await?
         .ok_or_else(|| Error::Internal(anyhow::anyhow!("a contact just written vanished")))?;
     let mut file_ids = Vec::with_capacity(carried.len());
-    let mut over_quota = Vec::new();
+    let (mut over_quota, mut unrecorded) = (Vec::new(), Vec::new());
     for file in carried {
         let new = file.recorded_as(Uploader::Visitor(contact.id()));
         match attachments::insert(&mut tx, schema, &new, state.files.quota).await? {
             Some(_) => file_ids.push(file.id),
-            None => over_quota.push(format!("{}: the workspace's storage is full", file.name)),
+            None => {
+                over_quota.push(format!("{}: the workspace's storage is full", file.name));
+                unrecorded.push(file.id);
+            }
         }
     }
+    // An image refused for the quota keeps its `cid:` (a broken image, not a dead link).
+    let inline: Vec<(String, Uuid)> = inline
+        .iter()
+        .filter(|(_, id)| file_ids.contains(id))
+        .cloned()
+        .collect();
     let found = threading::find(
         &mut tx,
         schema,
@@ -448,7 +465,7 @@ async fn record(
         html: mail
             .html
             .as_deref()
-            .map(|html| link_inline_files(html, inline)),
+            .map(|html| link_inline_files(html, &inline)),
         quoted,
         dmarc_failed,
         sender_checks: Some(SenderChecks::from(&mail.authentication)),
@@ -479,11 +496,12 @@ async fn record(
         threaded_by = ?found.map(|(_, by): (Uuid, FoundBy)| by),
         "an email was received"
     );
-    Ok(Some(Receipt::Added {
+    let receipt = Receipt::Added {
         conversation_id: taken.conversation_id,
         message_id: taken.message.message.id,
         opened: taken.opened.is_some(),
-    }))
+    };
+    Ok(Some((receipt, unrecorded)))
 }
 
 /// The HTML with each `cid:` image pointing at its stored file (`attachment:<id>`, which the

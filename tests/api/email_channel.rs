@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{assert_problem, spawn_app};
+use crate::helpers::{assert_problem, spawn_app, spawn_app_with};
 use crate::helpers_email::{INBOUND_SECRET, plain, spawn_mail_app};
 
 /// A message as Gmail writes one: text and HTML alternatives in a non-UTF-8 charset, an inline
@@ -155,6 +155,45 @@ async fn a_new_email_opens_a_conversation_with_its_text_html_and_files() {
         tail,
         ["contact.created", "conversation.created", "message.created"]
     );
+}
+
+#[tokio::test]
+async fn files_a_full_workspace_cannot_keep_are_named_in_the_message_and_not_left_stored() {
+    let app = spawn_app_with(&[
+        ("INBOUND_EMAIL_SECRET", INBOUND_SECRET),
+        ("STORAGE_WORKSPACE_QUOTA_BYTES", "1"),
+    ])
+    .await;
+    let owner = app.owner_with_workspace("mail-full").await;
+    let to = app.inbound_address(&owner).await;
+
+    let receipt = app
+        .deliver(&gmail_like("full-1@mail.example.com"), &to)
+        .await;
+    assert_eq!(receipt["outcome"], "added", "{receipt}");
+    let token = &owner.workspace_token;
+    let messages = app
+        .messages_of(token, &id_of(&receipt["conversationId"]))
+        .await;
+    let message = &messages[0];
+    assert_eq!(message["attachments"], json!([]), "{message}");
+    let body = message["body"].as_str().expect("body");
+    for name in ["shot.png", "invoice.pdf"] {
+        assert!(
+            body.contains(&format!("{name}: the workspace's storage is full")),
+            "{body}"
+        );
+    }
+    // The inline image points nowhere rather than at a file that does not exist.
+    let html = message["email"]["html"].as_str().expect("html");
+    assert!(!html.contains("attachment:"), "{html}");
+    // The original email is kept; neither file is.
+    let stored = app.stored_objects();
+    assert!(
+        stored.iter().all(|key| !key.contains("/attachments/")),
+        "{stored:?}"
+    );
+    assert!(stored.iter().any(|key| key.ends_with(".eml")), "{stored:?}");
 }
 
 #[tokio::test]
