@@ -61,14 +61,20 @@ pub async fn list(
         return Err(Error::invalid_field("after", "must not be negative"));
     }
     let (conn, schema) = tenant.parts();
-    let head = log::head(&mut *conn, schema).await?;
     let Some(after) = query.after else {
+        let head = log::head(&mut *conn, schema).await?;
         return Ok(AppJson(EventPage {
             events: Vec::new(),
             next_after: head.seq,
             head: head.seq,
         }));
     };
+    // The page first, the head after it: each statement sees its own snapshot, and pruning
+    // deletes a prefix and moves `pruned_through` in one commit. A page read before a prune
+    // is whole; one read after it is answered with the 410 below, since the head is read
+    // later still. (The other order could pass the check, then read a page with a hole.)
+    let events = log::read_stored(&mut *conn, schema, after, None, limit).await?;
+    let head = log::head(conn, schema).await?;
     if after < head.pruned_through {
         return Err(Error::Gone {
             code: "events_expired",
@@ -78,7 +84,6 @@ pub async fn list(
             ),
         });
     }
-    let events = log::read_stored(conn, schema, after, None, limit).await?;
     let next_after = events.last().map_or(after, |e| e.seq);
     Ok(AppJson(EventPage {
         events,
