@@ -163,7 +163,7 @@ impl Hub {
         let mut track = lock(&track);
         let ready = track.accept(events);
         self.deliver_logged(workspace_id, &ready);
-        if track.gap().is_some() && !track.filling {
+        if (track.gap().is_some() || track.unsettled()) && !track.filling {
             track.filling = true;
             self.spawn_fill(workspace_id);
         }
@@ -183,12 +183,18 @@ impl Hub {
         }
     }
 
-    /// Waits [`sequencer::GAP_WAIT`] for a gap's events to arrive, then reads what is still
-    /// missing from the log (when anyone here listens), or moves on.
+    /// Waits [`sequencer::GAP_WAIT`] for a gap's events to arrive (or for a new track's
+    /// events to settle), then reads what is still missing from the log (when anyone here
+    /// listens), or moves on.
     async fn fill(self, workspace_id: Uuid) {
         tokio::time::sleep(sequencer::GAP_WAIT).await;
         let track = self.sequencer.track(workspace_id);
-        let gap = lock(&track).gap();
+        let gap = {
+            let mut track = lock(&track);
+            let settled = track.settle();
+            self.deliver_logged(workspace_id, &settled);
+            track.gap()
+        };
         let missing = match gap {
             Some((from, until))
                 if until - from <= sequencer::MAX_FILL && self.registry.serves(workspace_id) =>

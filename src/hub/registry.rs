@@ -163,9 +163,10 @@ struct Entry {
 }
 
 impl Entry {
-    /// Agents hear agent audiences, a visitor only events addressed to their own contact.
+    /// Agents hear agent audiences, a visitor only events addressed to their own contact;
+    /// a connection told to close (its access lost) hears nothing more.
     fn hears(&self, event: &Event) -> bool {
-        if self.protocol.is_none() {
+        if self.protocol.is_none() || self.close.borrow().is_some() {
             return false;
         }
         match (&self.who, event.audience) {
@@ -296,11 +297,13 @@ impl Mailbox {
         }
     }
 
-    /// Waits for what the connection must do next: write a record, or close.
+    /// Waits for what the connection must do next: write a record, or close. Closing comes
+    /// first: records queued before access was lost are not written after it.
     pub async fn next(&mut self) -> Delivery {
         tokio::select! {
-            record = self.records.recv() => record.map_or(Delivery::Gone, Delivery::Record),
+            biased;
             told = told_to_close(&mut self.close) => Delivery::Close(told),
+            record = self.records.recv() => record.map_or(Delivery::Gone, Delivery::Record),
         }
     }
 

@@ -7,6 +7,11 @@
 //! and after [`GAP_WAIT`] reads what is still missing from the log itself (which also heals
 //! a message Redis lost). When the log cannot be read either, it moves on: clients see the
 //! gap in `seq` and catch up through `GET /api/events`.
+//!
+//! A new track (the replica just started, or the workspace was quiet for [`IDLE`]) does not
+//! know where it starts: the first event it hears need not be the lowest in flight (a request
+//! that committed 6 may reach the hub after one that committed 7, and another replica's
+//! events come later still). So it waits [`GAP_WAIT`] and starts from the lowest it heard.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -26,7 +31,8 @@ const IDLE: Duration = Duration::from_secs(600);
 /// One workspace's place in its log, here.
 #[derive(Debug, Default)]
 pub struct Track {
-    /// The seq to deliver next; `None` until the first event.
+    /// The seq to deliver next; `None` until the track settles, [`GAP_WAIT`] after its
+    /// first event.
     next: Option<i64>,
     /// Events that arrived ahead of `next`.
     pending: BTreeMap<i64, Recorded>,
@@ -36,15 +42,28 @@ pub struct Track {
 }
 
 impl Track {
-    /// Takes events in any order; returns those that can be delivered now, in order.
-    /// Duplicates and events older than what was delivered are dropped.
+    /// Takes events in any order; returns those that can be delivered now, in order (none
+    /// before the track settles). Duplicates and events older than what was delivered are
+    /// dropped.
     pub fn accept(&mut self, events: impl IntoIterator<Item = Recorded>) -> Vec<Recorded> {
         self.touched = Some(Instant::now());
         for event in events {
-            let next = *self.next.get_or_insert(event.seq);
-            if event.seq >= next {
+            if self.next.is_none_or(|next| event.seq >= next) {
                 self.pending.insert(event.seq, event);
             }
+        }
+        self.drain()
+    }
+
+    /// Has heard events but not yet where it starts: [`Self::settle`] after [`GAP_WAIT`].
+    pub fn unsettled(&self) -> bool {
+        self.next.is_none() && !self.pending.is_empty()
+    }
+
+    /// Starts an unsettled track from the lowest seq it heard; what can be delivered now.
+    pub fn settle(&mut self) -> Vec<Recorded> {
+        if self.next.is_none() {
+            self.next = self.pending.first_key_value().map(|(&seq, _)| seq);
         }
         self.drain()
     }
@@ -127,18 +146,45 @@ mod tests {
         events.iter().map(|e| e.seq).collect()
     }
 
+    /// A track that has delivered `seq`.
+    fn settled_at(seq: i64) -> Track {
+        let mut track = Track::default();
+        track.accept([event(seq)]);
+        assert_eq!(seqs(&track.settle()), [seq]);
+        track
+    }
+
+    #[test]
+    fn a_new_track_starts_from_the_lowest_event_heard_before_it_settles() {
+        let mut track = Track::default();
+        assert!(track.accept([event(7)]).is_empty());
+        assert!(track.unsettled());
+        // Committed before 7, heard after it: not stale.
+        assert!(track.accept([event(6)]).is_empty());
+        assert_eq!(seqs(&track.settle()), [6, 7]);
+        assert!(!track.unsettled());
+        assert_eq!(seqs(&track.accept([event(8)])), [8]);
+    }
+
+    #[test]
+    fn a_track_that_heard_nothing_stays_unsettled() {
+        let mut track = Track::default();
+        assert!(!track.unsettled());
+        assert!(track.settle().is_empty());
+        assert!(!track.unsettled());
+        assert_eq!(track.gap(), None);
+    }
+
     #[test]
     fn events_in_order_pass_at_once() {
-        let mut track = Track::default();
-        assert_eq!(seqs(&track.accept([event(5)])), [5]);
+        let mut track = settled_at(5);
         assert_eq!(seqs(&track.accept([event(6), event(7)])), [6, 7]);
         assert_eq!(track.gap(), None);
     }
 
     #[test]
     fn an_early_event_waits_for_the_one_before_it() {
-        let mut track = Track::default();
-        track.accept([event(5)]);
+        let mut track = settled_at(5);
         assert!(track.accept([event(7)]).is_empty());
         assert_eq!(track.gap(), Some((6, 7)));
         assert_eq!(seqs(&track.accept([event(6)])), [6, 7]);
@@ -147,16 +193,15 @@ mod tests {
 
     #[test]
     fn duplicates_and_stale_events_are_dropped() {
-        let mut track = Track::default();
-        track.accept([event(5), event(6)]);
+        let mut track = settled_at(5);
+        track.accept([event(6)]);
         assert!(track.accept([event(5), event(6), event(3)]).is_empty());
         assert_eq!(seqs(&track.accept([event(7)])), [7]);
     }
 
     #[test]
     fn skipping_a_gap_delivers_what_waited_behind_it() {
-        let mut track = Track::default();
-        track.accept([event(1)]);
+        let mut track = settled_at(1);
         track.accept([event(4), event(5), event(8)]);
         assert_eq!(track.gap(), Some((2, 4)));
         assert_eq!(seqs(&track.skip()), [4, 5]);
