@@ -151,6 +151,20 @@ pub fn artifacts(name: &str) -> PathBuf {
 /// Runs `tests/browser/<script>` with `config` in `<VAR>`; its stdout, or a panic with its
 /// output.
 pub async fn run_driver(script: &str, variable: &str, config: &str, limit: Duration) -> String {
+    try_run_driver(script, variable, config, limit)
+        .await
+        .unwrap_or_else(|failure| panic!("{failure}"))
+}
+
+/// Runs `tests/browser/<script>` with `config` in `<VAR>`; its stdout, or what it printed
+/// when it failed or outran `limit`, for a test that adds what it knows of the failure (the
+/// state of the stack behind the pages) before it panics.
+pub async fn try_run_driver(
+    script: &str,
+    variable: &str,
+    config: &str,
+    limit: Duration,
+) -> Result<String, String> {
     let run = tokio::process::Command::new("node")
         .arg(script)
         .current_dir(repo().join("tests/browser"))
@@ -160,13 +174,14 @@ pub async fn run_driver(script: &str, variable: &str, config: &str, limit: Durat
         .output();
     let output = tokio::time::timeout(limit, run)
         .await
-        .unwrap_or_else(|_| panic!("{script} finished within {limit:?}"))
+        .map_err(|_| format!("{script} did not finish within {limit:?}"))?
         .expect("node runs (Node 20 is required)");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{script} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
-    stdout
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "{script} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+        ));
+    }
+    Ok(stdout)
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::json;
 use supportdesk_test_support::free_port;
 use supportdesk_test_support::web::{
-    NextServer, artifacts, chromium, require_browser_tools, run_driver, serve_page,
+    NextServer, artifacts, chromium, require_browser_tools, serve_page, try_run_driver,
 };
 
 use crate::harness::stack;
@@ -27,7 +27,7 @@ async fn an_owner_an_agent_and_a_visitor_work_through_the_dashboard_and_the_widg
     let widget_origin = format!("http://localhost:{widget_port}");
     let mail = tempfile_dir("dashboard-mail");
     let mail_dir = mail.display().to_string();
-    let stack = stack(&[
+    let mut stack = stack(&[
         ("APP_URL", dashboard_origin.as_str()),
         ("WIDGET_URL", widget_origin.as_str()),
         ("MAIL_TRANSPORT", "file"),
@@ -67,13 +67,21 @@ async fn an_owner_an_agent_and_a_visitor_work_through_the_dashboard_and_the_widg
         "screenshots": screenshots,
         "chromium": chromium(),
     });
-    let stdout = run_driver(
+    let run = try_run_driver(
         "dashboard.mjs",
         "DASHBOARD_TEST_CONFIG",
         &config.to_string(),
         Duration::from_secs(300),
     )
     .await;
+    let stdout = match run {
+        Ok(stdout) => stdout,
+        Err(failure) => panic!(
+            "{failure}\n{}--- emails written to {mail_dir}\n{}",
+            stack.explain().await,
+            supportdesk_test_support::files::files_under(&mail).join("\n")
+        ),
+    };
     println!("{stdout}");
     std::fs::write(screenshots.join("run.txt"), stdout.as_bytes()).unwrap();
     let _ = std::fs::remove_dir_all(&mail);

@@ -95,6 +95,30 @@ impl Stack {
         self.worker = Some((stop, handle));
     }
 
+    /// What a failed journey needs to be explained: whether the in-process worker still runs
+    /// (and how it ended if not), and every outbox row (outcome, attempts, last error).
+    pub async fn explain(&mut self) -> String {
+        let worker = match self.worker.take() {
+            None => "not started".to_owned(),
+            Some((stop, handle)) if !handle.is_finished() => {
+                self.worker = Some((stop, handle));
+                "running".to_owned()
+            }
+            Some((_, handle)) => format!("ended: {:?}", handle.await),
+        };
+        let outbox = self.outbox().await;
+        let mut explained = format!(
+            "--- the worker: {worker}\n--- the outbox ({} rows)\n",
+            outbox.len()
+        );
+        for (id, outcome, attempts, last_error) in outbox {
+            explained.push_str(&format!(
+                "{id} outcome {outcome:?} after {attempts} attempts, last error {last_error:?}\n"
+            ));
+        }
+        explained
+    }
+
     /// The worker binary with this stack's environment; `WORKER_HEALTH_PORT` is free.
     pub fn worker_process(&self, extra: &[(&str, &str)]) -> KillOnDrop {
         let mut command = Command::new(env!("CARGO_BIN_EXE_supportdesk-worker"));
