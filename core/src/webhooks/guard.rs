@@ -29,10 +29,7 @@ impl AddressGuard {
         }
         match ip {
             IpAddr::V4(v4) => refusal_v4(v4),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => refusal_v4(v4),
-                None => refusal_v6(v6),
-            },
+            IpAddr::V6(v6) => refusal_v6(v6).or_else(|| embedded_v4(v6).and_then(refusal_v4)),
         }
     }
 }
@@ -71,8 +68,23 @@ fn refusal_v4(ip: Ipv4Addr) -> Option<&'static str> {
     }
 }
 
+/// The IPv4 host an IPv6 address reaches through the network: IPv4-mapped (`::ffff:0:0/96`)
+/// and IPv4-compatible (`::/96`) addresses, NAT64's well-known prefix (`64:ff9b::/96`, which
+/// a NAT64 gateway forwards to the IPv4 address in its last 32 bits, private ones included)
+/// and 6to4 (`2002::/16`).
+fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let v4 = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match ip.segments() {
+        [0, 0, 0, 0, 0, 0xffff | 0, high, low] | [0x64, 0xff9b, 0, 0, 0, 0, high, low] => {
+            Some(v4(high, low))
+        }
+        [0x2002, high, low, ..] => Some(v4(high, low)),
+        _ => None,
+    }
+}
+
 fn refusal_v6(ip: Ipv6Addr) -> Option<&'static str> {
-    let first = ip.segments()[0];
+    let [first, second, ..] = ip.segments();
     if ip.is_loopback() {
         Some("a loopback address")
     } else if ip.is_unspecified() {
@@ -81,6 +93,12 @@ fn refusal_v6(ip: Ipv6Addr) -> Option<&'static str> {
         Some("a private (unique local) address")
     } else if (first & 0xffc0) == 0xfe80 {
         Some("a link-local address")
+    } else if (first & 0xffc0) == 0xfec0 {
+        Some("a private (site-local) address")
+    } else if first == 0x64 && second == 0xff9b && ip.segments()[2] == 1 {
+        // 64:ff9b:1::/48, NAT64 prefixes of a local network: where the IPv4 address sits
+        // depends on the prefix length the network chose.
+        Some("a local NAT64 address")
     } else if ip.is_multicast() {
         Some("a multicast address")
     } else {
@@ -116,6 +134,14 @@ mod tests {
             "ff02::1",
             "::ffff:127.0.0.1",
             "::ffff:169.254.169.254",
+            // IPv4 hosts inside IPv6: IPv4-compatible, NAT64, 6to4.
+            "::10.0.0.5",
+            "64:ff9b::a00:5",
+            "64:ff9b::169.254.169.254",
+            "2002:a00:5::1",
+            "2002:7f00:1::",
+            "64:ff9b:1::a00:5",
+            "fec0::1",
         ] {
             assert!(refused(&guard, ip), "{ip}");
         }
@@ -124,6 +150,8 @@ mod tests {
             "8.8.8.8",
             "2606:4700::1111",
             "::ffff:1.1.1.1",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
         ] {
             assert!(!refused(&guard, ip), "{ip}");
         }

@@ -34,6 +34,10 @@ pub const GIVE_UP_AFTER: time::Duration = time::Duration::days(5);
 pub const LEASE: Duration = Duration::from_secs(30);
 /// Events read from the log at a time.
 const BATCH: i64 = 50;
+/// How long one pass delivers before it gives its slot back (and is woken again, behind the
+/// endpoints that waited): a receiver that answers slowly, but in time, holds one slot for a
+/// while, never all of them for as long as it has a backlog.
+const PASS_BUDGET: Duration = Duration::from_secs(10);
 
 #[derive(sqlx::FromRow)]
 struct Endpoint {
@@ -73,7 +77,8 @@ struct Requested {
 
 /// What one pass left behind.
 pub enum Pass {
-    /// Caught up, waiting for a retry, or disabled: the lease may go.
+    /// Caught up, waiting for a retry, disabled, or out of its [`PASS_BUDGET`]: the lease
+    /// may go (and the workspace is looked at again).
     Done,
     /// The lease was lost (taken over after it lapsed): stop at once.
     Lost,
@@ -87,7 +92,11 @@ impl Webhooks {
         schema: &TenantSchema,
         id: Uuid,
     ) -> anyhow::Result<Pass> {
+        let started = std::time::Instant::now();
         loop {
+            if started.elapsed() >= PASS_BUDGET {
+                return Ok(Pass::Done);
+            }
             let mut conn = self.db.acquire().await?;
             if !self.renew(&mut conn, schema, id).await? {
                 return Ok(Pass::Lost);
@@ -136,7 +145,21 @@ impl Webhooks {
             .await?;
             if let Some(requested) = requested {
                 let event = match requested.event_seq {
-                    Some(seq) => read_event(&mut conn, schema, seq).await?,
+                    Some(seq) => match read_event(&mut conn, schema, seq).await? {
+                        Some(event) => Some(event),
+                        None => {
+                            // Pruned since it was asked for: nothing is sent (a test event
+                            // under its id would make the receiver drop the real one).
+                            tracing::info!(%workspace_id, endpoint = %id, seq, "a redelivery asked for an event no longer kept");
+                            sqlx::query(
+                                schema.sql("DELETE FROM {schema}.webhook_requests WHERE id = $1"),
+                            )
+                            .bind(requested.id)
+                            .execute(&mut *conn)
+                            .await?;
+                            continue;
+                        }
+                    },
                     None => None,
                 };
                 let (event_type, body) = match &event {
@@ -236,18 +259,26 @@ impl Webhooks {
                 &answer,
             )
             .await?;
+            // Each write below holds only while this worker still has the lease: one that
+            // lost it (a stall past the lease) logs its attempt and stops, and the place the
+            // new holder moved on to is never moved back.
             if answer.succeeded() {
-                sqlx::query(schema.sql(
+                let updated = sqlx::query(schema.sql(
                     "UPDATE {schema}.webhook_endpoints
-                        SET cursor = $2, attempt = 0, next_attempt_at = NULL,
+                        SET cursor = greatest(cursor, $2), attempt = 0, next_attempt_at = NULL,
                             failing_since = NULL, last_error = NULL
-                      WHERE id = $1",
+                      WHERE id = $1 AND lease_owner = $3",
                 ))
                 .bind(id)
                 .bind(event.seq)
+                .bind(self.owner)
                 .execute(&mut *tx)
-                .await?;
+                .await?
+                .rows_affected();
                 tx.commit().await?;
+                if updated == 0 {
+                    return Ok(Pass::Lost);
+                }
                 let lag = (OffsetDateTime::now_utc() - event.occurred_at).as_seconds_f64();
                 metrics::histogram!("webhook_delivery_lag_seconds").record(lag.max(0.0));
                 continue;
@@ -266,19 +297,25 @@ impl Webhooks {
                 None
             };
             if let Some(reason) = &disable {
-                sqlx::query(schema.sql(
+                let updated = sqlx::query(schema.sql(
                     "UPDATE {schema}.webhook_endpoints
                         SET enabled = false, disabled_reason = $2, attempt = 0,
                             next_attempt_at = NULL, failing_since = $3, last_error = $4,
                             updated_at = now()
-                      WHERE id = $1",
+                      WHERE id = $1 AND lease_owner = $5",
                 ))
                 .bind(id)
                 .bind(reason)
                 .bind(failing_since)
                 .bind(&error)
+                .bind(self.owner)
                 .execute(&mut *tx)
-                .await?;
+                .await?
+                .rows_affected();
+                if updated == 0 {
+                    tx.commit().await?;
+                    return Ok(Pass::Lost);
+                }
                 tell_owners(&mut tx, workspace_id, id).await?;
                 tx.commit().await?;
                 tracing::warn!(%workspace_id, endpoint = %id, reason, "webhook endpoint disabled");
@@ -292,11 +329,11 @@ impl Webhooks {
                 }
                 None => (event.seq, 0, None),
             };
-            sqlx::query(schema.sql(
+            let updated = sqlx::query(schema.sql(
                 "UPDATE {schema}.webhook_endpoints
-                    SET cursor = $2, attempt = $3, next_attempt_at = $4, failing_since = $5,
-                        last_error = $6
-                  WHERE id = $1",
+                    SET cursor = greatest(cursor, $2), attempt = $3, next_attempt_at = $4,
+                        failing_since = $5, last_error = $6
+                  WHERE id = $1 AND lease_owner = $7",
             ))
             .bind(id)
             .bind(cursor)
@@ -304,9 +341,14 @@ impl Webhooks {
             .bind(next_at)
             .bind(failing_since)
             .bind(&error)
+            .bind(self.owner)
             .execute(&mut *tx)
-            .await?;
+            .await?
+            .rows_affected();
             tx.commit().await?;
+            if updated == 0 {
+                return Ok(Pass::Lost);
+            }
             if next_at.is_some() {
                 return Ok(Pass::Done);
             }

@@ -116,7 +116,7 @@ impl Sender {
             .await;
         let mut response = match sent {
             Ok(response) => response,
-            Err(e) => return failed(describe(&e)),
+            Err(e) => return failed(describe(e)),
         };
         let status = response.status();
         let retry_after = response
@@ -138,7 +138,7 @@ impl Sender {
         Answer {
             status: Some(status.as_u16()),
             latency,
-            excerpt: (!excerpt.is_empty()).then(|| String::from_utf8_lossy(&excerpt).into_owned()),
+            excerpt: (!excerpt.is_empty()).then(|| text_column(&String::from_utf8_lossy(&excerpt))),
             retry_after,
             error,
         }
@@ -159,19 +159,27 @@ fn sign(request: &Request<'_>) -> anyhow::Result<String> {
     Ok(signatures.join(" "))
 }
 
-/// A request error in words, with its causes (where the address guard's refusal is).
-fn describe(error: &reqwest::Error) -> String {
+/// `text` as a PostgreSQL `text` value can hold it: without NUL characters, which it refuses
+/// (a receiver may answer with any bytes).
+fn text_column(text: &str) -> String {
+    text.replace('\0', "")
+}
+
+/// A request error in words, with its causes (where the address guard's refusal is), without
+/// the endpoint's URL (which may carry a token: it stays out of logs and attempts).
+fn describe(error: reqwest::Error) -> String {
     if error.is_timeout() {
         return format!("no answer within {} s", TIMEOUT.as_secs());
     }
+    let error = error.without_url();
     let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
+    let mut source = std::error::Error::source(&error);
     while let Some(cause) = source {
         text.push_str(": ");
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    text
+    text_column(&text)
 }
 
 /// Resolves with the system's resolver, keeping only the addresses the guard allows.

@@ -45,7 +45,8 @@ impl Hit {
 
 /// A receiver on a local port; each path behaves as its name says (`ok`, `flaky`: 500 once,
 /// `busy`: 429 once with `Retry-After: 7`, `gone`: 410, `down`: always 500, `redirect`: 302 to
-/// `ok`, `slow-first`: the first request waits 4 s, `hang`: never answers in time).
+/// `ok`, `slow-first`: the first request waits 4 s, `hang`: never answers in time, `binary`:
+/// 200 with a NUL byte in its answer).
 #[derive(Clone, Default)]
 struct Receiver {
     hits: Arc<Mutex<Vec<Hit>>>,
@@ -132,6 +133,7 @@ async fn take(
             .into_response(),
         ("gone", _) => (StatusCode::GONE, "no such hook").into_response(),
         ("redirect", _) => (StatusCode::FOUND, [("location", "/ok")], "").into_response(),
+        ("binary", _) => (StatusCode::OK, "ok\0\u{1}").into_response(),
         _ => (StatusCode::OK, "thanks").into_response(),
     }
 }
@@ -378,6 +380,38 @@ async fn events_arrive_signed_in_order_and_verify_with_the_reference_library() {
     assert_eq!(log[0]["eventType"], "webhook.test");
     assert_eq!(log[0]["responseBody"], "thanks");
     assert_eq!(webhook(&stack, &token, &endpoint).await["state"], "healthy");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_with_a_nul_byte_is_logged_once_and_not_sent_again() {
+    let stack = stack(&LOCAL).await;
+    let (receiver, port) = Receiver::start().await;
+    let token = owner_of(&stack).await;
+    let (endpoint, _) = add_endpoint(
+        &stack,
+        &token,
+        &format!("http://127.0.0.1:{port}/binary"),
+        json!(["message.created"]),
+    )
+    .await;
+    conversation(&stack, &token, "Hello").await;
+    receiver
+        .wait_for("binary", 1, Duration::from_secs(15))
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let log = loop {
+        let log = deliveries(&stack, &token, &endpoint).await;
+        if log.len() == 1 && log[0]["status"] != "pending" {
+            break log;
+        }
+        assert!(Instant::now() < deadline, "{log:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(log[0]["status"], "succeeded", "{log:?}");
+    assert_eq!(log[0]["responseBody"], "ok\u{1}");
+    // Past two of the worker's passes (2 s each): delivered once.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(receiver.hits("binary").len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
