@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 use serde::Serialize;
-use sqlx::PgExecutor;
+use sqlx::{PgExecutor, PgPool};
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_core::tenancy::migrations::latest_version;
 use tokio_util::sync::CancellationToken;
@@ -81,12 +81,21 @@ impl MembershipChange {
     }
 }
 
+/// A cached lookup, with the [`MembershipCache::generation`] before and after it ran.
+#[derive(Clone)]
+struct Loaded {
+    membership: Option<Arc<Membership>>,
+    started: u64,
+    finished: u64,
+}
+
 #[derive(Clone)]
 pub struct MembershipCache {
-    cache: moka::future::Cache<Key, Option<Arc<Membership>>>,
+    cache: moka::future::Cache<Key, Loaded>,
     /// Bumped before every invalidation. A load that overlapped one may have read the row
     /// before the change committed, and moka stores a finished load whatever was invalidated
-    /// meanwhile; such a result is used for the request in flight but not kept.
+    /// meanwhile; such a result is neither kept nor given to anyone (the requests that joined
+    /// the load may have arrived after the change): each reads the row afresh.
     generation: Arc<AtomicU64>,
     /// True while the invalidation channel is known to be heard; the cache is bypassed
     /// otherwise.
@@ -116,9 +125,9 @@ impl MembershipCache {
 
     /// The membership of `user_id` in `workspace_id` (None: not a member, or no such
     /// workspace). Concurrent misses for one key share a single query.
-    pub async fn get<'e>(
+    pub async fn get(
         &self,
-        db: impl PgExecutor<'e>,
+        db: &PgPool,
         user_id: Uuid,
         workspace_id: Uuid,
     ) -> Result<Option<Arc<Membership>>, Arc<sqlx::Error>> {
@@ -127,14 +136,29 @@ impl MembershipCache {
         }
         let key = (user_id, workspace_id);
         let before = self.generation.load(Ordering::SeqCst);
-        let membership = self
+        let loaded = self
             .cache
-            .try_get_with(key, load(db, user_id, workspace_id))
+            .try_get_with(key, async {
+                let started = self.generation.load(Ordering::SeqCst);
+                let membership = load(db, user_id, workspace_id).await?;
+                let finished = self.generation.load(Ordering::SeqCst);
+                Ok::<_, sqlx::Error>(Loaded {
+                    membership,
+                    started,
+                    finished,
+                })
+            })
             .await?;
+        if loaded.started != loaded.finished {
+            // Something was invalidated while it loaded, perhaps this very membership.
+            self.cache.invalidate(&key).await;
+            return load(db, user_id, workspace_id).await.map_err(Arc::new);
+        }
         if self.generation.load(Ordering::SeqCst) != before {
+            // Invalidated since this request arrived: moka may have stored the load after.
             self.cache.invalidate(&key).await;
         }
-        Ok(membership)
+        Ok(loaded.membership)
     }
 
     /// Whether cached memberships may be trusted: the invalidation channel is heard.

@@ -363,8 +363,17 @@ async fn change(
         let (conn, schema) = tenant.parts();
         audit::record(conn, schema, entry).await?;
     }
-    events::record(state, tenant, events).await?;
-    state.memberships.changed(agent.user_id, workspace_id).await;
+    // The commit and the news of it run to their end together, on a task of their own: were
+    // the request dropped between the two (its client gone), every replica would keep the
+    // old membership (a deactivated agent's access) until its cache entry expired.
+    let (task_state, user_id) = (state.clone(), agent.user_id);
+    tokio::spawn(async move {
+        events::record(&task_state, tenant, events).await?;
+        task_state.memberships.changed(user_id, workspace_id).await;
+        Ok::<_, Error>(())
+    })
+    .await
+    .map_err(|e| Error::Internal(e.into()))??;
     tracing::info!(agent_id = %agent.id, %workspace_id, ?change, "team changed");
     Ok(AppJson(agent))
 }

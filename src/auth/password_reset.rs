@@ -204,8 +204,15 @@ pub async fn reset_password(
     )
     .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
-    state.memberships.user_changed(user_id).await;
+    // Committed and told together, whether or not the client waits (see `agents::routes`).
+    let memberships = state.memberships.clone();
+    tokio::spawn(async move {
+        tx.commit().await?;
+        memberships.user_changed(user_id).await;
+        Ok::<_, Error>(())
+    })
+    .await
+    .map_err(|e| Error::Internal(e.into()))??;
     tracing::info!(%user_id, "password reset; earlier tokens revoked");
     Ok(AppJson(MessageResponse {
         message: "Your password is changed. Sign in with the new one.".into(),

@@ -334,8 +334,15 @@ pub async fn delete(
         audit::record(&mut tx, &actor.schema, entry).await?;
         outbox::enqueue(&mut tx, &OutboxMessage::DropWorkspace { workspace_id }).await?;
     }
-    tx.commit().await?;
-    state.memberships.workspace_changed(workspace_id).await;
+    // Committed and told together, whether or not the client waits (see `agents::routes`).
+    let memberships = state.memberships.clone();
+    tokio::spawn(async move {
+        tx.commit().await?;
+        memberships.workspace_changed(workspace_id).await;
+        Ok::<_, Error>(())
+    })
+    .await
+    .map_err(|e| Error::Internal(e.into()))??;
     tracing::info!(%workspace_id, "workspace deletion requested");
     Ok(StatusCode::ACCEPTED)
 }
