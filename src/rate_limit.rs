@@ -52,6 +52,10 @@ pub struct RateLimiter {
     local: moka::sync::Cache<String, Arc<Mutex<VecDeque<Instant>>>>,
 }
 
+/// How long the local window keeps a key nobody counted under: the longest quota's window
+/// (a widget's conversations, 12 hours), so an idle key forgets nothing still counted.
+const LOCAL_IDLE: Duration = Duration::from_secs(12 * 3600);
+
 impl RateLimiter {
     pub fn new(redis: ConnectionManager, namespace: &str, redis_timeout: Duration) -> Self {
         Self {
@@ -61,7 +65,7 @@ impl RateLimiter {
             redis_timeout,
             local: moka::sync::Cache::builder()
                 .max_capacity(100_000)
-                .time_to_idle(Duration::from_secs(3600))
+                .time_to_idle(LOCAL_IDLE)
                 .build(),
         }
     }
@@ -98,6 +102,10 @@ impl RateLimiter {
     }
 
     fn check_locally(&self, key: String, quota: Quota) -> Decision {
+        debug_assert!(
+            quota.window <= LOCAL_IDLE,
+            "a window longer than LOCAL_IDLE"
+        );
         let events = self.local.get_with(key, Default::default);
         let now = Instant::now();
         let mut events = match events.lock() {

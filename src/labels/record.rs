@@ -171,11 +171,14 @@ pub async fn set_labels(
     if touched.rows_affected() == 0 {
         return Ok(false);
     }
-    let known: i64 =
-        sqlx::query_scalar(schema.sql("SELECT count(*) FROM {schema}.labels WHERE id = ANY($1)"))
-            .bind(label_ids)
-            .fetch_one(&mut *conn)
-            .await?;
+    // Locked against a delete until the insert below: a label deleted meanwhile is refused
+    // here, not a foreign-key error there.
+    let known: i64 = sqlx::query_scalar(schema.sql(
+        "SELECT count(*) FROM (SELECT FROM {schema}.labels WHERE id = ANY($1) FOR KEY SHARE) l",
+    ))
+    .bind(label_ids)
+    .fetch_one(&mut *conn)
+    .await?;
     if usize::try_from(known).ok() != Some(label_ids.len()) {
         return Err(Error::invalid_field(
             "labelIds",

@@ -61,7 +61,7 @@ pub struct LinkRated {
 }
 
 async fn limit(state: &AppState, client: ClientIp) -> Result<()> {
-    let key = format!("widget:rating-link:{}", client.0);
+    let key = format!("widget:rating-link:{}", client.rate_limit_key());
     match state.rate_limiter.check(&key, ATTEMPTS).await {
         Decision::Allowed => Ok(()),
         Decision::Limited { retry_after } => Err(Error::TooManyRequests { retry_after }),
