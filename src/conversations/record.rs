@@ -432,7 +432,14 @@ pub async fn update(
         Change::Status(ConversationStatus::Resolved) => {
             "status = $2, resolved_at = least(resolved_at, now())"
         }
-        Change::Status(_) => "status = $2, resolved_at = NULL",
+        // Reopened work goes back to its assignee only while they are active: an agent
+        // deactivated since keeps their resolved conversations (reports count them), not new
+        // work.
+        Change::Status(_) => {
+            "status = $2, resolved_at = NULL,
+             assignee_id = (SELECT p.id FROM {schema}.agent_profiles p
+                             WHERE p.id = conversations.assignee_id AND p.status = 'active')"
+        }
         Change::Priority(_) => "priority = $2",
     };
     let statement = schema.sql(&format!(

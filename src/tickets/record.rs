@@ -251,11 +251,20 @@ pub async fn update(
         query.push(", status = ").push_bind(status);
         // `least` skips a null: the time it was first resolved, else now. (Not `coalesce`:
         // Citus refuses `now()` inside it in an update.)
-        query.push(if status.is_done() {
-            ", resolved_at = least(resolved_at, now())"
+        if status.is_done() {
+            query.push(", resolved_at = least(resolved_at, now())");
         } else {
-            ", resolved_at = NULL"
-        });
+            query.push(", resolved_at = NULL");
+            // Reopened work goes back to its assignee only while they are active (see
+            // `conversations::record::update`), unless this change names one.
+            if changes.assignee_id.is_none() {
+                let sqlx::AssertSqlSafe(assignee) = schema.sql(
+                    ", assignee_id = (SELECT p.id FROM {schema}.agent_profiles p
+                                       WHERE p.id = tickets.assignee_id AND p.status = 'active')",
+                );
+                query.push(assignee);
+            }
+        }
     }
     if let Some(priority) = changes.priority {
         query.push(", priority = ").push_bind(priority);

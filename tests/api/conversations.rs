@@ -840,6 +840,45 @@ async fn deactivating_an_agent_releases_their_open_work_and_keeps_their_history(
         "validation_failed",
     )
     .await;
+
+    // Her resolved work, reopened, is new work: it goes to the Unassigned tab, not to her.
+    let reopened = app
+        .json_ok(
+            Method::POST,
+            &format!("/api/conversations/{}/status", id(&resolved)),
+            &json!({ "status": "open" }),
+            &me.token,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(reopened["assigneeId"], Value::Null, "{reopened}");
+    let reopened = app
+        .json_ok(
+            Method::PATCH,
+            &format!("/api/tickets/{}", id(&ticket_closed)),
+            &json!({"status": "open"}),
+            &me.token,
+            StatusCode::OK,
+        )
+        .await;
+    assert_eq!(reopened["assigneeId"], Value::Null, "{reopened}");
+    // An active agent's reopened work stays theirs.
+    let mine = app
+        .start_conversation(&me.token, "e@example.org", "5")
+        .await;
+    assert!(mine["assigneeId"].is_string(), "{mine}");
+    for status in ["resolved", "open"] {
+        let changed = app
+            .json_ok(
+                Method::POST,
+                &format!("/api/conversations/{}/status", id(&mine)),
+                &json!({ "status": status }),
+                &me.token,
+                StatusCode::OK,
+            )
+            .await;
+        assert_eq!(changed["assigneeId"], mine["assigneeId"], "{changed}");
+    }
 }
 
 /// Counts sessions of this database waiting for a lock in a statement containing `sql`.
