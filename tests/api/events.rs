@@ -231,6 +231,62 @@ async fn events_older_than_what_is_kept_answer_410() {
     assert_eq!(seqs(kept["events"].as_array().unwrap()), [4, 5, 6]);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prune_committed_while_a_page_is_read_answers_410_not_a_page_with_a_hole() {
+    if supportdesk_test_support::citus::cluster_mode() {
+        // The interleaving below is forced with a table lock taken on one PostgreSQL.
+        return;
+    }
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let token = owner.workspace_token.clone();
+    for n in 0..2 {
+        app.start_conversation(&token, &format!("c{n}@example.org"), "Hi")
+            .await;
+    }
+    // A prune in flight: events up to 3 deleted, `pruned_through` moved, not yet committed,
+    // and the log's table held so that a reader of it waits for the commit.
+    let schema = format!("ws_{}", owner.workspace_id.simple());
+    let mut prune = app.db.begin().await.unwrap();
+    for statement in [
+        format!("LOCK TABLE {schema}.events IN ACCESS EXCLUSIVE MODE"),
+        format!("DELETE FROM {schema}.events WHERE seq <= 3"),
+        format!("UPDATE {schema}.event_log_head SET pruned_through = 3"),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(statement))
+            .execute(&mut *prune)
+            .await
+            .unwrap();
+    }
+    // `after=2` is still answerable before the prune commits.
+    let reader = {
+        let client = app.client.clone();
+        let url = app.url("/api/events?after=2");
+        tokio::spawn(async move { client.get(url).bearer_auth(token).send().await })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the reader never waited"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    prune.commit().await.unwrap();
+    let response = reader.await.unwrap().unwrap();
+    assert_problem(response, StatusCode::GONE, "events_expired").await;
+}
+
 #[tokio::test]
 async fn members_and_api_keys_read_their_own_workspace_only() {
     let app = spawn_app().await;
