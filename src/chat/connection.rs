@@ -92,18 +92,39 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
     // reconnects at once, and their pings would otherwise stay in step for good.
     let mut next_ping = Instant::now() + PING_INTERVAL.mul_f64(rand::random::<f64>());
 
-    // What followed the handshake in its frame.
-    let mut end = act_on(
-        &state,
-        &caller,
-        protocol,
-        reader.read(&[]),
-        &mut rate,
-        &mut sink,
-    )
-    .await;
+    // What followed the handshake in its frame (nothing, once the credential has expired).
+    let mut end = if Instant::now() >= expires_at {
+        Some(End::Close(CloseReason::reconnect(Some(
+            "the token expired; reconnect with a new one",
+        ))))
+    } else {
+        None
+    };
+    end = match end {
+        Some(end) => Some(end),
+        None => {
+            act_on(
+                &state,
+                &caller,
+                protocol,
+                reader.read(&[]),
+                &mut rate,
+                &mut sink,
+            )
+            .await
+        }
+    };
     while end.is_none() {
+        // Biased: an expired credential, or being told to close, wins over a frame that is
+        // ready at the same time (the order below).
         tokio::select! {
+            biased;
+            () = sleep_until(expires_at) => {
+                end = Some(End::Close(CloseReason::reconnect(Some("the token expired; reconnect with a new one"))));
+            }
+            () = hub.closing().cancelled() => {
+                end = Some(End::Close(CloseReason::reconnect(Some("the server is restarting"))));
+            }
             frame = stream.next() => {
                 last_heard = Instant::now();
                 end = match frame {
@@ -139,12 +160,6 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
             }
             () = sleep_until(last_heard + CLIENT_TIMEOUT) => {
                 end = Some(End::Close(CloseReason::reconnect(Some("no message from the client for 30 s"))));
-            }
-            () = sleep_until(expires_at) => {
-                end = Some(End::Close(CloseReason::reconnect(Some("the token expired; reconnect with a new one"))));
-            }
-            () = hub.closing().cancelled() => {
-                end = Some(End::Close(CloseReason::reconnect(Some("the server is restarting"))));
             }
         }
     }

@@ -290,7 +290,11 @@ pub async fn connect(
         // connection then costs the process a few KiB instead of a quarter of a MiB.
         .read_buffer_size(READ_BUFFER_BYTES)
         .write_buffer_size(0)
-        .max_write_buffer_size(MAX_MESSAGE_BYTES * 4)
+        // What the hub sends is bounded by what it may carry (a ticket's 50 000-character
+        // description, an email's HTML), not by what a client may send: a smaller cap here
+        // would drop every connection an event that size is sent to. Memory stays bounded by
+        // the connection's queue of records.
+        .max_write_buffer_size(usize::MAX)
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| connection::serve(state, grant, mailbox, socket)))
@@ -303,6 +307,12 @@ async fn redeem(state: &AppState, token: &str) -> Result<Grant> {
         return Err(UNKNOWN);
     }
     match state.hub.tokens().redeem(token).await {
+        // The credential it was negotiated with expired meanwhile: nothing to serve.
+        Ok(Some(grant)) if grant.expires_at <= time::OffsetDateTime::now_utc().unix_timestamp() => {
+            Err(Error::Unauthorized(
+                "the token this connection was negotiated with has expired; negotiate again with a new one",
+            ))
+        }
         Ok(Some(grant)) => Ok(grant),
         Ok(None) => Err(UNKNOWN),
         Err(TokenError::Reused) => Err(Error::conflict(

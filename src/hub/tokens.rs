@@ -88,7 +88,9 @@ impl ConnectionTokens {
     /// Marks `token` used and returns its grant, once.
     pub async fn redeem(&self, token: &str) -> Result<Option<Grant>, TokenError> {
         let key = hashed(token);
-        if let Some(value) = self.local.get(&key) {
+        // Taken out and marked used in one step: two upgrades racing with one token cannot
+        // both find it unused.
+        if let Some(value) = self.local.remove(&key) {
             self.local.insert(key, USED.into());
             return grant_of(Some(value));
         }

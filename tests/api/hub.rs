@@ -230,12 +230,50 @@ async fn an_oversize_message_ends_the_connection() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("hub-oversize").await;
     let mut hub = app.hub(&owner.workspace_token).await;
-    let body = "x".repeat(40 * 1024);
+    let body = "x".repeat(supportdesk::hub::protocol::MAX_RECORD_BYTES);
     let record = json!({"type": 1, "target": "Typing", "arguments": [body, true]});
     hub.try_send_text(&format!("{record}{RS}")).await;
     // Whatever was on its way (the connection's own presence), then nothing.
     hub.drain(Duration::from_secs(5)).await;
     assert!(hub.closed, "the server dropped the connection");
+}
+
+#[tokio::test]
+async fn the_longest_message_rest_takes_goes_through_the_hub_and_big_events_come_back() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("hub-big").await;
+    let conversation = app
+        .start_conversation(&owner.workspace_token, "carla@example.org", "Hello")
+        .await;
+    let colleague = app.join(&owner, "agent").await;
+    let mut mine = app.hub(&owner.workspace_token).await;
+    let mut theirs = app.hub(&colleague.token).await;
+
+    // 10 000 characters, each escaped by JSON as six bytes.
+    let body = "\u{1}".repeat(10_000);
+    let reply = mine
+        .invoke("1", "SendMessage", json!([id(&conversation), body]))
+        .await;
+    assert_eq!(reply["result"]["kind"], "outgoing", "{reply}");
+    let event = theirs.event_named("MessageCreated").await;
+    assert_eq!(
+        event["message"]["body"].as_str().map(str::len),
+        Some(10_000)
+    );
+
+    // A ticket with a 45 000-character description (135 KB of UTF-8) reaches every agent.
+    let description = "票".repeat(45_000);
+    let ticket = app
+        .open_ticket(
+            &owner.workspace_token,
+            "dan@example.org",
+            json!({ "description": description }),
+        )
+        .await;
+    let created = theirs.event_named("TicketCreated").await;
+    assert_eq!(created["id"], ticket["id"]);
+    assert_eq!(created["description"], description.as_str());
+    assert!(!theirs.closed);
 }
 
 #[tokio::test]

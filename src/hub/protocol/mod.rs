@@ -24,8 +24,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-/// The largest record a client may send, and what a connection keeps of an unfinished one.
-pub const MAX_RECORD_BYTES: usize = 32 * 1024;
+/// The largest record a client may send, and what a connection keeps of an unfinished one:
+/// a message of the longest body REST takes, written the longest way JSON may write it
+/// (six bytes a character, `\u001f`), and room for the rest of the invocation.
+pub const MAX_RECORD_BYTES: usize = crate::inbox::text::MESSAGE_MAX_CHARS * 6 + 4 * 1024;
 /// The version of both protocols this hub speaks; a client asking for an older one is
 /// served, as ASP.NET Core serves any version up to its own.
 const VERSION: u32 = 1;
