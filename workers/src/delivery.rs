@@ -14,7 +14,7 @@
 //! crash between the SMTP server accepting the message and the row being updated.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use apalis::prelude::{BoxDynError, Data};
 use lettre::Message;
@@ -102,8 +102,8 @@ impl Deliverer {
             ),
         };
         let kind = attempt.message.kind().as_str();
-        let outcome = self.carry_out(&attempt).await;
-        outbox::record(&self.db, attempt.id, attempt.number, &outcome).await?;
+        let outcome = self.carry_out_claimed(&attempt).await;
+        self.record(&attempt, &outcome).await?;
         match &outcome {
             Outcome::Done => {
                 metrics::counter!("outbox_done_total", "kind" => kind).increment(1);
@@ -125,6 +125,44 @@ impl Deliverer {
             }
         }
         Ok(outcome)
+    }
+
+    /// The attempt, its claim extended every third of the claim while it runs.
+    async fn carry_out_claimed(&self, attempt: &Attempt) -> Outcome {
+        let claim = self.settings.claim;
+        let work = self.carry_out(attempt);
+        tokio::pin!(work);
+        let mut renew =
+            tokio::time::interval_at(tokio::time::Instant::now() + claim / 3, claim / 3);
+        loop {
+            tokio::select! {
+                outcome = &mut work => return outcome,
+                _ = renew.tick() => {
+                    if let Err(e) = outbox::extend_claim(&self.db, attempt.id, attempt.number, claim).await {
+                        tracing::warn!(outbox_id = %attempt.id, error = %e, "extending an attempt's claim failed");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the attempt's outcome, retrying for a while within the attempt's claim: an
+    /// error left to the queue would run the task again once the claim lapsed, and send
+    /// what was sent already.
+    async fn record(&self, attempt: &Attempt, outcome: &Outcome) -> sqlx::Result<()> {
+        let mut pause = Duration::from_millis(250);
+        let give_up = tokio::time::Instant::now() + self.settings.claim / 2;
+        loop {
+            match outbox::record(&self.db, attempt.id, attempt.number, outcome).await {
+                Ok(()) => return Ok(()),
+                Err(e) if tokio::time::Instant::now() + pause < give_up => {
+                    tracing::warn!(outbox_id = %attempt.id, error = %e, "recording an attempt's outcome failed; retrying");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(5));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// One attempt. Every failure becomes an outcome on the row; none escapes to the queue.
@@ -272,9 +310,11 @@ impl Deliverer {
             .agent_digest(&digest)
             .map_err(|e| Failure::Permanent(format!("rendering: {e:#}")))?;
         let outcome = self.send(attempt, email).await?;
-        agent_digest::mark_emailed(&self.db, &digest.schema, attempt.id)
-            .await
-            .map_err(|e| Failure::Transient(format!("marking the notices emailed: {e}")))?;
+        // Sent: a failure to mark it must not send it again. The notices stay claimed by
+        // this message, which is done, so no later digest lists them.
+        if let Err(e) = agent_digest::mark_emailed(&self.db, &digest.schema, attempt.id).await {
+            tracing::warn!(outbox_id = %attempt.id, error = %e, "a digest was sent but its notices could not be marked emailed");
+        }
         metrics::counter!("agent_notices_emailed_total").increment(digest.items.len() as u64);
         Ok(outcome)
     }
@@ -303,9 +343,11 @@ impl Deliverer {
         let outcome = self
             .transmit_in_thread(attempt, workspace_id, schema, conversation_id, email, team)
             .await?;
-        visitor_reply::mark_sent(&self.db, &reply.schema, attempt.id)
-            .await
-            .map_err(|e| Failure::Transient(format!("recording the email as sent: {e}")))?;
+        // Sent: a failure to record it must not send it again (the next email may then
+        // follow sooner than ten minutes after it).
+        if let Err(e) = visitor_reply::mark_sent(&self.db, &reply.schema, attempt.id).await {
+            tracing::warn!(outbox_id = %attempt.id, error = %e, "a reply email was sent but could not be recorded as sent");
+        }
         Ok(outcome)
     }
 

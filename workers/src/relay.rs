@@ -20,6 +20,8 @@ use crate::queues::{self, OutboxStorage, OutboxTask};
 
 const BATCH: i64 = 200;
 const POLL: Duration = Duration::from_secs(1);
+/// The shortest sleep between partial batches.
+const MIN_WAIT: Duration = Duration::from_millis(50);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 pub struct Relay {
@@ -50,8 +52,10 @@ impl Relay {
                     if relayed as i64 == BATCH {
                         continue;
                     }
-                    match outbox::next_due_in(&self.db).await {
-                        Ok(Some(due)) => due.min(POLL),
+                    let kinds: Vec<MessageKind> = self.queues.keys().copied().collect();
+                    match outbox::next_due_in(&self.db, &kinds).await {
+                        // Due rows another relay has locked are not taken here: not a spin.
+                        Ok(Some(due)) => due.clamp(MIN_WAIT, POLL),
                         _ => POLL,
                     }
                 }

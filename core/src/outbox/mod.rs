@@ -349,17 +349,47 @@ pub async fn reconcile_stranded(db: impl PgExecutor<'_>, after: Duration) -> sql
     Ok(reset.rows_affected())
 }
 
-/// When the next due message becomes due, if any is waiting (for the relay's sleep); `None`
-/// when nothing waits. (`min` over no rows is NULL; the floor at zero is applied here, since
-/// SQL's `greatest` would turn that NULL into 0 and an idle relay would never sleep.)
-pub async fn next_due_in(db: impl PgExecutor<'_>) -> sqlx::Result<Option<Duration>> {
-    let seconds = sqlx::query_scalar!(
+/// When the next due message of one of `kinds` becomes due, if any is waiting (for the
+/// relay's sleep); `None` when nothing waits. Only the kinds the relay takes count: a message
+/// of a kind this binary does not know (written by a newer release during a rolling upgrade)
+/// would otherwise be due at once, forever, and the relay would never sleep. (`min` over no
+/// rows is NULL; the floor at zero is applied here, since SQL's `greatest` would turn that
+/// NULL into 0 and an idle relay would never sleep.)
+pub async fn next_due_in(
+    db: impl PgExecutor<'_>,
+    kinds: &[MessageKind],
+) -> sqlx::Result<Option<Duration>> {
+    let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    let seconds: Option<f64> = sqlx::query_scalar(
         "SELECT extract(epoch FROM min(available_at) - now())::float8
-           FROM public.outbox WHERE relayed_at IS NULL AND outcome IS NULL",
+           FROM public.outbox WHERE relayed_at IS NULL AND outcome IS NULL AND kind = ANY($1)",
     )
+    .bind(&kinds)
     .fetch_one(db)
     .await?;
     Ok(seconds.map(|s| Duration::from_secs_f64(s.max(0.0))))
+}
+
+/// Extends the claim of attempt `number` at message `id` to `claim` from now, while it runs:
+/// a long attempt (a workspace's deletion, a re-index) is then neither started again by
+/// another worker nor handed to the queue again as stranded. False when the attempt is no
+/// longer the row's (finished, or superseded).
+pub async fn extend_claim(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    number: i32,
+    claim: Duration,
+) -> sqlx::Result<bool> {
+    let extended = sqlx::query(
+        "UPDATE public.outbox SET claimed_until = now() + make_interval(secs => $3)
+          WHERE id = $1 AND attempts = $2 AND outcome IS NULL",
+    )
+    .bind(id)
+    .bind(number)
+    .bind(claim.as_secs_f64())
+    .execute(db)
+    .await?;
+    Ok(extended.rows_affected() == 1)
 }
 
 /// One attempt in progress.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use supportdesk_core::outbox;
+use supportdesk_core::outbox::{self, MessageKind};
 use supportdesk_test_support::database::TestDatabase;
 use uuid::Uuid;
 
@@ -11,7 +11,10 @@ use uuid::Uuid;
 async fn the_relay_waits_for_the_next_due_message_and_not_at_all_when_none_waits() {
     let database = TestDatabase::migrated().await;
     let db = database.pool().await;
-    assert_eq!(outbox::next_due_in(&db).await.unwrap(), None);
+    assert_eq!(
+        outbox::next_due_in(&db, &MessageKind::ALL).await.unwrap(),
+        None
+    );
 
     let id = Uuid::now_v7();
     sqlx::query(
@@ -22,7 +25,10 @@ async fn the_relay_waits_for_the_next_due_message_and_not_at_all_when_none_waits
     .execute(&db)
     .await
     .unwrap();
-    let later = outbox::next_due_in(&db).await.unwrap().unwrap();
+    let later = outbox::next_due_in(&db, &MessageKind::ALL)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(
         later > Duration::from_secs(50) && later <= Duration::from_secs(60),
         "{later:?}"
@@ -36,7 +42,19 @@ async fn the_relay_waits_for_the_next_due_message_and_not_at_all_when_none_waits
     .await
     .unwrap();
     assert_eq!(
-        outbox::next_due_in(&db).await.unwrap(),
+        outbox::next_due_in(&db, &MessageKind::ALL).await.unwrap(),
         Some(Duration::ZERO)
+    );
+
+    // A message of a kind this release does not know (a newer one wrote it during a rolling
+    // upgrade) is not due for this relay, which would otherwise never sleep.
+    sqlx::query("UPDATE public.outbox SET kind = 'from_a_newer_release' WHERE id = $1")
+        .bind(id)
+        .execute(&db)
+        .await
+        .unwrap();
+    assert_eq!(
+        outbox::next_due_in(&db, &MessageKind::ALL).await.unwrap(),
+        None
     );
 }
