@@ -123,6 +123,34 @@ describe("the event log's entries as hub events", () => {
     expect(event?.name === "MessageCreated" ? event.payload.message.attachments : null).toEqual([file]);
   });
 
+  it("carry an email's details into the hub event, as the live event has them", () => {
+    const logged = entry(11, "message.created", {
+      conversationId: "c1",
+      contactId: "k1",
+      id: "m11",
+      kind: "incoming",
+      body: "The printer prints stripes",
+      authorAgentId: null,
+      author: null,
+      createdAt: "2026-11-23T10:05:00Z",
+      email: {
+        from: { address: "renee@example.com", name: "Renée" },
+        to: [{ address: "support@acme.test", name: null }],
+        cc: [],
+        subject: "Printer",
+        html: "<p>The printer prints stripes</p>",
+        quoted: null,
+        dmarcFailed: true,
+        senderChecks: null,
+        delivery: null,
+      },
+    });
+    const event = toHubEvent(logged);
+    const message = event?.name === "MessageCreated" ? event.payload.message : null;
+    expect(message?.email?.dmarcFailed).toBe(true);
+    expect(message?.email?.html).toBe("<p>The printer prints stripes</p>");
+  });
+
   it("name each hub event of a logged change once", () => {
     expect([...LOGGED_HUB_EVENTS].sort()).toEqual(
       [

@@ -40,6 +40,8 @@ export const LOG_TO_HUB: Mapping = {
         createdAt: m.createdAt,
         // The log keeps a file's facts, not its links (they would be dead by now).
         ...(m.attachments?.length ? { attachments: m.attachments } : {}),
+        // An email's envelope, HTML and sender checks, as the live event carries them.
+        ...(m.email ? { email: m.email } : {}),
       },
     }),
   },
