@@ -13,9 +13,11 @@
 //! folds it again from the same place.
 //!
 //! Finding work without polling every schema: an API replica publishes each commit's
-//! workspace on the hub's backplane (Redis), which wakes the fold of that workspace; a sweep
-//! every [`SWEEP`] over the control plane's workspaces (one cheap comparison of two rows per
-//! workspace) catches what a Redis outage kept from the wake-ups.
+//! workspace on the hub's backplane (Redis), which wakes the fold of that workspace. A sweep
+//! over the control plane's workspaces (one cheap comparison of two rows per workspace)
+//! catches what the wake-ups missed: at start (a crash, a deploy), each time the backplane is
+//! heard again after it was lost (the wake-ups of a Redis outage), and every [`SWEEP`] for
+//! what an API replica could not publish while this worker still listened.
 
 mod events;
 mod fold;
@@ -36,17 +38,21 @@ pub use self::events::Folded;
 
 /// Events folded per transaction.
 pub const BATCH: i64 = 500;
-/// Between sweeps over every workspace.
-pub const SWEEP: Duration = Duration::from_secs(300);
+/// Between sweeps over every workspace, besides those at start and after the backplane was
+/// lost.
+pub const SWEEP: Duration = Duration::from_secs(3600);
 /// Workspaces read from the control plane at a time.
 const WORKSPACE_PAGE: i64 = 500;
 
 /// Folds until `stop`; `redis` and `channel` are the backplane it wakes by.
 pub async fn run(db: PgPool, redis: redis::Client, channel: String, stop: CancellationToken) {
     let (wake, mut woken) = mpsc::channel::<Uuid>(4096);
+    // Subscribed again after the subscription was lost: what was published meanwhile is gone.
+    let (heard_again, mut sweep_now) = mpsc::channel::<()>(1);
     let backplane = tokio::spawn({
         let stop = stop.clone();
         async move {
+            let mut lost = false;
             let channel = pubsub::Channel {
                 client: &redis,
                 name: &channel,
@@ -56,7 +62,13 @@ pub async fn run(db: PgPool, redis: redis::Client, channel: String, stop: Cancel
             pubsub::listen(
                 channel,
                 &stop,
-                |_| {},
+                |subscribed| {
+                    if !subscribed {
+                        lost = true;
+                    } else if std::mem::take(&mut lost) {
+                        let _ = heard_again.try_send(());
+                    }
+                },
                 |payload| {
                     if let Some(workspace) = pubsub::logged_workspace(&payload) {
                         let _ = wake.try_send(workspace);
@@ -73,6 +85,12 @@ pub async fn run(db: PgPool, redis: redis::Client, channel: String, stop: Cancel
         tokio::select! {
             () = stop.cancelled() => break,
             _ = sweeps.tick() => {
+                if let Err(err) = sweep(&db, &stop).await {
+                    tracing::warn!(error = %err, "could not list workspaces to fold reports");
+                }
+            }
+            Some(()) = sweep_now.recv() => {
+                tracing::info!("report wake-ups heard again; sweeping for what was missed");
                 if let Err(err) = sweep(&db, &stop).await {
                     tracing::warn!(error = %err, "could not list workspaces to fold reports");
                 }

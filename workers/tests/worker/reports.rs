@@ -789,3 +789,41 @@ async fn an_api_write_wakes_the_worker_and_the_report_follows() {
     let agents = report(&stack, &token, "/api/reports/agents").await;
     assert_eq!(agents["agents"][0]["resolutions"], 1, "{agents}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_made_while_redis_was_down_are_folded_once_it_is_heard_again() {
+    let mut redis = supportdesk_test_support::redis_server::RedisServer::start();
+    let url = redis.url();
+    let stack = stack(&[("REDIS_URL", &url)]).await;
+    let (_, token) = stack.workspace("reports-outage").await;
+    redis.kill();
+
+    // Written while no wake-up can be published or heard.
+    let (status, created) = stack
+        .call(
+            Method::POST,
+            "/api/conversations",
+            Some(&token),
+            Some(json!({"contact": {"email": "ivy@example.com"}, "body": "Your order shipped"})),
+        )
+        .await;
+    assert_eq!(status, 201, "{created}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let volume = report(&stack, &token, "/api/reports/volume").await;
+    assert_eq!(volume["total"]["created"], 0, "{volume}");
+
+    // The hourly sweep is far off: the worker sweeps as it hears the backplane again.
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let volume = report(&stack, &token, "/api/reports/volume").await;
+        if volume["total"]["created"] == 1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the report never followed: {volume}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
