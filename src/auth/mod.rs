@@ -6,6 +6,7 @@ pub mod extract;
 mod login;
 mod me;
 pub mod password_reset;
+mod refresh;
 mod register;
 pub mod users;
 pub mod verification;
@@ -22,6 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(register::register))
         .routes(routes!(login::login))
         .routes(routes!(me::me))
+        .routes(routes!(refresh::refresh))
         .routes(routes!(verification::verify_email))
         .routes(routes!(verification::resend_verification))
         .routes(routes!(change_email::change_email))

@@ -143,3 +143,71 @@ async fn a_user_token_cannot_claim_a_tenant() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_valid_user_token_is_refreshed_and_nothing_else_is() {
+    let app = spawn_app().await;
+    let (token, user_id) = app.signed_up(&unique_email()).await;
+    let refresh = |token: String| {
+        let request = app.client.post(app.url("/auth/refresh"));
+        async move { request.bearer_auth(token).send().await.unwrap() }
+    };
+
+    let response = refresh(token.clone()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    let fresh = body["token"].as_str().unwrap().to_owned();
+    assert_ne!(fresh, token);
+    let expires = time::OffsetDateTime::parse(
+        body["expiresAt"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let left = expires - time::OffsetDateTime::now_utc();
+    assert!(
+        left > time::Duration::minutes(59) && left <= time::Duration::hours(1),
+        "{left}"
+    );
+    assert_eq!(app.me(&fresh).await.status(), StatusCode::OK);
+
+    let expired = sign(&claims(user_id, 3601, 3600), JWT_SECRET, Algorithm::HS256);
+    assert_problem(
+        refresh(expired).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+    let missing = app
+        .client
+        .post(app.url("/auth/refresh"))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(missing, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let keys = supportdesk::credentials::jwt::JwtKeys::new(
+        app.settings.application.jwt_secret.as_ref().unwrap(),
+    );
+    let workspace_token = keys
+        .issue_workspace(user_id, Uuid::new_v4(), supportdesk::authz::Role::Owner, 0)
+        .unwrap()
+        .token;
+    assert_problem(
+        refresh(workspace_token).await,
+        StatusCode::FORBIDDEN,
+        "wrong_token_type",
+    )
+    .await;
+
+    // A password reset revokes every earlier token, refreshed ones too.
+    sqlx::query("UPDATE public.users SET token_version = token_version + 1 WHERE id = $1")
+        .bind(user_id)
+        .execute(&app.db)
+        .await
+        .unwrap();
+    assert_problem(
+        refresh(fresh).await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+}

@@ -4,6 +4,7 @@ import type { Metadata, Viewport } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { runtimeConfig } from "@/lib/config";
+import { KeepSignedIn } from "@/session/KeepSignedIn";
 import { Providers } from "./providers";
 import "./globals.css";
 
@@ -22,7 +23,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <a className="skip-link" href="#main">
           Skip to content
         </a>
-        <Providers config={runtimeConfig()}>{children}</Providers>
+        <Providers config={runtimeConfig()}>
+          <KeepSignedIn />
+          {children}
+        </Providers>
       </body>
     </html>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isExpired, RENEW_MARGIN_MS, renewalDelay } from "./renewal";
+import { isExpired, RENEW_MARGIN_MS, renewalDelay, tokenExpiry } from "./renewal";
 
 const now = Date.parse("2026-11-23T10:00:00Z");
 
@@ -23,5 +23,20 @@ describe("workspace token renewal", () => {
     expect(isExpired("2026-11-23T10:00:00Z", now)).toBe(true);
     expect(isExpired(new Date(now + RENEW_MARGIN_MS).toISOString(), now)).toBe(false);
     expect(isExpired("garbage", now)).toBe(true);
+  });
+});
+
+describe("a user token's expiry", () => {
+  const jwt = (payload: object) =>
+    ["e30", btoa(JSON.stringify(payload)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), "sig"].join(".");
+
+  it("is read from its exp claim", () => {
+    expect(tokenExpiry(jwt({ sub: "u1", exp: 1_795_000_000 }))).toBe(new Date(1_795_000_000_000).toISOString());
+  });
+
+  it("is unknown for a token it cannot read", () => {
+    expect(tokenExpiry("not-a-jwt")).toBeNull();
+    expect(tokenExpiry("a.%%%.c")).toBeNull();
+    expect(tokenExpiry(jwt({ sub: "u1" }))).toBeNull();
   });
 });

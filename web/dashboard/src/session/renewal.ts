@@ -1,6 +1,7 @@
-// When to renew the workspace token. Workspace tokens live one hour; the dashboard asks for a
-// fresh one (POST /workspaces/{id}/select with the user token) five minutes before expiry, so
-// background-tab timer throttling cannot make it late. Pure, for unit tests.
+// When to renew the tokens. User and workspace tokens live one hour; the dashboard asks for
+// fresh ones (POST /auth/refresh with the user token, POST /workspaces/{id}/select for the
+// workspace token) five minutes before they expire, so background-tab timer throttling cannot
+// make it late. Pure, for unit tests.
 
 const MINUTE = 60_000;
 export const RENEW_MARGIN_MS = 5 * MINUTE;
@@ -20,4 +21,20 @@ export function renewalDelay(expiresAt: string, now: number): number {
 export function isExpired(expiresAt: string, now: number): boolean {
   const at = Date.parse(expiresAt);
   return !Number.isFinite(at) || at <= now;
+}
+
+/**
+ * When a JWT expires (its `exp`), as an ISO date; null when it cannot be read. Read from our
+ * own token only to schedule its renewal: the server decides whether it is still good.
+ */
+export function tokenExpiry(token: string): string | null {
+  const payload = token.split(".")[1];
+  if (!payload) return null;
+  try {
+    const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
+    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
+    return typeof exp === "number" && Number.isFinite(exp) ? new Date(exp * 1000).toISOString() : null;
+  } catch {
+    return null;
+  }
 }

@@ -91,6 +91,11 @@ export function signIn(userToken: string, notice: string | null = null): void {
   update(() => ({ userToken, workspace: null, notice }));
 }
 
+/** A renewed user token for the person signed in (nothing when they signed out meanwhile). */
+export function renewUserToken(userToken: string): void {
+  update((s) => (s.userToken ? { ...s, userToken } : s));
+}
+
 export function enterWorkspace(workspace: WorkspaceSession): void {
   update((s) => ({ ...s, workspace, notice: null }));
 }
