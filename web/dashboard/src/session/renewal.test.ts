@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isExpired, RENEW_MARGIN_MS, renewalDelay, tokenExpiry } from "./renewal";
+import { worthRetrying } from "./useRenewal";
 
 const now = Date.parse("2026-11-23T10:00:00Z");
 
@@ -38,5 +39,12 @@ describe("a user token's expiry", () => {
     expect(tokenExpiry("not-a-jwt")).toBeNull();
     expect(tokenExpiry("a.%%%.c")).toBeNull();
     expect(tokenExpiry(jwt({ sub: "u1" }))).toBeNull();
+  });
+});
+
+describe("a failed renewal", () => {
+  it("is tried again for what may pass, not for a refusal", () => {
+    expect([null, 429, 500, 503].map(worthRetrying)).toEqual([true, true, true, true]);
+    expect([400, 401, 403, 404].map(worthRetrying)).toEqual([false, false, false, false]);
   });
 });
