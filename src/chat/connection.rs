@@ -33,6 +33,8 @@ pub const PING_INTERVAL: Duration = Duration::from_secs(15);
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The handshake must arrive this soon after the upgrade.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(15);
+/// Why a connection closes when its credential expires.
+const EXPIRED: &str = "the token expired; reconnect with a new one";
 /// A write the client does not take within this long (its socket full) ends the connection.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -92,35 +94,28 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
     // reconnects at once, and their pings would otherwise stay in step for good.
     let mut next_ping = Instant::now() + PING_INTERVAL.mul_f64(rand::random::<f64>());
 
-    // What followed the handshake in its frame (nothing, once the credential has expired).
+    // What followed the handshake in its frame, unless the credential has expired meanwhile.
     let mut end = if Instant::now() >= expires_at {
-        Some(End::Close(CloseReason::reconnect(Some(
-            "the token expired; reconnect with a new one",
-        ))))
+        Some(End::Close(CloseReason::reconnect(Some(EXPIRED))))
     } else {
-        None
-    };
-    end = match end {
-        Some(end) => Some(end),
-        None => {
-            act_on(
-                &state,
-                &caller,
-                protocol,
-                reader.read(&[]),
-                &mut rate,
-                &mut sink,
-            )
-            .await
-        }
+        act_on(
+            &state,
+            &caller,
+            protocol,
+            reader.read(&[]),
+            &mut rate,
+            &mut sink,
+        )
+        .await
     };
     while end.is_none() {
-        // Biased: an expired credential, or being told to close, wins over a frame that is
-        // ready at the same time (the order below).
+        // Biased: an expired credential, or the server closing, wins over a frame that is
+        // ready at the same moment (the order below). Each call checks the membership again,
+        // so access lost meanwhile (told through the mailbox) refuses the frame's calls.
         tokio::select! {
             biased;
             () = sleep_until(expires_at) => {
-                end = Some(End::Close(CloseReason::reconnect(Some("the token expired; reconnect with a new one"))));
+                end = Some(End::Close(CloseReason::reconnect(Some(EXPIRED))));
             }
             () = hub.closing().cancelled() => {
                 end = Some(End::Close(CloseReason::reconnect(Some("the server is restarting"))));

@@ -238,6 +238,13 @@ async fn an_oversize_message_ends_the_connection() {
     assert!(hub.closed, "the server dropped the connection");
 }
 
+// The hub takes a record as long as the longest body REST takes, each character escaped by
+// JSON as six bytes, with room for the invocation around it (checked when this compiles).
+const _: () = assert!(
+    supportdesk::hub::protocol::MAX_RECORD_BYTES
+        >= supportdesk::inbox::text::MESSAGE_MAX_CHARS * 6 + 1024
+);
+
 #[tokio::test]
 async fn the_longest_message_rest_takes_goes_through_the_hub_and_big_events_come_back() {
     let app = spawn_app().await;
@@ -249,8 +256,8 @@ async fn the_longest_message_rest_takes_goes_through_the_hub_and_big_events_come
     let mut mine = app.hub(&owner.workspace_token).await;
     let mut theirs = app.hub(&colleague.token).await;
 
-    // 10 000 characters, each escaped by JSON as six bytes.
-    let body = "\u{1}".repeat(10_000);
+    // The longest body REST takes, each character escaped by JSON as six bytes.
+    let body = "\u{1}".repeat(supportdesk::inbox::text::MESSAGE_MAX_CHARS);
     let reply = mine
         .invoke("1", "SendMessage", json!([id(&conversation), body]))
         .await;
