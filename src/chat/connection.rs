@@ -35,6 +35,8 @@ pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(15);
 /// Why a connection closes when its credential expires.
 const EXPIRED: &str = "the token expired; reconnect with a new one";
+/// Why a connection closes when the server shuts down.
+const CLOSING: &str = "the server is restarting";
 /// A write the client does not take within this long (its socket full) ends the connection.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -109,17 +111,18 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
         .await
     };
     while end.is_none() {
-        // Biased: an expired credential, or the server closing, wins over a frame that is
-        // ready at the same moment (the order below). Each call checks the membership again,
-        // so access lost meanwhile (told through the mailbox) refuses the frame's calls.
+        // Checked before each turn: a frame that is ready as the credential expires (or the
+        // server closes) is not acted on. The select below stays fair, so a client that keeps
+        // sending cannot starve its own deliveries and pings.
+        if Instant::now() >= expires_at {
+            end = Some(End::Close(CloseReason::reconnect(Some(EXPIRED))));
+            break;
+        }
+        if hub.closing().is_cancelled() {
+            end = Some(End::Close(CloseReason::reconnect(Some(CLOSING))));
+            break;
+        }
         tokio::select! {
-            biased;
-            () = sleep_until(expires_at) => {
-                end = Some(End::Close(CloseReason::reconnect(Some(EXPIRED))));
-            }
-            () = hub.closing().cancelled() => {
-                end = Some(End::Close(CloseReason::reconnect(Some("the server is restarting"))));
-            }
             frame = stream.next() => {
                 last_heard = Instant::now();
                 end = match frame {
@@ -155,6 +158,12 @@ pub async fn serve(state: AppState, grant: Grant, mut mailbox: Mailbox, socket: 
             }
             () = sleep_until(last_heard + CLIENT_TIMEOUT) => {
                 end = Some(End::Close(CloseReason::reconnect(Some("no message from the client for 30 s"))));
+            }
+            () = sleep_until(expires_at) => {
+                end = Some(End::Close(CloseReason::reconnect(Some(EXPIRED))));
+            }
+            () = hub.closing().cancelled() => {
+                end = Some(End::Close(CloseReason::reconnect(Some(CLOSING))));
             }
         }
     }
@@ -203,7 +212,7 @@ async fn handshake(
                 return None;
             }
             () = state.hub.closing().cancelled() => {
-                refuse(sink, "the server is restarting").await;
+                refuse(sink, CLOSING).await;
                 return None;
             }
         };

@@ -44,6 +44,9 @@ use crate::queues::OutboxTask;
 /// Rows a re-indexing statement writes: a short transaction each, so replies and reads
 /// never wait long behind it.
 const REINDEX_BATCH: i64 = 1_000;
+/// How many claims' time an attempt keeps its claim extended: with the 60 s claim, half an
+/// hour, longer than a large workspace's deletion or re-index takes.
+const MAX_CLAIMED: u32 = 30;
 
 pub struct Deliverer {
     pub db: PgPool,
@@ -127,17 +130,20 @@ impl Deliverer {
         Ok(outcome)
     }
 
-    /// The attempt, its claim extended every third of the claim while it runs.
+    /// The attempt, its claim extended every third of the claim while it runs, for at most
+    /// [`MAX_CLAIMED`] claims: an attempt stuck for longer (a silent peer, a lock) lets its
+    /// claim lapse, and another worker runs the message, as before claims were extended.
     async fn carry_out_claimed(&self, attempt: &Attempt) -> Outcome {
         let claim = self.settings.claim;
         let work = self.carry_out(attempt);
         tokio::pin!(work);
+        let until = tokio::time::Instant::now() + claim * MAX_CLAIMED;
         let mut renew =
             tokio::time::interval_at(tokio::time::Instant::now() + claim / 3, claim / 3);
         loop {
             tokio::select! {
                 outcome = &mut work => return outcome,
-                _ = renew.tick() => {
+                _ = renew.tick(), if tokio::time::Instant::now() < until => {
                     if let Err(e) = outbox::extend_claim(&self.db, attempt.id, attempt.number, claim).await {
                         tracing::warn!(outbox_id = %attempt.id, error = %e, "extending an attempt's claim failed");
                     }

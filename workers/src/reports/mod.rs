@@ -15,9 +15,10 @@
 //! Finding work without polling every schema: an API replica publishes each commit's
 //! workspace on the hub's backplane (Redis), which wakes the fold of that workspace. A sweep
 //! over the control plane's workspaces (one cheap comparison of two rows per workspace)
-//! catches what the wake-ups missed: at start (a crash, a deploy), each time the backplane is
-//! heard again after it was lost (the wake-ups of a Redis outage), and every [`SWEEP`] for
-//! what an API replica could not publish while this worker still listened.
+//! catches what the wake-ups missed: at start (a crash, a deploy), as soon as the backplane is
+//! heard again after it was lost (the wake-ups of a Redis outage) or wake-ups came faster than
+//! they were taken (dropped here), and every [`SWEEP`] for what an API replica could not
+//! publish while this worker still listened.
 
 mod events;
 mod fold;
@@ -38,17 +39,18 @@ pub use self::events::Folded;
 
 /// Events folded per transaction.
 pub const BATCH: i64 = 500;
-/// Between sweeps over every workspace, besides those at start and after the backplane was
-/// lost.
-pub const SWEEP: Duration = Duration::from_secs(3600);
+/// Between sweeps over every workspace, besides those at start, after the backplane was lost
+/// and after wake-ups were dropped.
+pub const SWEEP: Duration = Duration::from_secs(300);
 /// Workspaces read from the control plane at a time.
 const WORKSPACE_PAGE: i64 = 500;
 
 /// Folds until `stop`; `redis` and `channel` are the backplane it wakes by.
 pub async fn run(db: PgPool, redis: redis::Client, channel: String, stop: CancellationToken) {
     let (wake, mut woken) = mpsc::channel::<Uuid>(4096);
-    // Subscribed again after the subscription was lost: what was published meanwhile is gone.
-    let (heard_again, mut sweep_now) = mpsc::channel::<()>(1);
+    // Wake-ups were lost (the subscription was, or they came faster than they were taken):
+    // sweep soon.
+    let (missed, mut sweep_now) = mpsc::channel::<()>(1);
     let backplane = tokio::spawn({
         let stop = stop.clone();
         async move {
@@ -66,12 +68,14 @@ pub async fn run(db: PgPool, redis: redis::Client, channel: String, stop: Cancel
                     if !subscribed {
                         lost = true;
                     } else if std::mem::take(&mut lost) {
-                        let _ = heard_again.try_send(());
+                        let _ = missed.try_send(());
                     }
                 },
                 |payload| {
-                    if let Some(workspace) = pubsub::logged_workspace(&payload) {
-                        let _ = wake.try_send(workspace);
+                    if let Some(workspace) = pubsub::logged_workspace(&payload)
+                        && wake.try_send(workspace).is_err()
+                    {
+                        let _ = missed.try_send(());
                     }
                     async {}
                 },
@@ -90,7 +94,7 @@ pub async fn run(db: PgPool, redis: redis::Client, channel: String, stop: Cancel
                 }
             }
             Some(()) = sweep_now.recv() => {
-                tracing::info!("report wake-ups heard again; sweeping for what was missed");
+                tracing::info!("report wake-ups were missed; sweeping for them");
                 if let Err(err) = sweep(&db, &stop).await {
                     tracing::warn!(error = %err, "could not list workspaces to fold reports");
                 }

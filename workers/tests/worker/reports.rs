@@ -812,7 +812,7 @@ async fn writes_made_while_redis_was_down_are_folded_once_it_is_heard_again() {
     let volume = report(&stack, &token, "/api/reports/volume").await;
     assert_eq!(volume["total"]["created"], 0, "{volume}");
 
-    // The hourly sweep is far off: the worker sweeps as it hears the backplane again.
+    // The periodic sweep is minutes off: the worker sweeps as it hears the backplane again.
     redis.restart();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {

@@ -10,6 +10,7 @@ import { type Api, createApi } from "@/api/client";
 import { ApiError } from "@/api/errors";
 import type { RuntimeConfig } from "@/lib/config";
 import { endSession, endWorkspaceAccess } from "@/session/endAccess";
+import { tokenSubject } from "@/session/renewal";
 import { getSession, subscribe } from "@/session/store";
 
 interface Services {
@@ -63,13 +64,15 @@ export function Providers({ config, children }: { config: RuntimeConfig; childre
       },
     }),
   );
-  // Whoever signs in next (or nobody) never sees the previous person's cached data.
+  // Whoever signs in next (or nobody) never sees the previous person's cached data. A renewed
+  // token of the same account changes nothing.
   useEffect(() => {
-    let userToken = getSession().userToken;
+    const accountOf = (token: string | null) => tokenSubject(token) ?? token;
+    let account = accountOf(getSession().userToken);
     return subscribe(() => {
-      const next = getSession().userToken;
-      if (next === userToken) return;
-      userToken = next;
+      const next = accountOf(getSession().userToken);
+      if (next === account) return;
+      account = next;
       queryClient.getQueryCache().clear();
     });
   }, [queryClient]);

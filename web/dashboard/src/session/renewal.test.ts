@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isExpired, RENEW_MARGIN_MS, renewalDelay, tokenExpiry } from "./renewal";
+import { isExpired, RENEW_MARGIN_MS, renewalDelay, tokenExpiry, tokenSubject } from "./renewal";
 import { worthRetrying } from "./useRenewal";
 
 const now = Date.parse("2026-11-23T10:00:00Z");
@@ -39,6 +39,13 @@ describe("a user token's expiry", () => {
     expect(tokenExpiry("not-a-jwt")).toBeNull();
     expect(tokenExpiry("a.%%%.c")).toBeNull();
     expect(tokenExpiry(jwt({ sub: "u1" }))).toBeNull();
+  });
+
+  it("comes with the account it names, the same across renewals", () => {
+    expect(tokenSubject(jwt({ sub: "u1", exp: 1 }))).toBe("u1");
+    expect(tokenSubject(jwt({ sub: "u1", exp: 2 }))).toBe("u1");
+    expect(tokenSubject(null)).toBeNull();
+    expect(tokenSubject("not-a-jwt")).toBeNull();
   });
 });
 

@@ -23,18 +23,29 @@ export function isExpired(expiresAt: string, now: number): boolean {
   return !Number.isFinite(at) || at <= now;
 }
 
+/** A JWT's claims, unverified (the server verifies); null when they cannot be read. */
+function claimsOf(token: string): Record<string, unknown> | null {
+  const payload = token.split(".")[1];
+  if (!payload) return null;
+  try {
+    const claims: unknown = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/")));
+    return claims && typeof claims === "object" ? (claims as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * When a JWT expires (its `exp`), as an ISO date; null when it cannot be read. Read from our
  * own token only to schedule its renewal: the server decides whether it is still good.
  */
 export function tokenExpiry(token: string): string | null {
-  const payload = token.split(".")[1];
-  if (!payload) return null;
-  try {
-    const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
-    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
-    return typeof exp === "number" && Number.isFinite(exp) ? new Date(exp * 1000).toISOString() : null;
-  } catch {
-    return null;
-  }
+  const exp = claimsOf(token)?.exp;
+  return typeof exp === "number" && Number.isFinite(exp) ? new Date(exp * 1000).toISOString() : null;
+}
+
+/** The account a user token names (its `sub`): the same across renewals; null for none. */
+export function tokenSubject(token: string | null): string | null {
+  const sub = token ? claimsOf(token)?.sub : null;
+  return typeof sub === "string" ? sub : null;
 }
