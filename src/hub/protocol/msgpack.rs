@@ -206,7 +206,8 @@ pub(super) mod tests {
             split(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x01]),
             Err(malformed("a length prefix longer than 5 bytes"))
         );
-        assert_eq!(split(&[0xff, 0xff, 0x03]), Err(ProtocolError::TooLarge));
+        // 131 071 bytes, past the limit.
+        assert_eq!(split(&[0xff, 0xff, 0x07]), Err(ProtocolError::TooLarge));
     }
 
     #[test]
