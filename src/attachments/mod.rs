@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use supportdesk_core::config::{SigningSecret, StorageLocation, StorageSettings};
+use supportdesk_core::storage::durable::DurableDirectory;
 use supportdesk_core::storage::{self, Store};
 use tokio::sync::Semaphore;
 use utoipa_axum::router::OpenApiRouter;
@@ -42,6 +43,9 @@ const MULTIPART_OVERHEAD: u64 = 64 * 1024;
 /// The store, the link key and the limits every upload and download shares.
 pub struct Files {
     pub store: Store,
+    /// The store as a local directory, when it is one: a received file is spooled inside it
+    /// and renamed into place instead of copied.
+    directory: Option<Arc<DurableDirectory>>,
     pub links: links::LinkKey,
     /// Bytes a workspace's files may take.
     pub quota: i64,
@@ -49,16 +53,17 @@ pub struct Files {
     transfers: Arc<Semaphore>,
     /// Whether a small file that needs no decoding goes to the store without a spool file
     /// (S3, where the spool's extra disk write and read are the cost to save). A local
-    /// directory always spools: its writes happen on blocking threads, which free each buffer
-    /// far from where it was made, and the allocator took that memory back so late that one
-    /// 25 MB upload streamed to it held 29 MiB; the spool's buffers are reused.
+    /// directory always spools, and its spool file becomes the object: nothing is written
+    /// twice.
     stream: bool,
 }
 
 impl Files {
     pub fn open(settings: &StorageSettings, secret: &SigningSecret) -> anyhow::Result<Self> {
+        let opened = storage::open_with_directory(settings)?;
         Ok(Self {
-            store: storage::open(settings)?,
+            store: opened.store,
+            directory: opened.directory,
             links: links::LinkKey::derive(secret),
             quota: settings.workspace_quota_bytes,
             decodes: Semaphore::new(upload::DECODES),

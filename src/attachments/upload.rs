@@ -7,14 +7,16 @@
 //!   while one of [`TRANSFERS`] slots is free: no spool file written and read back, which is
 //!   most of what an upload costs beside the store's own `put`. A sender slower than
 //!   [`GATHER_WITHIN`] gives its slot back and is spooled;
-//! - everything else goes to a spool file first (an unnamed temporary file: gone with the
-//!   process, whatever happens): an image's size is checked there, its thumbnail made and a
-//!   visitor's photo cleaned of metadata, and the file is copied to the store in parts once a
-//!   slot is free, so a slow client never holds a slot, nor more than a few MiB of memory,
-//!   while it sends. A local directory always spools (see `Files::stream`).
+//! - everything else goes to a spool file first: an image's size is checked there, its
+//!   thumbnail made and a visitor's photo cleaned of metadata. On a local directory the spool
+//!   file is made inside it and renamed into place once checked (`DurableDirectory::adopt`),
+//!   so each byte is written once, as the store's own `put` writes it. On S3 it is an unnamed
+//!   temporary file (gone with the process, whatever happens) copied to the store in parts
+//!   once a slot is free, so a slow client never holds a slot, nor more than a few MiB of
+//!   memory, while it sends.
 //!
 //! The record is written last, counted against the workspace's quota in the same transaction.
-//! A refusal at any step leaves nothing behind: the spool file goes with its handle, stored
+//! A refusal at any step leaves nothing behind: a spool file goes with its handle, stored
 //! objects and the parts of a multipart upload are deleted again. Once the whole file has
 //! arrived, storing and recording it finish on a task of their own, whether or not the client
 //! waits for the answer.
@@ -24,7 +26,7 @@
 //! `benches/attachments.rs`); a gathered one holds its file (at most 5 MiB) and at most
 //! [`TRANSFERS`] gather or copy at once; at most [`DECODES`] images are decoded at once.
 
-use std::io::{Seek, SeekFrom};
+use std::io::SeekFrom;
 use std::time::Duration;
 
 use axum::body::Bytes;
@@ -33,14 +35,14 @@ use axum::extract::multipart::Field;
 use axum::http::{HeaderMap, StatusCode};
 use object_store::ObjectStoreExt;
 use object_store::PutPayload;
-use object_store::buffered::BufWriter;
 use object_store::path::Path;
 use supportdesk_core::storage::{Store, Variant, attachment_path};
 use supportdesk_core::tenancy::TenantSchema;
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio::sync::OwnedSemaphorePermit;
 use uuid::Uuid;
 
+use super::Files;
 use super::images::{self, ImageError};
 use super::record::{self, Attachment, NewAttachment, Uploader};
 use super::sniff::{self, HEAD, Kind};
@@ -293,6 +295,31 @@ enum Poured {
     Sink(std::io::Error),
 }
 
+/// A received file on disk, waiting to be stored.
+enum Spool {
+    /// In the store's own directory, to be renamed into place; deleted when dropped.
+    InStore(tempfile::NamedTempFile),
+    /// An unnamed temporary file, to be copied to the store; gone with its handle.
+    Unnamed(std::fs::File),
+}
+
+impl Spool {
+    /// A new spool file for `files`' store.
+    fn new(files: &Files) -> std::io::Result<Self> {
+        match &files.directory {
+            Some(directory) => directory.incoming().map(Self::InStore),
+            None => tempfile::tempfile().map(Self::Unnamed),
+        }
+    }
+
+    fn file(&mut self) -> &mut std::fs::File {
+        match self {
+            Self::InStore(named) => named.as_file_mut(),
+            Self::Unnamed(file) => file,
+        }
+    }
+}
+
 /// What was stored of a file.
 struct Stored {
     size: u64,
@@ -373,10 +400,10 @@ pub async fn receive(
             Gather::Slow(chunks) => {
                 // A slow sender does not keep the slot: what came so far goes to a spool file.
                 drop(slot);
-                Received::Spooled(spool(&mut incoming, chunks).await?)
+                Received::Spooled(spool(files, &mut incoming, chunks).await?)
             }
         },
-        None => Received::Spooled(spool(&mut incoming, first).await?),
+        None => Received::Spooled(spool(files, &mut incoming, first).await?),
     };
     let size = incoming.size;
     // The request's buffers go before the wait for a transfer slot, which many spooled
@@ -411,7 +438,7 @@ pub async fn receive(
 enum Received {
     /// In memory, holding a transfer slot.
     Gathered(Gathered, OwnedSemaphorePermit),
-    Spooled(std::fs::File),
+    Spooled(Spool),
 }
 
 /// What storing and recording a received file needs, owned.
@@ -457,24 +484,21 @@ impl Finish {
             }
         }
 
-        let mut tx = match supportdesk_core::db::begin(&self.state.db, None).await {
-            Ok(tx) => tx,
+        // Counted against the quota, or refused: then the transaction is gone (and its
+        // lock on the workspace's usage with it) before the objects are deleted.
+        let recorded = async {
+            let mut tx = supportdesk_core::db::begin(&self.state.db, None).await?;
+            match record::insert(&mut tx, &self.schema, &self.new, quota).await? {
+                Some(attachment) => Ok((tx, attachment)),
+                None => Err(quota_exceeded(quota)),
+            }
+        }
+        .await;
+        let (tx, attachment) = match recorded {
+            Ok(recorded) => recorded,
             Err(e) => {
                 forget(&files.store, &[&original, &thumbnail]).await;
-                return Err(e.into());
-            }
-        };
-        let attachment = match record::insert(&mut tx, &self.schema, &self.new, quota).await {
-            Ok(Some(attachment)) => attachment,
-            Ok(None) => {
-                drop(tx);
-                forget(&files.store, &[&original, &thumbnail]).await;
-                return Err(quota_exceeded(quota));
-            }
-            Err(e) => {
-                drop(tx);
-                forget(&files.store, &[&original, &thumbnail]).await;
-                return Err(e.into());
+                return Err(e);
             }
         };
         if let Err(e) = tx.commit().await {
@@ -516,15 +540,20 @@ async fn gather(incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<Gather
     }
 }
 
-/// Receives the rest of the file into a spool file (unnamed: gone with its handle).
-async fn spool(incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<std::fs::File> {
-    let spool = tempfile::tempfile().map_err(internal)?;
+/// Receives the rest of the file into a spool file (deleted if the upload goes no further).
+async fn spool(files: &Files, incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<Spool> {
+    let mut spool = Spool::new(files).map_err(internal)?;
+    let handle = spool.file().try_clone().map_err(internal)?;
     // Chunks arrive a few KiB at a time; each write of a `tokio::fs::File` is a hand-off to a
     // blocking thread, so they are gathered first.
-    let mut spool =
-        tokio::io::BufWriter::with_capacity(SPOOL_BUFFER, tokio::fs::File::from_std(spool));
-    match incoming.pour(first, &mut spool).await {
-        Ok(Some(())) => Ok(spool.into_inner().into_std().await),
+    let mut writer =
+        tokio::io::BufWriter::with_capacity(SPOOL_BUFFER, tokio::fs::File::from_std(handle));
+    match incoming.pour(first, &mut writer).await {
+        // Waits for the last write before the spool file is read or renamed.
+        Ok(Some(())) => {
+            drop(writer.into_inner().into_std().await);
+            Ok(spool)
+        }
         Ok(None) => Err(incoming.refuse_over_quota().await),
         Err(Poured::Refused(e)) => Err(e),
         Err(Poured::Sink(e)) => Err(internal(e)),
@@ -537,7 +566,7 @@ async fn store_spooled(
     state: &AppState,
     strip: bool,
     kind: Kind,
-    mut spool: std::fs::File,
+    mut spool: Spool,
     original: &Path,
     thumbnail: &Path,
 ) -> Result<Stored> {
@@ -546,7 +575,7 @@ async fn store_spooled(
         Kind::Image(format) => {
             let _decoding = files.decodes.acquire().await.map_err(internal)?;
             let (file, processed) = tokio::task::spawn_blocking(move || {
-                let processed = images::process(&mut spool, format, strip);
+                let processed = images::process(spool.file(), format, strip);
                 (spool, processed)
             })
             .await
@@ -570,14 +599,14 @@ async fn store_spooled(
     };
     let (file, dimensions, thumb) = match processed {
         Some(p) => (
-            p.cleaned.unwrap_or(spool),
+            p.cleaned.map_or(spool, Spool::Unnamed),
             Some(p.dimensions),
             Some((p.thumbnail, p.thumbnail_type)),
         ),
         None => (spool, None, None),
     };
     let stored = async {
-        let size = copy_to_store(&files.store, original, file, &files.transfers).await?;
+        let size = store_spool(files, original, file).await?;
         if let Some((bytes, _)) = &thumb {
             files
                 .store
@@ -656,11 +685,11 @@ pub async fn store_carried(
         Ok(sniffed) => sniffed,
         Err(refusal) => return Ok(Err(format!("{name}: {refusal}"))),
     };
+    let mut spool = Spool::new(&state.files).map_err(internal)?;
     let spool = tokio::task::spawn_blocking(move || {
         use std::io::Write;
-        let mut file = tempfile::tempfile()?;
-        file.write_all(&bytes)?;
-        Ok::<_, std::io::Error>(file)
+        spool.file().write_all(&bytes)?;
+        Ok::<_, std::io::Error>(spool)
     })
     .await
     .map_err(internal)?
@@ -702,30 +731,84 @@ pub fn store_failed(e: impl std::fmt::Display) -> Error {
     Error::Unavailable("the file store is unavailable; try again")
 }
 
-/// Copies `file` (from its start) to `path` in parts of [`PART`], one part in flight, once a
-/// transfer slot is free; the bytes copied.
+/// Makes a spooled file the object at `path`: renamed into place in a local directory, copied
+/// otherwise; its size.
+async fn store_spool(files: &Files, path: &Path, spool: Spool) -> Result<u64> {
+    match (spool, &files.directory) {
+        (Spool::InStore(named), Some(directory)) => {
+            let size = named.as_file().metadata().map_err(internal)?.len();
+            directory.adopt(named, path).await.map_err(store_failed)?;
+            Ok(size)
+        }
+        (Spool::InStore(named), None) => {
+            copy_to_store(&files.store, path, named.into_file(), &files.transfers).await
+        }
+        (Spool::Unnamed(file), _) => {
+            copy_to_store(&files.store, path, file, &files.transfers).await
+        }
+    }
+}
+
+/// Copies `file` (from its start) to `path` once a transfer slot is free: in one request when
+/// it fits in a part, else in parts of [`PART`], one at a time; the bytes copied. A multipart upload that fails at any step is aborted, so the store keeps no
+/// parts of it (an S3 store bills them until they are).
 async fn copy_to_store(
     store: &Store,
     path: &Path,
-    mut file: std::fs::File,
+    file: std::fs::File,
     transfers: &tokio::sync::Semaphore,
 ) -> Result<u64> {
     let _slot = transfers.acquire().await.map_err(internal)?;
-    file.seek(SeekFrom::Start(0)).map_err(internal)?;
-    let mut reader = BufReader::with_capacity(256 * 1024, tokio::fs::File::from_std(file));
-    let mut writer =
-        BufWriter::with_capacity(store.clone(), path.clone(), PART).with_max_concurrency(1);
-    match tokio::io::copy_buf(&mut reader, &mut writer).await {
-        Ok(copied) => {
-            writer.shutdown().await.map_err(store_failed)?;
-            Ok(copied)
-        }
-        Err(e) => {
-            // Drops the parts a multipart upload had sent.
-            let _ = writer.abort().await;
-            Err(store_failed(e))
-        }
+    let mut file = tokio::fs::File::from_std(file);
+    file.seek(SeekFrom::Start(0)).await.map_err(internal)?;
+    let first = read_part(&mut file).await.map_err(internal)?;
+    if first.content_length() < PART {
+        let size = first.content_length() as u64;
+        store.put(path, first).await.map_err(store_failed)?;
+        return Ok(size);
     }
+    let mut upload = store.put_multipart(path).await.map_err(store_failed)?;
+    let sent = async {
+        let mut copied = 0;
+        let mut part = first;
+        // One part in memory at a time: a part is read once the one before it is sent.
+        while part.content_length() > 0 {
+            copied += part.content_length() as u64;
+            upload.put_part(part).await.map_err(store_failed)?;
+            part = read_part(&mut file).await.map_err(internal)?;
+        }
+        upload.complete().await.map_err(store_failed)?;
+        Ok::<u64, Error>(copied)
+    }
+    .await;
+    if sent.is_err()
+        && let Err(e) = upload.abort().await
+    {
+        tracing::warn!(error = %e, %path, "aborting a failed multipart upload failed");
+    }
+    sent
+}
+
+/// The next [`PART`] bytes of `file` (fewer at its end, none after it), read in chunks of
+/// [`SPOOL_BUFFER`]: a few hundred KiB allocations, which the allocator reuses from upload to
+/// upload, where parts of 5 MiB each held more memory after they were freed.
+async fn read_part(file: &mut tokio::fs::File) -> std::io::Result<PutPayload> {
+    let mut chunks = Vec::new();
+    let mut size = 0;
+    while size < PART {
+        let want = SPOOL_BUFFER.min(PART - size);
+        let mut chunk = Vec::with_capacity(want);
+        (&mut *file)
+            .take(want as u64)
+            .read_to_end(&mut chunk)
+            .await?;
+        if chunk.is_empty() {
+            break;
+        }
+        size += chunk.len();
+        chunks.push(Bytes::from(chunk));
+    }
+    Ok(chunks.into_iter().collect())
 }
 
 /// Deletes objects of a refused upload; a failure is logged, the object is an orphan the
@@ -743,7 +826,140 @@ async fn forget(store: &Store, paths: &[&Path]) {
 
 #[cfg(test)]
 mod tests {
-    use super::clean_name;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    use futures::stream::BoxStream;
+    use object_store::memory::InMemory;
+    use object_store::{
+        CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+        PutMultipartOptions, PutOptions, PutPayload, PutResult, UploadPart,
+    };
+
+    use super::{PART, Path, clean_name, copy_to_store};
+
+    /// A store whose multipart uploads fail at their second part, telling whether they were
+    /// aborted.
+    #[derive(Debug, Default)]
+    struct SecondPartFails {
+        inner: InMemory,
+        aborted: Arc<AtomicBool>,
+    }
+
+    impl std::fmt::Display for SecondPartFails {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("SecondPartFails")
+        }
+    }
+
+    #[derive(Debug)]
+    struct FailingUpload {
+        parts: AtomicUsize,
+        aborted: Arc<AtomicBool>,
+    }
+
+    #[async_trait::async_trait]
+    impl MultipartUpload for FailingUpload {
+        fn put_part(&mut self, _data: PutPayload) -> UploadPart {
+            let part = self.parts.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move {
+                if part == 1 {
+                    Err(object_store::Error::Generic {
+                        store: "SecondPartFails",
+                        source: "the second part failed".into(),
+                    })
+                } else {
+                    Ok(())
+                }
+            })
+        }
+
+        async fn complete(&mut self) -> object_store::Result<PutResult> {
+            Ok(PutResult {
+                e_tag: None,
+                version: None,
+            })
+        }
+
+        async fn abort(&mut self) -> object_store::Result<()> {
+            self.aborted.store(true, Ordering::SeqCst);
+            Ok(())
+        }
+    }
+
+    #[async_trait::async_trait]
+    impl ObjectStore for SecondPartFails {
+        async fn put_opts(
+            &self,
+            location: &Path,
+            payload: PutPayload,
+            opts: PutOptions,
+        ) -> object_store::Result<PutResult> {
+            self.inner.put_opts(location, payload, opts).await
+        }
+
+        async fn put_multipart_opts(
+            &self,
+            _location: &Path,
+            _opts: PutMultipartOptions,
+        ) -> object_store::Result<Box<dyn MultipartUpload>> {
+            Ok(Box::new(FailingUpload {
+                parts: AtomicUsize::new(0),
+                aborted: Arc::clone(&self.aborted),
+            }))
+        }
+
+        async fn get_opts(
+            &self,
+            location: &Path,
+            options: GetOptions,
+        ) -> object_store::Result<GetResult> {
+            self.inner.get_opts(location, options).await
+        }
+
+        fn delete_stream(
+            &self,
+            locations: BoxStream<'static, object_store::Result<Path>>,
+        ) -> BoxStream<'static, object_store::Result<Path>> {
+            self.inner.delete_stream(locations)
+        }
+
+        fn list(
+            &self,
+            prefix: Option<&Path>,
+        ) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
+            self.inner.list(prefix)
+        }
+
+        async fn list_with_delimiter(
+            &self,
+            prefix: Option<&Path>,
+        ) -> object_store::Result<ListResult> {
+            self.inner.list_with_delimiter(prefix).await
+        }
+
+        async fn copy_opts(
+            &self,
+            from: &Path,
+            to: &Path,
+            options: CopyOptions,
+        ) -> object_store::Result<()> {
+            self.inner.copy_opts(from, to, options).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_copy_whose_part_fails_aborts_its_upload() {
+        let store = Arc::new(SecondPartFails::default());
+        let aborted = Arc::clone(&store.aborted);
+        let mut file = tempfile::tempfile().expect("a spool file");
+        std::io::Write::write_all(&mut file, &vec![7u8; PART * 2]).expect("written");
+        let transfers = tokio::sync::Semaphore::new(1);
+        let copied =
+            copy_to_store(&(store as super::Store), &Path::from("f"), file, &transfers).await;
+        assert!(copied.is_err());
+        assert!(aborted.load(Ordering::SeqCst), "the upload was aborted");
+    }
 
     #[test]
     fn names_lose_directories_and_control_characters() {

@@ -50,7 +50,7 @@ pub struct ChangeEmailRequest {
 )]
 pub async fn change_email(
     State(state): State<AppState>,
-    UserToken(user_id): UserToken,
+    UserToken { user_id, .. }: UserToken,
     AppJson(request): AppJson<ChangeEmailRequest>,
 ) -> Result<(StatusCode, AppJson<MessageResponse>)> {
     let new_email =

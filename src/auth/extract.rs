@@ -73,9 +73,13 @@ pub fn revoked_unless_current(token_version: i32, current: i32) -> Result<(), Er
     Ok(())
 }
 
-/// A valid, unrevoked user token; the user's id.
+/// A valid, unrevoked user token.
 #[derive(Debug, Clone, Copy)]
-pub struct UserToken(pub Uuid);
+pub struct UserToken {
+    pub user_id: Uuid,
+    /// The account's token version it carries, its current one (an older one is refused).
+    pub token_version: i32,
+}
 
 impl FromRequestParts<AppState> for UserToken {
     type Rejection = Error;
@@ -89,7 +93,10 @@ impl FromRequestParts<AppState> for UserToken {
             ));
         }
         check_not_revoked(state, &claims).await?;
-        Ok(Self(claims.sub))
+        Ok(Self {
+            user_id: claims.sub,
+            token_version: claims.ver,
+        })
     }
 }
 

@@ -224,7 +224,7 @@ pub async fn verify_email(
 )]
 pub async fn resend_verification(
     State(state): State<AppState>,
-    UserToken(user_id): UserToken,
+    UserToken { user_id, .. }: UserToken,
 ) -> Result<(StatusCode, AppJson<MessageResponse>)> {
     if let Decision::Limited { retry_after } = state
         .rate_limiter

@@ -102,7 +102,7 @@ pub struct WorkspaceCreated {
 )]
 pub async fn create(
     State(state): State<AppState>,
-    UserToken(user_id): UserToken,
+    UserToken { user_id, .. }: UserToken,
     AppJson(request): AppJson<CreateWorkspaceRequest>,
 ) -> Result<(StatusCode, AppJson<WorkspaceCreated>)> {
     let Naming { name, slug } = Naming::try_from(request)?;
@@ -153,7 +153,7 @@ pub struct WorkspaceList {
 )]
 pub async fn list(
     State(state): State<AppState>,
-    UserToken(user_id): UserToken,
+    UserToken { user_id, .. }: UserToken,
 ) -> Result<AppJson<WorkspaceList>> {
     Ok(AppJson(WorkspaceList {
         workspaces: memberships_of(&state.db, user_id).await?,
@@ -192,7 +192,7 @@ impl Resource for Workspace {
 pub async fn select(
     State(state): State<AppState>,
     client: ClientIp,
-    UserToken(user_id): UserToken,
+    UserToken { user_id, .. }: UserToken,
     PathId {
         id: workspace_id, ..
     }: PathId<Workspace>,

@@ -8,10 +8,19 @@
 //! meaning: a `put`, a completed multipart upload, a copy or a rename returns once the file's
 //! data and every directory from the file's up to the store's root are synced. Reads, lists
 //! and deletes are the local store's own.
+//!
+//! A file received whole before it is stored (an upload) is written once: it is spooled in
+//! the directory's own [`INCOMING`] folder ([`DurableDirectory::incoming`]) and, once checked,
+//! renamed into place ([`DurableDirectory::adopt`]) instead of being copied into a new file.
+//! On the local store a copy is a second page-cache write of every byte, which is what the
+//! store's own `put` costs; a rename costs nothing beside it. A spool file left by a process
+//! that died is removed when a process next opens the directory, once it is a day old.
 
 use std::ops::Range;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path as FsPath, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -23,6 +32,14 @@ use object_store::{
     PutMultipartOptions, PutOptions, PutPayload, PutResult, RenameOptions, Result, UploadPart,
 };
 
+/// The folder under the root where received files wait to be adopted. Its name starts with a
+/// dot, which no object key made by `storage` does, so no listing of a workspace sees it.
+pub const INCOMING: &str = ".incoming";
+
+/// How old a file in [`INCOMING`] must be before opening the directory removes it: older
+/// than any upload still being received (another process may share the directory).
+const ABANDONED_AFTER: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// The local store, each write synced before it returns.
 #[derive(Debug)]
 pub struct DurableDirectory {
@@ -33,13 +50,42 @@ pub struct DurableDirectory {
 
 impl DurableDirectory {
     /// The store over `root` (which must exist); empty directories go with their last file.
+    /// Spool files abandoned by a process that died are removed.
     pub fn new(root: &FsPath) -> Result<Self> {
         let inner = LocalFileSystem::new_with_prefix(root)?.with_automatic_cleanup(true);
         let root = std::fs::canonicalize(root).map_err(|e| failed("resolving", root, e))?;
+        let incoming = root.join(INCOMING);
+        std::fs::create_dir_all(&incoming).map_err(|e| failed("creating", &incoming, e))?;
+        remove_abandoned(&incoming, SystemTime::now(), ABANDONED_AFTER)
+            .map_err(|e| failed("cleaning", &incoming, e))?;
         Ok(Self {
             inner,
             root: Arc::new(root),
         })
+    }
+
+    /// A new spool file in [`INCOMING`], on the store's own file system, deleted when dropped
+    /// unless it is adopted. Created with the mode the store gives its files.
+    pub fn incoming(&self) -> std::io::Result<tempfile::NamedTempFile> {
+        tempfile::Builder::new()
+            .prefix("upload-")
+            .permissions(std::fs::Permissions::from_mode(0o666))
+            .tempfile_in(self.root.join(INCOMING))
+    }
+
+    /// Makes `file` (from [`Self::incoming`], written and flushed) the object at `location`,
+    /// durable when this returns: the file is synced, renamed into place (replacing any object
+    /// there, as a `put` does), and its directories synced. When the rename cannot be done
+    /// (a directory under the root mounted from another file system), the file is copied.
+    pub async fn adopt(&self, file: tempfile::NamedTempFile, location: &Path) -> Result<()> {
+        let target = self.inner.path_to_filesystem(location)?;
+        let root = Arc::clone(&self.root);
+        tokio::task::spawn_blocking(move || adopt_file(file, &target, &root))
+            .await
+            .map_err(|e| object_store::Error::Generic {
+                store: "DurableDirectory",
+                source: Box::new(e),
+            })?
     }
 
     /// Syncs the file of `location`, then its directory and each one above it up to the root
@@ -69,10 +115,58 @@ fn failed(doing: &str, path: &FsPath, e: std::io::Error) -> object_store::Error 
     }
 }
 
+fn adopt_file(file: tempfile::NamedTempFile, target: &FsPath, root: &FsPath) -> Result<()> {
+    file.as_file()
+        .sync_all()
+        .map_err(|e| failed("syncing", file.path(), e))?;
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
+    }
+    match file.persist(target) {
+        Ok(_) => sync_directories(target, root),
+        Err(e) if e.error.kind() == std::io::ErrorKind::CrossesDevices => {
+            // Copied under a temporary name beside the target, then renamed, as `put` does.
+            let beside = target.with_extension(format!("incoming-{}", uuid::Uuid::new_v4()));
+            let copied = std::fs::copy(e.file.path(), &beside)
+                .and_then(|_| std::fs::rename(&beside, target));
+            if let Err(error) = copied {
+                let _ = std::fs::remove_file(&beside);
+                return Err(failed("copying into", target, error));
+            }
+            sync_file_and_directories(target, root)
+        }
+        Err(e) => Err(failed("renaming into", target, e.error)),
+    }
+}
+
+/// Removes the files in `dir` last modified more than `age` before `now`.
+fn remove_abandoned(dir: &FsPath, now: SystemTime, age: Duration) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let modified = entry.metadata()?.modified()?;
+        if now.duration_since(modified).is_ok_and(|idle| idle > age) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(file = %entry.path().display(), "removed an abandoned upload");
+                }
+                // Another process removed it first.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
 fn sync_file_and_directories(file: &FsPath, root: &FsPath) -> Result<()> {
     std::fs::File::open(file)
         .and_then(|f| f.sync_all())
         .map_err(|e| failed("syncing", file, e))?;
+    sync_directories(file, root)
+}
+
+/// Syncs the directory of `file` and each one above it up to `root`.
+fn sync_directories(file: &FsPath, root: &FsPath) -> Result<()> {
     let mut directory = file.parent();
     while let Some(dir) = directory {
         if !dir.starts_with(root) {
@@ -261,6 +355,68 @@ mod tests {
         let listed: Vec<ObjectMeta> = store.list(None).try_collect().await.expect("list");
         assert!(listed.is_empty());
         assert!(!dir.path().join("workspaces/w").exists());
+    }
+
+    #[tokio::test]
+    async fn an_adopted_spool_file_is_the_object_and_leaves_nothing_behind() {
+        let (dir, store) = store();
+        let path = Path::from("workspaces/w/attachments/a/original");
+        let mut spool = store.incoming().expect("a spool file");
+        std::io::Write::write_all(&mut spool, b"received").expect("written");
+        assert!(
+            spool
+                .path()
+                .starts_with(dir.path().canonicalize().expect("canonical"))
+        );
+        store.adopt(spool, &path).await.expect("adopted");
+        assert_eq!(&read(&store, &path).await[..], b"received");
+        let put = Path::from("workspaces/w/attachments/b/original");
+        store
+            .put(&put, PutPayload::from_static(b"put"))
+            .await
+            .expect("put");
+        let mode = |p: &str| {
+            let meta = std::fs::metadata(dir.path().join(p)).expect("the file");
+            meta.permissions().mode() & 0o777
+        };
+        assert_eq!(
+            mode("workspaces/w/attachments/a/original"),
+            mode("workspaces/w/attachments/b/original"),
+            "an adopted file has the mode of a put one"
+        );
+        let left = std::fs::read_dir(dir.path().join(INCOMING)).expect("the incoming folder");
+        assert_eq!(left.count(), 0);
+        let listed: Vec<ObjectMeta> = store.list(None).try_collect().await.expect("list");
+        assert_eq!(
+            listed.len(),
+            2,
+            "the incoming folder is not listed as objects"
+        );
+
+        // A dropped spool file goes with its handle.
+        let spool = store.incoming().expect("a spool file");
+        let spooled = spool.path().to_owned();
+        drop(spool);
+        assert!(!spooled.exists());
+    }
+
+    #[test]
+    fn only_spool_files_older_than_a_day_are_abandoned() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let now = SystemTime::now();
+        let old = dir.path().join("upload-old");
+        let fresh = dir.path().join("upload-fresh");
+        for file in [&old, &fresh] {
+            std::fs::write(file, b"x").expect("a file");
+        }
+        std::fs::File::options()
+            .write(true)
+            .open(&old)
+            .and_then(|f| f.set_modified(now - ABANDONED_AFTER - Duration::from_secs(60)))
+            .expect("aged");
+        remove_abandoned(dir.path(), now, ABANDONED_AFTER).expect("cleaned");
+        assert!(!old.exists());
+        assert!(fresh.exists());
     }
 
     #[test]

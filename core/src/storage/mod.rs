@@ -9,7 +9,7 @@
 //! A write returns once the object is durable: an S3 store's answer says so, and a local
 //! directory syncs each file and its directories first (`durable`).
 
-mod durable;
+pub mod durable;
 
 use std::sync::Arc;
 
@@ -27,15 +27,31 @@ use durable::DurableDirectory;
 /// The store, shared by every request.
 pub type Store = Arc<dyn ObjectStore>;
 
+/// The configured store and, when it is a local directory, the directory itself, whose
+/// received files are renamed into place rather than copied (`DurableDirectory::adopt`).
+pub struct Opened {
+    pub store: Store,
+    pub directory: Option<Arc<DurableDirectory>>,
+}
+
 /// Opens the configured store. A local directory is made when missing.
 pub fn open(settings: &StorageSettings) -> anyhow::Result<Store> {
+    Ok(open_with_directory(settings)?.store)
+}
+
+/// Opens the configured store, keeping hold of a local directory as such.
+pub fn open_with_directory(settings: &StorageSettings) -> anyhow::Result<Opened> {
     match &settings.location {
         StorageLocation::Directory(dir) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
             // Each write synced before it returns; empty directories go with their last file,
             // so a deleted workspace leaves none.
-            Ok(Arc::new(DurableDirectory::new(dir)?))
+            let directory = Arc::new(DurableDirectory::new(dir)?);
+            Ok(Opened {
+                store: directory.clone(),
+                directory: Some(directory),
+            })
         }
         StorageLocation::S3(s3) => {
             let mut builder = AmazonS3Builder::new()
@@ -54,11 +70,15 @@ pub fn open(settings: &StorageSettings) -> anyhow::Result<Store> {
                     .with_secret_access_key(secret.expose_secret());
             }
             let store = builder.build()?;
-            if s3.prefix.is_empty() {
-                Ok(Arc::new(store))
+            let store: Store = if s3.prefix.is_empty() {
+                Arc::new(store)
             } else {
-                Ok(Arc::new(PrefixStore::new(store, s3.prefix.as_str())))
-            }
+                Arc::new(PrefixStore::new(store, s3.prefix.as_str()))
+            };
+            Ok(Opened {
+                store,
+                directory: None,
+            })
         }
     }
 }
