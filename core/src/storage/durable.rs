@@ -139,19 +139,26 @@ fn adopt_file(file: tempfile::NamedTempFile, target: &FsPath, root: &FsPath) -> 
     }
 }
 
-/// Removes the files in `dir` last modified more than `age` before `now`.
+/// Removes the files in `dir` last modified more than `age` before `now`. Only reading `dir`
+/// can fail: an entry that cannot be judged or removed (gone already, removed by another
+/// process starting beside this one, not a file) is logged and left, so it never keeps a
+/// process from starting.
 fn remove_abandoned(dir: &FsPath, now: SystemTime, age: Duration) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let modified = entry.metadata()?.modified()?;
-        if now.duration_since(modified).is_ok_and(|idle| idle > age) {
-            match std::fs::remove_file(entry.path()) {
-                Ok(()) => {
-                    tracing::info!(file = %entry.path().display(), "removed an abandoned upload");
-                }
-                // Another process removed it first.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
+        let removed = entry.and_then(|entry| {
+            let path = entry.path();
+            let modified = entry.metadata()?.modified()?;
+            if now.duration_since(modified).is_ok_and(|idle| idle > age) {
+                std::fs::remove_file(&path)?;
+                tracing::info!(file = %path.display(), "removed an abandoned upload");
+            }
+            Ok(())
+        });
+        match removed {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(error = %e, dir = %dir.display(), "an abandoned upload was left");
             }
         }
     }
@@ -414,9 +421,15 @@ mod tests {
             .open(&old)
             .and_then(|f| f.set_modified(now - ABANDONED_AFTER - Duration::from_secs(60)))
             .expect("aged");
+        // A folder is not a spool file: left, and no reason to refuse to start.
+        std::fs::create_dir(dir.path().join("a-folder")).expect("a folder");
+        std::fs::File::open(dir.path().join("a-folder"))
+            .and_then(|f| f.set_modified(now - ABANDONED_AFTER - Duration::from_secs(60)))
+            .expect("aged");
         remove_abandoned(dir.path(), now, ABANDONED_AFTER).expect("cleaned");
         assert!(!old.exists());
         assert!(fresh.exists());
+        assert!(dir.path().join("a-folder").exists());
     }
 
     #[test]
