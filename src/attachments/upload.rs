@@ -750,8 +750,9 @@ async fn store_spool(files: &Files, path: &Path, spool: Spool) -> Result<u64> {
 }
 
 /// Copies `file` (from its start) to `path` once a transfer slot is free: in one request when
-/// it fits in a part, else in parts of [`PART`], one at a time; the bytes copied. A multipart upload that fails at any step is aborted, so the store keeps no
-/// parts of it (an S3 store bills them until they are).
+/// it fits in a part, else in parts of [`PART`], one at a time; the bytes copied. A multipart
+/// upload that fails at any step is aborted, so the store keeps no parts of it (an S3 store
+/// bills them until they are).
 async fn copy_to_store(
     store: &Store,
     path: &Path,
@@ -790,8 +791,7 @@ async fn copy_to_store(
 }
 
 /// The next [`PART`] bytes of `file` (fewer at its end, none after it), read in chunks of
-/// [`SPOOL_BUFFER`]: a few hundred KiB allocations, which the allocator reuses from upload to
-/// upload, where parts of 5 MiB each held more memory after they were freed.
+/// [`SPOOL_BUFFER`], the size the spool's own writes use, rather than one 5 MiB allocation.
 async fn read_part(file: &mut tokio::fs::File) -> std::io::Result<PutPayload> {
     let mut chunks = Vec::new();
     let mut size = 0;
