@@ -80,12 +80,7 @@ impl DurableDirectory {
     pub async fn adopt(&self, file: tempfile::NamedTempFile, location: &Path) -> Result<()> {
         let target = self.inner.path_to_filesystem(location)?;
         let root = Arc::clone(&self.root);
-        tokio::task::spawn_blocking(move || adopt_file(file, &target, &root))
-            .await
-            .map_err(|e| object_store::Error::Generic {
-                store: "DurableDirectory",
-                source: Box::new(e),
-            })?
+        on_blocking_thread(move || adopt_file(file, &target, &root)).await
     }
 
     /// Syncs the file of `location`, then its directory and each one above it up to the root
@@ -100,7 +95,12 @@ impl DurableDirectory {
 }
 
 async fn sync_on_blocking_thread(file: PathBuf, root: Arc<PathBuf>) -> Result<()> {
-    tokio::task::spawn_blocking(move || sync_file_and_directories(&file, &root))
+    on_blocking_thread(move || sync_file_and_directories(&file, &root)).await
+}
+
+/// Runs file system work on a blocking thread.
+async fn on_blocking_thread(work: impl FnOnce() -> Result<()> + Send + 'static) -> Result<()> {
+    tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| object_store::Error::Generic {
             store: "DurableDirectory",
