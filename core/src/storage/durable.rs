@@ -115,28 +115,48 @@ fn failed(doing: &str, path: &FsPath, e: std::io::Error) -> object_store::Error 
     }
 }
 
-fn adopt_file(file: tempfile::NamedTempFile, target: &FsPath, root: &FsPath) -> Result<()> {
+/// How many times a rename into place is tried when the target's directory vanished.
+const ADOPT_TRIES: usize = 3;
+
+fn adopt_file(mut file: tempfile::NamedTempFile, target: &FsPath, root: &FsPath) -> Result<()> {
     file.as_file()
         .sync_all()
         .map_err(|e| failed("syncing", file.path(), e))?;
-    if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
-    }
-    match file.persist(target) {
-        Ok(_) => sync_directories(target, root),
-        Err(e) if e.error.kind() == std::io::ErrorKind::CrossesDevices => {
-            // Copied under a temporary name beside the target, then renamed, as `put` does.
-            let beside = target.with_extension(format!("incoming-{}", uuid::Uuid::new_v4()));
-            let copied = std::fs::copy(e.file.path(), &beside)
-                .and_then(|_| std::fs::rename(&beside, target));
-            if let Err(error) = copied {
-                let _ = std::fs::remove_file(&beside);
-                return Err(failed("copying into", target, error));
-            }
-            sync_file_and_directories(target, root)
+    let mut tries = 1;
+    loop {
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| failed("creating", parent, e))?;
         }
-        Err(e) => Err(failed("renaming into", target, e.error)),
+        match file.persist(target) {
+            Ok(_) => return sync_directories(target, root),
+            // The store removes a directory with its last file: deleting another object can
+            // take the target's directory between its creation and the rename. The store's
+            // own `put` tries again the same way.
+            Err(e) if e.error.kind() == std::io::ErrorKind::NotFound && tries < ADOPT_TRIES => {
+                tries += 1;
+                file = e.file;
+            }
+            Err(e) if e.error.kind() == std::io::ErrorKind::CrossesDevices => {
+                return copy_into_place(e.file.path(), target, root);
+            }
+            Err(e) => return Err(failed("renaming into", target, e.error)),
+        }
     }
+}
+
+/// Copies `from` under a temporary name beside `target`, syncs the copy, renames it into place
+/// (as `put` does) and syncs the directories: a crash leaves the old object or the whole new
+/// one, never a part of it.
+fn copy_into_place(from: &FsPath, target: &FsPath, root: &FsPath) -> Result<()> {
+    let beside = target.with_extension(format!("incoming-{}", uuid::Uuid::new_v4()));
+    let copied = std::fs::copy(from, &beside)
+        .and_then(|_| std::fs::File::open(&beside)?.sync_all())
+        .and_then(|()| std::fs::rename(&beside, target));
+    if let Err(error) = copied {
+        let _ = std::fs::remove_file(&beside);
+        return Err(failed("copying into", target, error));
+    }
+    sync_directories(target, root)
 }
 
 /// Removes the files in `dir` last modified more than `age` before `now`. Only reading `dir`
@@ -430,6 +450,25 @@ mod tests {
         assert!(!old.exists());
         assert!(fresh.exists());
         assert!(dir.path().join("a-folder").exists());
+    }
+
+    #[test]
+    fn a_copy_into_place_replaces_the_object_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        std::fs::create_dir_all(root.join("w")).expect("a directory");
+        std::fs::write(root.join("received"), b"new").expect("a spool file");
+        std::fs::write(root.join("w/object"), b"old").expect("an object");
+        copy_into_place(&root.join("received"), &root.join("w/object"), &root).expect("copied");
+        assert_eq!(std::fs::read(root.join("w/object")).expect("read"), b"new");
+        let names: Vec<_> = std::fs::read_dir(root.join("w"))
+            .expect("listed")
+            .map(|e| e.expect("an entry").file_name())
+            .collect();
+        assert_eq!(names, ["object"]);
+        // A target whose directory is not there: refused, nothing made.
+        assert!(copy_into_place(&root.join("received"), &root.join("gone/object"), &root).is_err());
+        assert!(!root.join("gone").exists());
     }
 
     #[test]
