@@ -49,8 +49,8 @@ pub fn decode(state: &AppState, token: &str) -> Result<Claims, Error> {
 /// Refuses a token issued before its account's latest password reset (or whose account is
 /// gone). Read from PostgreSQL on every call, so it holds on every replica at once; the
 /// routes that take user tokens are not the hot path. Workspace tokens on `/api` are checked
-/// against the cached membership instead (`authz`).
-pub async fn check_not_revoked(state: &AppState, claims: &Claims) -> Result<(), Error> {
+/// against the cached membership instead (`authz`). Gives the account's current version.
+pub async fn check_not_revoked(state: &AppState, claims: &Claims) -> Result<i32, Error> {
     let current = sqlx::query_scalar!(
         "SELECT token_version FROM public.users WHERE id = $1",
         claims.sub,
@@ -59,7 +59,7 @@ pub async fn check_not_revoked(state: &AppState, claims: &Claims) -> Result<(), 
     .await?;
     match current {
         None => Err(Error::Unauthorized("the account no longer exists")),
-        Some(current) => revoked_unless_current(claims.ver, current),
+        Some(current) => revoked_unless_current(claims.ver, current).map(|()| current),
     }
 }
 
@@ -77,7 +77,8 @@ pub fn revoked_unless_current(token_version: i32, current: i32) -> Result<(), Er
 #[derive(Debug, Clone, Copy)]
 pub struct UserToken {
     pub user_id: Uuid,
-    /// The account's token version it carries, its current one (an older one is refused).
+    /// The account's current token version, as read when the token was checked (not the
+    /// one the token carries: a restored database may have moved the account's back).
     pub token_version: i32,
 }
 
@@ -92,10 +93,10 @@ impl FromRequestParts<AppState> for UserToken {
                 "this endpoint takes a user token, not a workspace token",
             ));
         }
-        check_not_revoked(state, &claims).await?;
+        let token_version = check_not_revoked(state, &claims).await?;
         Ok(Self {
             user_id: claims.sub,
-            token_version: claims.ver,
+            token_version,
         })
     }
 }

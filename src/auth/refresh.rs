@@ -42,8 +42,8 @@ pub async fn refresh(
     State(state): State<AppState>,
     token: UserToken,
 ) -> Result<AppJson<Refreshed>> {
-    // The extractor read the account's token version and refused an older one, so the
-    // token's own is the current one.
+    // The account's current version, read by the extractor: a token cannot carry a version
+    // above it into a fresh one.
     let issued = state.jwt.issue_user(token.user_id, token.token_version)?;
     Ok(AppJson(Refreshed {
         token: issued.token,

@@ -198,6 +198,17 @@ async fn a_valid_user_token_is_refreshed_and_nothing_else_is() {
     )
     .await;
 
+    // A token whose version is above the account's (a database restored to an earlier
+    // state) is refreshed with the account's, so the next password reset revokes it.
+    let mut ahead = claims(user_id, 0, 3600);
+    ahead["ver"] = json!(7);
+    let response = refresh(sign(&ahead, JWT_SECRET, Algorithm::HS256)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    let payload = body["token"].as_str().unwrap().split('.').nth(1).unwrap();
+    let payload: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+    assert_eq!(payload["ver"], json!(0));
+
     // A password reset revokes every earlier token, refreshed ones too.
     sqlx::query("UPDATE public.users SET token_version = token_version + 1 WHERE id = $1")
         .bind(user_id)
