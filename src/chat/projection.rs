@@ -49,8 +49,8 @@ pub struct HubMessage {
     pub author: Option<Author>,
 }
 
-/// `ConversationCreated` and `ConversationUpdated` to agents; `change` (status, assignee or
-/// priority) on updates only.
+/// `ConversationCreated` and `ConversationUpdated` to agents; `change` (status, assignee,
+/// priority, labels or contact) on updates only.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HubConversation {

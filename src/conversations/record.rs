@@ -478,6 +478,26 @@ pub async fn assign_if_unassigned(
     .await
 }
 
+/// Gives the conversations of the contacts `from` to the contact `to` (an anonymous visitor
+/// who signed in mid-chat); the conversations as they now are.
+pub async fn hand_over(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    from: &[Uuid],
+    to: Uuid,
+) -> sqlx::Result<Vec<Conversation>> {
+    sqlx::query_as(schema.sql(&format!(
+        "WITH c AS (UPDATE {{schema}}.conversations SET contact_id = $2, updated_at = now()
+                     WHERE contact_id = ANY($1) RETURNING *)
+         SELECT {COLUMNS}{NO_READER} FROM c{joins}",
+        joins = *JOINS,
+    )))
+    .bind(from)
+    .bind(to)
+    .fetch_all(conn)
+    .await
+}
+
 /// Sends an agent's unresolved conversations back to the Unassigned tab (deactivation); the
 /// conversations as they now are.
 pub async fn release_assignee(

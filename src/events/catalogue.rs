@@ -22,7 +22,7 @@ use crate::tickets::record::Ticket;
 pub enum DomainEvent {
     #[serde(rename = "conversation.created")]
     ConversationCreated(Box<Conversation>),
-    /// Its status, assignee or priority changed.
+    /// Its status, assignee, priority, labels or contact changed.
     #[serde(rename = "conversation.updated")]
     ConversationUpdated(Box<ConversationChanged>),
     /// An incoming message, an outgoing reply or a private note (`kind` tells).
@@ -116,6 +116,9 @@ pub enum ConversationChange {
     Priority,
     /// Its labels (`PUT /api/conversations/{id}/labels`).
     Labels,
+    /// Its contact: an anonymous visitor signed in mid-chat and took the conversation to
+    /// the contact of their identity.
+    Contact,
 }
 
 /// `message.created`: the message as `GET /api/conversations/{id}/messages` shows it, with

@@ -281,6 +281,25 @@ pub async fn update(
     query.build_query_as().fetch_optional(conn).await
 }
 
+/// Gives the tickets the contacts `from` asked for to the contact `to` (an anonymous
+/// visitor who signed in); the tickets as they now are.
+pub async fn hand_over(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    from: &[Uuid],
+    to: Uuid,
+) -> sqlx::Result<Vec<Ticket>> {
+    sqlx::query_as(schema.sql(&format!(
+        "WITH t AS (UPDATE {{schema}}.tickets SET requester_id = $2, updated_at = now()
+                     WHERE requester_id = ANY($1) RETURNING *)
+         SELECT {COLUMNS} FROM t JOIN {{schema}}.contacts ct ON ct.id = t.requester_id"
+    )))
+    .bind(from)
+    .bind(to)
+    .fetch_all(conn)
+    .await
+}
+
 /// Sends an agent's open and pending tickets back to the team (deactivation).
 pub async fn release_assignee(
     conn: &mut PgConnection,

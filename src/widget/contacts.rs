@@ -19,9 +19,12 @@ use supportdesk_core::tenancy::TenantSchema;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::conversations::record as conversations;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, Result};
+use crate::events::catalogue::{ConversationChange, ConversationChanged, DomainEvent};
 use crate::inbox::contacts::{Contact, NAME_MAX_CHARS};
+use crate::tickets::record as tickets;
 
 const EXTERNAL_ID_MAX_CHARS: usize = 255;
 
@@ -130,6 +133,9 @@ pub struct Identified {
     pub created: bool,
     /// An existing contact's name or claimed email changed.
     pub changed: bool,
+    /// What the anonymous contact's conversations and tickets becoming this contact's
+    /// recorded, to follow the contact's own event.
+    pub handed_over: Vec<DomainEvent>,
 }
 
 /// The identified visitor's contact, made on first sight of its external id. `verified`: the
@@ -191,9 +197,10 @@ pub async fn identified(
     .bind(newly_verified)
     .fetch_one(&mut *conn)
     .await?;
-    if let Some(visitor_id) = anonymous_visitor {
-        hand_over(conn, schema, visitor_id, contact.id).await?;
-    }
+    let handed_over = match anonymous_visitor {
+        Some(visitor_id) => hand_over(conn, schema, visitor_id, contact.id).await?,
+        None => Vec::new(),
+    };
     let changed =
         !created && (contact.name != name_before || contact.claimed_email != claim_before);
     Ok(Identified {
@@ -201,33 +208,48 @@ pub async fn identified(
         newly_verified,
         created,
         changed,
+        handed_over,
     })
 }
 
-/// Moves the anonymous contact's conversations and tickets to `to`.
+/// Gives the anonymous contact's conversations and tickets to `to`; the events that record
+/// it (each conversation's new contact, each ticket's new requester).
 async fn hand_over(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     visitor_id: Uuid,
     to: Uuid,
-) -> Result<()> {
-    // Two statements, each on one table (a data-modifying CTE is a plan Citus runs in steps,
-    // shipping each step's rows to every worker node).
-    for statement in [
-        "UPDATE {schema}.conversations SET contact_id = $2, updated_at = now()
-          WHERE contact_id IN (SELECT id FROM {schema}.contacts
-                                WHERE visitor_id = $1 AND external_id IS NULL AND id <> $2)",
-        "UPDATE {schema}.tickets SET requester_id = $2, updated_at = now()
-          WHERE requester_id IN (SELECT id FROM {schema}.contacts
-                                  WHERE visitor_id = $1 AND external_id IS NULL AND id <> $2)",
-    ] {
-        sqlx::query(schema.sql(statement))
-            .bind(visitor_id)
-            .bind(to)
-            .execute(&mut *conn)
-            .await?;
+) -> Result<Vec<DomainEvent>> {
+    // The anonymous contact first, then one statement per table (a data-modifying CTE that
+    // also reads another table is a plan Citus runs in steps, shipping each step's rows to
+    // every worker node).
+    let from: Vec<Uuid> = sqlx::query_scalar(schema.sql(
+        "SELECT id FROM {schema}.contacts
+          WHERE visitor_id = $1 AND external_id IS NULL AND id <> $2",
+    ))
+    .bind(visitor_id)
+    .bind(to)
+    .fetch_all(&mut *conn)
+    .await?;
+    if from.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(())
+    let conversations = conversations::hand_over(&mut *conn, schema, &from, to).await?;
+    let tickets = tickets::hand_over(conn, schema, &from, to).await?;
+    Ok(conversations
+        .into_iter()
+        .map(|conversation| {
+            DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
+                change: ConversationChange::Contact,
+                conversation,
+            }))
+        })
+        .chain(
+            tickets
+                .into_iter()
+                .map(|ticket| DomainEvent::TicketUpdated(Box::new(ticket))),
+        )
+        .collect())
 }
 
 /// The visitor tells us their email or name (`POST /widget/v1/contact`), for replies by

@@ -194,6 +194,7 @@ pub async fn create(
             } else if identified.changed {
                 contact_events.push(DomainEvent::ContactUpdated(identified.contact.clone()));
             }
+            contact_events.extend(identified.handed_over);
             (identified.contact, known.unwrap_or_else(Uuid::new_v4))
         }
     };

@@ -326,6 +326,35 @@ async fn an_anonymous_visitor_who_signs_in_keeps_the_thread() {
         )
         .await;
     assert_eq!(record["contact"]["claimedEmail"], "eve@example.org");
+
+    // Recorded once, as an open dashboard folds it in: the conversation with its new contact.
+    let events = app.events_after(0, &owner.workspace_token).await;
+    let handed: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "conversation.updated" && e["data"]["change"] == "contact")
+        .collect();
+    assert_eq!(handed.len(), 1, "{events:#?}");
+    assert_eq!(handed[0]["data"]["id"], conversation.to_string());
+    assert_eq!(handed[0]["data"]["contact"]["id"], record["contact"]["id"]);
+    assert_eq!(
+        handed[0]["data"]["contact"]["claimedEmail"],
+        "eve@example.org"
+    );
+    assert_eq!(handed[0]["actor"]["kind"], "visitor");
+    let activity = app
+        .get_ok(
+            &format!("/api/conversations/{conversation}/activity"),
+            &owner.workspace_token,
+        )
+        .await;
+    assert!(
+        activity["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["data"]["change"] == "contact"),
+        "{activity:#}"
+    );
 }
 
 #[tokio::test]

@@ -2173,7 +2173,7 @@ export interface components {
             events: components["schemas"]["LoggedEvent"][];
         };
         /** @enum {string} */
-        ConversationChange: "status" | "assignee" | "priority" | "labels";
+        ConversationChange: "status" | "assignee" | "priority" | "labels" | "contact";
         /**
          * @description `conversation.updated`: the conversation as `GET /api/conversations/{id}` shows it, and
          *     what changed.
@@ -2465,8 +2465,8 @@ export interface components {
             seq: number;
         };
         /**
-         * @description `ConversationCreated` and `ConversationUpdated` to agents; `change` (status, assignee or
-         *     priority) on updates only.
+         * @description `ConversationCreated` and `ConversationUpdated` to agents; `change` (status, assignee,
+         *     priority, labels or contact) on updates only.
          */
         HubConversation: components["schemas"]["Conversation"] & {
             change?: components["schemas"]["ConversationChange"] | null;

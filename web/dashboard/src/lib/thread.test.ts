@@ -56,6 +56,11 @@ describe("activitySentence", () => {
       activitySentence(event("1", "00", "conversation.updated", { change: "labels", labels: [{ id: "l1", name: "Billing", color: "#2563eb" }, { id: "l2", name: "VIP", color: "#7c3aed" }] }), names),
     ).toBe("Olivia set the labels to Billing, VIP");
     expect(activitySentence(event("1", "00", "conversation.updated", { change: "labels", labels: [] }), names)).toBe("Olivia removed the labels");
+    const visitor: ActivityEvent["actor"] = { kind: "visitor", id: "c1" };
+    const signedIn = event("1", "00", "conversation.updated", { change: "contact", contact: { name: "Eve Adams", email: null } }, visitor);
+    expect(activitySentence(signedIn, names)).toBe("The visitor signed in as Eve Adams");
+    const unnamed = event("1", "00", "conversation.updated", { change: "contact", contact: { name: null, email: null, claimedEmail: "eve@example.org" } }, visitor);
+    expect(activitySentence(unnamed, names)).toBe("The visitor signed in as eve@example.org");
   });
   it("names tickets and starts, and other actors", () => {
     expect(activitySentence(event("1", "00", "ticket.created", { number: 12 }), names)).toBe("Olivia created ticket #12");

@@ -124,6 +124,11 @@ export function activitySentence(event: ActivityEvent, nameOf: NameOf, meId: str
         const names = Array.isArray(labels) ? labels.map((label: unknown) => field(label, "name")).filter((n): n is string => typeof n === "string") : [];
         return names.length > 0 ? `${who} set the labels to ${names.join(", ")}` : `${who} removed the labels`;
       }
+      if (change === "contact") {
+        const contact = field(data, "contact");
+        const name = field(contact, "name") ?? field(contact, "email") ?? field(contact, "claimedEmail");
+        return typeof name === "string" ? `${who} signed in as ${name}` : `${who} signed in`;
+      }
       return null;
     }
     case "conversation.rated": {
