@@ -1,6 +1,6 @@
 //! Changing the team: deactivation, reactivation and role changes. Each runs in the tenant
-//! transaction under the workspace's team lock and refuses to leave the workspace without an
-//! active Owner. The caller commits, then tells the membership cache (every replica).
+//! transaction under the workspace's team lock, checks again under it that its caller is
+//! still an active Owner, and refuses to leave the workspace without an active Owner. The caller commits, then tells the membership cache (every replica).
 
 use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
@@ -11,7 +11,7 @@ use crate::events::catalogue::{
 };
 
 use crate::agents::record::{self, Agent};
-use crate::authz::Role;
+use crate::authz::{Principal, Role};
 use crate::error::{Error, Result};
 use crate::tenancy::context::TenantTx;
 
@@ -35,8 +35,10 @@ pub struct Applied {
 /// Applies `change` to agent `agent_id` of the tenant's workspace.
 pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Result<Applied> {
     let workspace_id = tenant.actor.workspace_id;
+    let principal = tenant.actor.principal.clone();
     let (conn, schema) = tenant.parts();
     lock_team(conn, workspace_id).await?;
+    still_an_active_owner(conn, workspace_id, &principal).await?;
     let agent = record::find(&mut *conn, schema, agent_id)
         .await?
         .ok_or(Error::NotFound("agent"))?;
@@ -94,6 +96,43 @@ pub async fn apply(tenant: &mut TenantTx, agent_id: Uuid, change: Change) -> Res
         agent,
         events,
     })
+}
+
+/// Refuses a member who is no longer an active Owner. The authorization layer read their
+/// role from the membership cache before the team lock was taken: a change committed
+/// meanwhile (another Owner demoting or deactivating them) must not let them act with the
+/// role they had. Every team change is an Owner's (an API key acts as one).
+async fn still_an_active_owner(
+    conn: &mut PgConnection,
+    workspace_id: Uuid,
+    principal: &Principal,
+) -> Result<()> {
+    let Principal::Member { user_id, .. } = principal else {
+        return Ok(());
+    };
+    let now: Option<(bool, bool)> = sqlx::query_as(
+        "SELECT status = 'active', role = 'admin' FROM public.memberships
+          WHERE workspace_id = $1 AND user_id = $2",
+    )
+    .bind(workspace_id)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await?;
+    match now {
+        Some((true, true)) => Ok(()),
+        Some((true, false)) => Err(Error::forbidden(
+            "owner_only",
+            "only a workspace owner may do this",
+        )),
+        Some((false, _)) => Err(Error::forbidden(
+            "membership_deactivated",
+            "your access to this workspace has been deactivated",
+        )),
+        None => Err(Error::forbidden(
+            "not_a_member",
+            "you are no longer a member of this workspace",
+        )),
+    }
 }
 
 /// Serialises team changes within one workspace, so that two Owners demoting or

@@ -340,6 +340,66 @@ async fn the_workspace_always_keeps_an_active_owner() {
 }
 
 #[tokio::test]
+async fn an_owner_demoted_while_their_change_waits_for_the_team_lock_changes_nothing() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let second = app.member(&owner, "admin").await;
+    let agent = app.member(&owner, "agent").await;
+    // The second Owner's membership is cached as an Owner's.
+    app.agents(&second.workspace_token).await;
+
+    // Another team change holds the lock; the second Owner's deactivation of the agent waits
+    // for it, past the authorization layer, while they are made an agent.
+    let mut other = app.db.begin().await.unwrap();
+    sqlx::query("SELECT id FROM public.workspaces WHERE id = $1 FOR NO KEY UPDATE")
+        .bind(owner.workspace_id)
+        .execute(&mut *other)
+        .await
+        .unwrap();
+    let demote = async {
+        loop {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_stat_activity
+                  WHERE datname = current_database() AND wait_event_type = 'Lock'
+                    AND query LIKE '%FROM public.workspaces%'",
+            )
+            .fetch_one(&app.db)
+            .await
+            .unwrap();
+            if waiting > 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        sqlx::query(
+            "UPDATE public.memberships SET role = 'agent' WHERE workspace_id = $1 AND user_id = $2",
+        )
+        .bind(owner.workspace_id)
+        .bind(second.user_id)
+        .execute(&mut *other)
+        .await
+        .unwrap();
+        other.commit().await.unwrap();
+    };
+    let path = format!("/api/agents/{}/deactivate", agent.agent_id);
+    let empty = json!({});
+    let (response, ()) = tokio::join!(
+        app.post_json(&path, &empty, Some(&second.workspace_token)),
+        demote
+    );
+    assert_problem(response, StatusCode::FORBIDDEN, "owner_only").await;
+    let status: String = sqlx::query_scalar(
+        "SELECT status FROM public.memberships WHERE workspace_id = $1 AND user_id = $2",
+    )
+    .bind(owner.workspace_id)
+    .bind(agent.user_id)
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(status, "active");
+}
+
+#[tokio::test]
 async fn another_workspaces_agent_ids_name_nothing() {
     let app = spawn_app().await;
     let acme = app.owner_with_workspace("acme").await;
