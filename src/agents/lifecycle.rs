@@ -1,6 +1,7 @@
 //! Changing the team: deactivation, reactivation and role changes. Each runs in the tenant
 //! transaction under the workspace's team lock, checks again under it that its caller is
-//! still an active Owner, and refuses to leave the workspace without an active Owner. The caller commits, then tells the membership cache (every replica).
+//! still an active Owner, and refuses to leave the workspace without an active Owner. The
+//! caller commits, then tells the membership cache (every replica).
 
 use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
