@@ -105,8 +105,16 @@ async fn an_event_redis_never_carried_is_read_from_the_log() {
         .await;
     assert_eq!(heard.status(), StatusCode::CREATED);
 
-    let first = hub.event_named("MessageCreated").await;
-    let second = hub.event_named("MessageCreated").await;
+    // The conversation's first message may still be on its way to this replica when the hub
+    // connects (it was published after its commit), and is then heard first.
+    let mut heard = Vec::new();
+    while heard.len() < 2 {
+        let event = hub.event_named("MessageCreated").await;
+        if event["message"]["body"] != "Hello" {
+            heard.push(event);
+        }
+    }
+    let (first, second) = (&heard[0], &heard[1]);
     assert_eq!(first["message"]["body"], "written on the replica");
     assert_eq!(second["message"]["body"], "written here");
     assert_eq!(
