@@ -579,6 +579,35 @@ try {
   assert.deepEqual(hoursDocument(await apiOk("PATCH", "/api/settings/business-hours", { token: ownerToken, body: ALWAYS_OPEN })), ALWAYS_OPEN);
   step("business hours are open around the clock in UTC again");
 
+  doing("the Owner makes a canned response and a label in Settings and deletes them");
+  // A deleted row takes its Delete button with it: the focus goes to the section's "New"
+  // button rather than to the page's body.
+  const canned = ownerPage.getByRole("region", { name: "Canned responses" });
+  await canned.getByRole("button", { name: "New canned response" }).click();
+  const cannedDialog = ownerPage.getByRole("dialog", { name: "New canned response" });
+  await field(cannedDialog, "Short code").fill("thanks");
+  await field(cannedDialog, "Title").fill("Thanks");
+  await field(cannedDialog, "Body").fill("Thank you for writing to us.");
+  await cannedDialog.getByRole("button", { name: "Save canned response" }).click();
+  const deleteCanned = canned.getByRole("button", { name: "Delete /thanks" });
+  await deleteCanned.click();
+  await ownerPage.getByRole("dialog", { name: "Delete /thanks?" }).getByRole("button", { name: "Delete", exact: true }).click();
+  await deleteCanned.waitFor({ state: "detached" });
+  const newCanned = canned.getByRole("button", { name: "New canned response" });
+  assert.equal(await newCanned.evaluate((button) => button === document.activeElement), true, "the focus is on New canned response after a delete");
+  const labels = ownerPage.getByRole("region", { name: "Labels" });
+  await labels.getByRole("button", { name: "New label" }).click();
+  const labelDialog = ownerPage.getByRole("dialog", { name: "New label" });
+  await field(labelDialog, "Name").fill("Refunds");
+  await labelDialog.getByRole("button", { name: "Save label" }).click();
+  const deleteLabel = labels.getByRole("button", { name: "Delete label Refunds" });
+  await deleteLabel.click();
+  await ownerPage.getByRole("dialog", { name: "Delete the label Refunds?" }).getByRole("button", { name: "Delete", exact: true }).click();
+  await deleteLabel.waitFor({ state: "detached" });
+  const newLabel = labels.getByRole("button", { name: "New label" });
+  assert.equal(await newLabel.evaluate((button) => button === document.activeElement), true, "the focus is on New label after a delete");
+  step("the Owner made and deleted a canned response and a label; after each delete the focus was on the section's New button");
+
   doing("screenshots of the remaining pages");
   await ownerPage.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tickets" }).click();
   await ownerPage.getByRole("heading", { name: "Tickets", level: 1 }).waitFor();

@@ -1,11 +1,11 @@
 "use client";
 
 // The workspace's canned responses: listed, written and edited in a dialog, deleted after a
-// confirmation. The editor warns about placeholders that can come out empty (a visitor without
+// confirmation (the focus then goes to "New canned response", the row being gone). The editor warns about placeholders that can come out empty (a visitor without
 // a name) and adds the fallback in one click (see lib/placeholders).
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import type { CannedResponse } from "@/api/types";
@@ -25,6 +25,11 @@ export function CannedResponses() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: keys.allCanned(workspace.id) });
   const [editing, setEditing] = useState<CannedResponse | "new" | null>(null);
   const [deleting, setDeleting] = useState<CannedResponse | null>(null);
+  const newButton = useRef<HTMLButtonElement>(null);
+  const [focusNew, setFocusNew] = useState(0);
+  useEffect(() => {
+    if (focusNew) newButton.current?.focus();
+  }, [focusNew]);
   const save = useMutation({
     mutationFn: ({ id, body }: { id: string | null; body: { shortCode: string; title: string; body: string } }) =>
       id
@@ -48,7 +53,7 @@ export function CannedResponses() {
         {"{{workspace.name}}"}. A visitor who gave no name has an empty {"{{contact.name}}"}: write{" "}
         <code>{`{{contact.name | fallback: "${DEFAULT_FALLBACK}"}}`}</code> to say &ldquo;{DEFAULT_FALLBACK}&rdquo; instead.
       </p>
-      <button type="button" onClick={() => setEditing("new")}>
+      <button type="button" ref={newButton} onClick={() => setEditing("new")}>
         New canned response
       </button>
       <ErrorMessage error={list.error ?? remove.error} />
@@ -90,7 +95,9 @@ export function CannedResponses() {
         title={`Delete /${deleting?.shortCode ?? ""}?`}
         action="Delete"
         pending={remove.isPending}
-        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+        onConfirm={() =>
+          deleting && remove.mutate(deleting.id, { onSuccess: () => setFocusNew((n) => n + 1), onSettled: () => setDeleting(null) })
+        }
         onClose={() => setDeleting(null)}
       >
         <p>Agents can no longer insert it. This cannot be undone.</p>

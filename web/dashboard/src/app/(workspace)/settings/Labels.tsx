@@ -1,10 +1,11 @@
 "use client";
 
 // The workspace's labels: listed with their colour and description, made and edited in a
-// dialog, deleted after a confirmation (which takes the label off every conversation).
+// dialog, deleted after a confirmation (which takes the label off every conversation); the
+// deleted label's row is gone, so the focus goes to "New label".
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { unwrap } from "@/api/client";
 import { keys } from "@/api/keys";
 import type { Label } from "@/api/types";
@@ -28,6 +29,11 @@ export function Labels() {
     ]);
   const [editing, setEditing] = useState<Label | "new" | null>(null);
   const [deleting, setDeleting] = useState<Label | null>(null);
+  const newButton = useRef<HTMLButtonElement>(null);
+  const [focusNew, setFocusNew] = useState(0);
+  useEffect(() => {
+    if (focusNew) newButton.current?.focus();
+  }, [focusNew]);
   const save = useMutation({
     mutationFn: ({ id, body }: { id: string | null; body: { name: string; color: string; description: string } }) =>
       id
@@ -48,7 +54,7 @@ export function Labels() {
     <section aria-labelledby="labels-heading" className="panel">
       <h2 id="labels-heading">Labels</h2>
       <p className="hint">Agents put labels on conversations and on contacts; the inbox and saved views filter by them.</p>
-      <button type="button" onClick={() => setEditing("new")}>
+      <button type="button" ref={newButton} onClick={() => setEditing("new")}>
         New label
       </button>
       <ErrorMessage error={list.error ?? remove.error} />
@@ -88,7 +94,9 @@ export function Labels() {
         title={`Delete the label ${deleting?.name ?? ""}?`}
         action="Delete"
         pending={remove.isPending}
-        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+        onConfirm={() =>
+          deleting && remove.mutate(deleting.id, { onSuccess: () => setFocusNew((n) => n + 1), onSettled: () => setDeleting(null) })
+        }
         onClose={() => setDeleting(null)}
       >
         <p>It comes off every conversation that has it. This cannot be undone.</p>
