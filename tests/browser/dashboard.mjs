@@ -582,30 +582,35 @@ try {
   doing("the Owner makes a canned response and a label in Settings and deletes them");
   // A deleted row takes its Delete button with it: the focus goes to the section's "New"
   // button rather than to the page's body.
-  const canned = ownerPage.getByRole("region", { name: "Canned responses" });
-  await canned.getByRole("button", { name: "New canned response" }).click();
-  const cannedDialog = ownerPage.getByRole("dialog", { name: "New canned response" });
-  await field(cannedDialog, "Short code").fill("thanks");
-  await field(cannedDialog, "Title").fill("Thanks");
-  await field(cannedDialog, "Body").fill("Thank you for writing to us.");
-  await cannedDialog.getByRole("button", { name: "Save canned response" }).click();
-  const deleteCanned = canned.getByRole("button", { name: "Delete /thanks" });
-  await deleteCanned.click();
-  await ownerPage.getByRole("dialog", { name: "Delete /thanks?" }).getByRole("button", { name: "Delete", exact: true }).click();
-  await deleteCanned.waitFor({ state: "detached" });
-  const newCanned = canned.getByRole("button", { name: "New canned response" });
-  assert.equal(await newCanned.evaluate((button) => button === document.activeElement), true, "the focus is on New canned response after a delete");
-  const labels = ownerPage.getByRole("region", { name: "Labels" });
-  await labels.getByRole("button", { name: "New label" }).click();
-  const labelDialog = ownerPage.getByRole("dialog", { name: "New label" });
-  await field(labelDialog, "Name").fill("Refunds");
-  await labelDialog.getByRole("button", { name: "Save label" }).click();
-  const deleteLabel = labels.getByRole("button", { name: "Delete label Refunds" });
-  await deleteLabel.click();
-  await ownerPage.getByRole("dialog", { name: "Delete the label Refunds?" }).getByRole("button", { name: "Delete", exact: true }).click();
-  await deleteLabel.waitFor({ state: "detached" });
-  const newLabel = labels.getByRole("button", { name: "New label" });
-  assert.equal(await newLabel.evaluate((button) => button === document.activeElement), true, "the focus is on New label after a delete");
+  const makeAndDelete = async ({ section, make, fields, save, remove, confirm }) => {
+    const region = ownerPage.getByRole("region", { name: section });
+    await region.getByRole("button", { name: make }).click();
+    const dialog = ownerPage.getByRole("dialog", { name: make });
+    for (const [label, value] of Object.entries(fields)) await field(dialog, label).fill(value);
+    await dialog.getByRole("button", { name: save }).click();
+    const deleteButton = region.getByRole("button", { name: remove });
+    await deleteButton.click();
+    await ownerPage.getByRole("dialog", { name: confirm }).getByRole("button", { name: "Delete", exact: true }).click();
+    await deleteButton.waitFor({ state: "detached" });
+    const focused = await region.getByRole("button", { name: make }).evaluate((button) => button === document.activeElement);
+    assert.equal(focused, true, `the focus is on ${make} after a delete`);
+  };
+  await makeAndDelete({
+    section: "Canned responses",
+    make: "New canned response",
+    fields: { "Short code": "thanks", Title: "Thanks", Body: "Thank you for writing to us." },
+    save: "Save canned response",
+    remove: "Delete /thanks",
+    confirm: "Delete /thanks?",
+  });
+  await makeAndDelete({
+    section: "Labels",
+    make: "New label",
+    fields: { Name: "Refunds" },
+    save: "Save label",
+    remove: "Delete label Refunds",
+    confirm: "Delete the label Refunds?",
+  });
   step("the Owner made and deleted a canned response and a label; after each delete the focus was on the section's New button");
 
   doing("screenshots of the remaining pages");
