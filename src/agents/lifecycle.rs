@@ -7,12 +7,10 @@ use sqlx::PgConnection;
 use supportdesk_core::tenancy::TenantSchema;
 use uuid::Uuid;
 
-use crate::events::catalogue::{
-    AgentChange, AgentChanged, ConversationChange, ConversationChanged, DomainEvent,
-};
+use crate::events::catalogue::{AgentChange, AgentChanged, ConversationChange, DomainEvent};
 
 use crate::agents::record::{self, Agent};
-use crate::authz::{Principal, Role};
+use crate::authz::{self, Principal, Role};
 use crate::error::{Error, Result};
 use crate::tenancy::context::TenantTx;
 
@@ -121,18 +119,9 @@ async fn still_an_active_owner(
     .await?;
     match now {
         Some((true, true)) => Ok(()),
-        Some((true, false)) => Err(Error::forbidden(
-            "owner_only",
-            "only a workspace owner may do this",
-        )),
-        Some((false, _)) => Err(Error::forbidden(
-            "membership_deactivated",
-            "your access to this workspace has been deactivated",
-        )),
-        None => Err(Error::forbidden(
-            "not_a_member",
-            "you are no longer a member of this workspace",
-        )),
+        Some((true, false)) => Err(authz::owner_only()),
+        Some((false, _)) => Err(authz::membership_deactivated()),
+        None => Err(authz::not_a_member()),
     }
 }
 
@@ -176,18 +165,9 @@ async fn release_assignments(
     let conversations =
         crate::conversations::record::release_assignee(&mut *conn, schema, agent_id).await?;
     let tickets = crate::tickets::record::release_assignee(conn, schema, agent_id).await?;
-    Ok(conversations
-        .into_iter()
-        .map(|conversation| {
-            DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
-                change: ConversationChange::Assignee,
-                conversation,
-            }))
-        })
-        .chain(
-            tickets
-                .into_iter()
-                .map(|t| DomainEvent::TicketUpdated(Box::new(t))),
-        )
-        .collect())
+    Ok(DomainEvent::moved(
+        ConversationChange::Assignee,
+        conversations,
+        tickets,
+    ))
 }

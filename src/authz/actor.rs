@@ -84,10 +84,7 @@ impl Actor {
     pub fn may_touch_owners(&self) -> Result<(), Error> {
         match self.principal {
             Principal::Member { role, .. } if role.is_owner() => Ok(()),
-            Principal::Member { .. } => Err(Error::forbidden(
-                "owner_only",
-                "only a workspace owner may do this",
-            )),
+            Principal::Member { .. } => Err(owner_only()),
             Principal::ApiKey { .. } => Err(Error::forbidden(
                 "api_key_cannot_manage_owners",
                 "API keys may invite and manage agents only; anything that touches an Owner needs an Owner's workspace token",
@@ -142,10 +139,7 @@ async fn authenticate(state: &AppState, headers: &HeaderMap, rule: Rule) -> Resu
         member(state, credential).await?
     };
     if !actor.may(rule.permission) {
-        return Err(Error::forbidden(
-            "owner_only",
-            "only a workspace owner may do this",
-        ));
+        return Err(owner_only());
     }
     Ok(actor)
 }
@@ -181,21 +175,34 @@ pub async fn current_member(
         .memberships
         .get(&state.db, user_id, workspace_id)
         .await?
-        .ok_or_else(|| {
-            Error::forbidden(
-                "not_a_member",
-                "you are no longer a member of this workspace",
-            )
-        })?;
+        .ok_or_else(not_a_member)?;
     revoked_unless_current(token_version, membership.token_version)?;
     check_workspace(membership.workspace_active, membership.schema_current)?;
     if !membership.active {
-        return Err(Error::forbidden(
-            "membership_deactivated",
-            "your access to this workspace has been deactivated",
-        ));
+        return Err(membership_deactivated());
     }
     Ok(Actor::from_membership(&membership))
+}
+
+/// A member whose role does not grant what they asked.
+pub fn owner_only() -> Error {
+    Error::forbidden("owner_only", "only a workspace owner may do this")
+}
+
+/// A token of an account that is no longer a member of its workspace.
+pub fn not_a_member() -> Error {
+    Error::forbidden(
+        "not_a_member",
+        "you are no longer a member of this workspace",
+    )
+}
+
+/// A token of a deactivated member.
+pub fn membership_deactivated() -> Error {
+    Error::forbidden(
+        "membership_deactivated",
+        "your access to this workspace has been deactivated",
+    )
 }
 
 /// A deleted workspace accepts no credential; one whose schema is behind this binary's

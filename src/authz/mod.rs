@@ -10,7 +10,10 @@
 mod actor;
 pub mod api_key;
 
-pub use actor::{Actor, Principal, check_workspace, current_member, workspace_member};
+pub use actor::{
+    Actor, Principal, check_workspace, current_member, membership_deactivated, not_a_member,
+    owner_only, workspace_member,
+};
 /// A member's role, which the permission table is about. Its home is the core crate (it is
 /// persisted, on the wire, and named in the worker's emails); API modules import it from here.
 pub use supportdesk_core::role::Role;

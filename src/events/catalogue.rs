@@ -59,6 +59,29 @@ impl DomainEvent {
         }
     }
 
+    /// The events of conversations changed the same way by one statement (`change`), then
+    /// of the tickets changed with them: an agent's work released, a visitor's handed over.
+    pub fn moved(
+        change: ConversationChange,
+        conversations: Vec<Conversation>,
+        tickets: Vec<Ticket>,
+    ) -> Vec<Self> {
+        conversations
+            .into_iter()
+            .map(|conversation| {
+                Self::ConversationUpdated(Box::new(ConversationChanged {
+                    change,
+                    conversation,
+                }))
+            })
+            .chain(
+                tickets
+                    .into_iter()
+                    .map(|t| Self::TicketUpdated(Box::new(t))),
+            )
+            .collect()
+    }
+
     /// What an upsert of a contact by email changed, if anything.
     pub fn contact_upserted(upserted: &crate::inbox::contacts::Upserted) -> Option<Self> {
         if upserted.created {

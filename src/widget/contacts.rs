@@ -22,7 +22,7 @@ use uuid::Uuid;
 use crate::conversations::record as conversations;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, Result};
-use crate::events::catalogue::{ConversationChange, ConversationChanged, DomainEvent};
+use crate::events::catalogue::{ConversationChange, DomainEvent};
 use crate::inbox::contacts::{Contact, NAME_MAX_CHARS};
 use crate::tickets::record as tickets;
 
@@ -236,20 +236,11 @@ async fn hand_over(
     }
     let conversations = conversations::hand_over(&mut *conn, schema, &from, to).await?;
     let tickets = tickets::hand_over(conn, schema, &from, to).await?;
-    Ok(conversations
-        .into_iter()
-        .map(|conversation| {
-            DomainEvent::ConversationUpdated(Box::new(ConversationChanged {
-                change: ConversationChange::Contact,
-                conversation,
-            }))
-        })
-        .chain(
-            tickets
-                .into_iter()
-                .map(|ticket| DomainEvent::TicketUpdated(Box::new(ticket))),
-        )
-        .collect())
+    Ok(DomainEvent::moved(
+        ConversationChange::Contact,
+        conversations,
+        tickets,
+    ))
 }
 
 /// The visitor tells us their email or name (`POST /widget/v1/contact`), for replies by
