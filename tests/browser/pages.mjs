@@ -13,8 +13,14 @@ export const WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
 /** `{page label, size, violation}` for every violation seen. */
 const found = [];
 
-/** The violations axe finds on `page` now, as readable lines (none: []). */
+/**
+ * The violations axe finds on `page` now, as readable lines (none: []). A soft navigation
+ * (a filter put in the address) streams the page's metadata after its content, so the page is
+ * checked once it has a title again; one that never gets it within 5 s is checked as it is,
+ * and axe reports it.
+ */
 export async function axeViolations(page) {
+  await page.waitForFunction(() => document.title.trim() !== "", null, { timeout: 5_000 }).catch(() => {});
   const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
   return results.violations.flatMap((v) =>
     v.nodes.map(

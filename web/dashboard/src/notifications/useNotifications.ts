@@ -149,6 +149,9 @@ export function useNotifications({
   }, [onLiveEvent, queryClient, api, workspaceId, router]);
 
   // The tab title: Next sets it on every navigation, so it is watched and prefixed again.
+  // Only a title Next has put in place is prefixed: assigning `document.title` while the page
+  // has no title element (between two navigations' metadata) creates an empty one, which then
+  // stays ahead of the title Next inserts.
   const [visible, setVisible] = useState(true);
   useEffect(() => {
     const update = () => setVisible(tabVisible());
@@ -159,16 +162,18 @@ export function useNotifications({
   const reading = visible ? openConversationId : null;
   const total = unreadTotal(unread.data ?? [], reading);
   useEffect(() => {
-    const apply = () => {
-      const next = titleWithUnread(document.title, total);
+    const retitle = (unread: number) => {
+      if (!document.head.querySelector("title")?.textContent) return;
+      const next = titleWithUnread(document.title, unread);
       if (next !== document.title) document.title = next;
     };
+    const apply = () => retitle(total);
     apply();
     const observer = new MutationObserver(apply);
     observer.observe(document.head, { subtree: true, childList: true, characterData: true });
     return () => {
       observer.disconnect();
-      document.title = titleWithUnread(document.title, 0);
+      retitle(0);
     };
   }, [total]);
 }
