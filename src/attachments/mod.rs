@@ -4,6 +4,7 @@
 //!
 //! - `upload`: receiving a file (streamed, sniffed, checked, thumbnailed, stored, counted).
 //! - `sniff`: what a file is, from its bytes, and which types are refused.
+//! - `spool_writer`: a received file written to its spool file from the request's chunks.
 //! - `images`: size caps, thumbnails, and a visitor's photo without its metadata.
 //! - `links`: short-lived signed download links, the only way to a file's bytes.
 //! - `download`: `GET /files/...`, serving a file so that it can never act in our pages.
@@ -16,6 +17,7 @@ pub mod links;
 pub mod record;
 mod routes;
 pub mod sniff;
+mod spool_writer;
 pub mod upload;
 
 use std::sync::Arc;

@@ -22,10 +22,11 @@
 //! waits for the answer.
 //!
 //! Memory is bounded per upload, not by the file's size: a spooling upload holds the
-//! request's read buffers and the spool file's write buffers (about 3 MiB each, measured by
-//! `benches/attachments.rs`; handing the parser the body 256 KiB at a time did not lower
-//! it); a gathered one holds its file (at most 5 MiB) and at most
-//! [`TRANSFERS`] gather or copy at once; at most [`DECODES`] images are decoded at once.
+//! request's read buffers (about 3 MiB, measured by `benches/attachments.rs`; handing the
+//! parser the body 256 KiB at a time did not lower it), two batches of which the spool writer
+//! keeps until written (`spool_writer`); a gathered one holds its file (at most 5 MiB) and
+//! at most [`TRANSFERS`] gather or copy at once; at most [`DECODES`] images are decoded at
+//! once.
 
 use std::io::SeekFrom;
 use std::time::Duration;
@@ -39,7 +40,7 @@ use object_store::PutPayload;
 use object_store::path::Path;
 use supportdesk_core::storage::{Store, Variant, attachment_path};
 use supportdesk_core::tenancy::TenantSchema;
-use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use tokio::sync::OwnedSemaphorePermit;
 use uuid::Uuid;
 
@@ -47,6 +48,7 @@ use super::Files;
 use super::images::{self, ImageError};
 use super::record::{self, Attachment, NewAttachment, Uploader};
 use super::sniff::{self, HEAD, Kind};
+use super::spool_writer::{BATCH, SpoolWriter};
 use crate::error::{Error, Result};
 use crate::state::AppState;
 
@@ -54,8 +56,6 @@ use crate::state::AppState;
 pub const TRANSFERS: usize = 4;
 /// Images decoded at once, per process.
 pub const DECODES: usize = 2;
-/// What a receiving upload gathers before writing to its spool file.
-const SPOOL_BUFFER: usize = 256 * 1024;
 /// The part size of a copy to the store.
 const PART: usize = 5 * 1024 * 1024;
 
@@ -233,13 +233,13 @@ trait Sink {
     async fn flush(&mut self) -> std::io::Result<()>;
 }
 
-impl Sink for tokio::io::BufWriter<tokio::fs::File> {
+impl Sink for SpoolWriter {
     async fn take(&mut self, chunk: Bytes) -> std::io::Result<()> {
-        self.write_all(&chunk).await
+        SpoolWriter::take(self, chunk).await
     }
 
     async fn flush(&mut self) -> std::io::Result<()> {
-        AsyncWriteExt::flush(self).await
+        SpoolWriter::flush(self).await
     }
 }
 
@@ -545,16 +545,11 @@ async fn gather(incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<Gather
 async fn spool(files: &Files, incoming: &mut Incoming<'_>, first: Vec<Bytes>) -> Result<Spool> {
     let mut spool = Spool::new(files).map_err(internal)?;
     let handle = spool.file().try_clone().map_err(internal)?;
-    // Chunks arrive a few KiB at a time; each write of a `tokio::fs::File` is a hand-off to a
-    // blocking thread, so they are gathered first.
-    let mut writer =
-        tokio::io::BufWriter::with_capacity(SPOOL_BUFFER, tokio::fs::File::from_std(handle));
+    let becomes_the_object = matches!(spool, Spool::InStore(_));
+    let mut writer = SpoolWriter::new(handle, becomes_the_object);
+    // `pour` flushes: every write has reached the file before it is read or renamed.
     match incoming.pour(first, &mut writer).await {
-        // Waits for the last write before the spool file is read or renamed.
-        Ok(Some(())) => {
-            drop(writer.into_inner().into_std().await);
-            Ok(spool)
-        }
+        Ok(Some(())) => Ok(spool),
         Ok(None) => Err(incoming.refuse_over_quota().await),
         Err(Poured::Refused(e)) => Err(e),
         Err(Poured::Sink(e)) => Err(internal(e)),
@@ -792,12 +787,12 @@ async fn copy_to_store(
 }
 
 /// The next [`PART`] bytes of `file` (fewer at its end, none after it), read in chunks of
-/// [`SPOOL_BUFFER`], the size the spool's own writes use, rather than one 5 MiB allocation.
+/// [`BATCH`], the size the spool's own writes use, rather than one 5 MiB allocation.
 async fn read_part(file: &mut tokio::fs::File) -> std::io::Result<PutPayload> {
     let mut chunks = Vec::new();
     let mut size = 0;
     while size < PART {
-        let want = SPOOL_BUFFER.min(PART - size);
+        let want = BATCH.min(PART - size);
         let mut chunk = Vec::with_capacity(want);
         (&mut *file)
             .take(want as u64)
