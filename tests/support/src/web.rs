@@ -5,11 +5,26 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The repository's root.
+/// The repository's root, found from the package whose tests are running (cargo sets
+/// `CARGO_MANIFEST_DIR` for the test process too): two checkouts that share one target
+/// directory share this crate's build, so the path it was built from can name the other
+/// checkout, whose scripts and web builds are not the ones under test. That path serves only
+/// when the variable is not set (a test binary started by hand).
 pub fn repo() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .and_then(|dir| {
+                dir.ancestors()
+                    .find(|d| d.join("Cargo.lock").is_file())
+                    .map(Path::to_path_buf)
+            })
+            .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")))
+    })
 }
 
 /// Debian's Chromium (`CHROMIUM` overrides).
