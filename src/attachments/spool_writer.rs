@@ -1,17 +1,18 @@
 //! Writing a received file to its spool file from the request's own chunks.
 //!
 //! Why not `tokio::io::BufWriter<tokio::fs::File>`: it copies every byte twice (into our
-//! buffer, then into the `tokio::fs::File`'s own before its blocking write), and on a disk
-//! that takes a 5 MB file in a few milliseconds those copies are a visible share of an
-//! upload. Here the chunks the multipart parser hands out (slices of the request's read
-//! buffers) are kept as they are, a batch of about [`BATCH`] bytes is written with one
-//! vectored `write` on a blocking thread, and the next batch is gathered meanwhile: receiving
-//! and writing still overlap, and memory stays about two batches an upload.
+//! buffer, then into the `tokio::fs::File`'s own before its blocking write). Here the chunks
+//! the multipart parser hands out (slices of the request's read buffers) are kept as they
+//! are, a batch of about [`BATCH`] bytes is written with one vectored `write` on a blocking
+//! thread, and the next batch is gathered meanwhile: receiving and writing still overlap, and
+//! memory stays about two batches an upload.
 //!
-//! A spool file that becomes the object (a local directory's) is synced before it counts.
-//! Its batches are handed to the disk as they are written (`posix_fadvise(DONTNEED)`, which
-//! on Linux starts their write-back, as PostgreSQL's `backend_flush_after` does), so the
-//! final sync waits for the last batch rather than for the whole file.
+//! What made local uploads faster was not that (measured alone, it left their throughput
+//! where it was: docs/performance.md) but this: a spool file that becomes the object (a local
+//! directory's) is synced before it counts, and its batches are handed to the disk as they
+//! are written (`posix_fadvise(DONTNEED)`, which on Linux starts their write-back, as
+//! PostgreSQL's `backend_flush_after` does with `sync_file_range`), so the final sync waits
+//! for the last batch rather than for the whole file.
 
 use std::fs::File;
 use std::io::{self, IoSlice, Write};
