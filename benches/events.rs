@@ -37,6 +37,8 @@ use serde_json::json;
 use sqlx::PgPool;
 use supportdesk::conversations::messages::Recipients;
 use supportdesk::conversations::messages::{self, MemberMessage, MessageKind};
+use supportdesk::events::log::Appended;
+use supportdesk::events::publisher::Publisher;
 use supportdesk::notifications;
 use supportdesk_core::config::Settings;
 use supportdesk_core::db::Engine;
@@ -74,6 +76,8 @@ async fn replies_per_second(
     // The previous run's pages written out, so no run pays for another's checkpoint.
     sqlx::query("CHECKPOINT").execute(pool).await?;
     let done = Arc::new(AtomicU64::new(0));
+    let waited = Arc::new(AtomicU64::new(0));
+    let publisher = Publisher::new(Vec::new(), pool.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let mut tasks = Vec::new();
     for w in 0..writers {
@@ -81,6 +85,7 @@ async fn replies_per_second(
         let schema = TenantSchema::for_workspace(workspace.id);
         let conversation = workspace.conversations[w % workspace.conversations.len()];
         let (pool, done, stop, owner) = (pool.clone(), done.clone(), stop.clone(), workspace.owner);
+        let (publisher, waited, workspace_id) = (publisher.clone(), waited.clone(), workspace.id);
         tasks.push(tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let message = MemberMessage {
@@ -96,13 +101,24 @@ async fn replies_per_second(
                 )
                 .await?
                 .context("the reply was written")?;
-                if with_event {
-                    messages::record_created(&mut tx, &schema, written, Uuid::now_v7(), engine)
-                        .await?;
+                let posted = if with_event {
+                    Some(
+                        messages::record_created(&mut tx, &schema, written, Uuid::now_v7(), engine)
+                            .await?,
+                    )
                 } else {
                     messages::store(&mut tx, &schema, &mut written).await?;
-                }
+                    None
+                };
                 tx.commit().await?;
+                // An event that waited for its number is numbered as the API numbers it
+                // (with no subscriber to hear it).
+                if posted.is_some_and(|posted| posted.event_seq.is_none()) {
+                    waited.fetch_add(1, Ordering::Relaxed);
+                    publisher
+                        .committed(workspace_id, Appended::Waiting(schema.clone()))
+                        .await;
+                }
                 done.fetch_add(1, Ordering::Relaxed);
             }
             anyhow::Ok(())
@@ -115,7 +131,11 @@ async fn replies_per_second(
     for task in tasks {
         task.await??;
     }
-    Ok(done.load(Ordering::Relaxed) as f64 / elapsed.as_secs_f64())
+    let (done, waited) = (done.load(Ordering::Relaxed), waited.load(Ordering::Relaxed));
+    if with_event {
+        eprintln!("         {waited} of {done} events waited for their numbers");
+    }
+    Ok(done as f64 / elapsed.as_secs_f64())
 }
 
 /// `reads` pages of 1 000 events from random `targets`, by `clients` clients at once, each

@@ -124,6 +124,7 @@ impl Application {
             stop.clone().cancelled_owned(),
         ));
         let reaper = tokio::spawn(close_idle_reads(self.state.reads.clone(), stop.clone()));
+        let numbering = tokio::spawn(self.state.events.clone().run_sweeps(stop.clone()));
         let mailboxes = tokio::spawn(crate::email_channel::imap::run(
             self.state.clone(),
             crate::email_channel::settings::credential_key(&self.state),
@@ -136,6 +137,7 @@ impl Application {
         let _ = lifecycle.await;
         let _ = metrics.await;
         let _ = reaper.await;
+        let _ = numbering.await;
         let _ = mailboxes.await;
         served
     }
@@ -214,8 +216,10 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
         &settings.redis.namespace,
         settings.redis.timeout(),
     );
+    let db = db::pool(&settings.database, settings.database.max_connections);
     Ok(AppState::new(Shared {
-        db: db::pool(&settings.database, settings.database.max_connections),
+        events: Publisher::new(vec![Arc::new(hub.clone())], db.clone()),
+        db,
         engine: db::EngineOf::default(),
         reads,
         jwt: JwtKeys::new(jwt_secret),
@@ -236,7 +240,6 @@ pub fn app_state(settings: Settings) -> anyhow::Result<AppState> {
             &settings.storage,
             jwt_secret,
         )?),
-        events: Publisher::new(vec![Arc::new(hub.clone())]),
         hub,
         reply_times: crate::reply_times::ReplyTimes::default(),
         settings: Arc::new(settings),

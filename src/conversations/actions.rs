@@ -18,6 +18,7 @@ use crate::events::catalogue::{
     ActorKind, Author, ConversationChange, ConversationChanged, DomainEvent, EventActor,
     MessageCreated, Recorded,
 };
+use crate::events::log::Appended;
 use crate::inbox::assignee::{acting_agent, acting_author, ensure_assignable};
 use crate::inbox::contacts;
 use crate::notifications;
@@ -80,25 +81,28 @@ pub async fn post_message(
     };
     let message = posted.added.message;
     let (claims, agent_id) = (posted.claims, posted.agent_id);
-    let recorded = Recorded {
-        id: event_id,
-        seq: posted.event_seq,
-        occurred_at: posted.event_occurred_at,
-        actor: EventActor {
-            kind: ActorKind::Agent,
-            id: Some(posted.agent_id),
-        },
-        event: DomainEvent::MessageCreated(Box::new(MessageCreated {
-            conversation_id,
-            contact_id: posted.added.contact_id,
-            message: message.clone(),
-            author: Some(Author {
-                display_name: posted.author_display_name,
-                avatar_url: posted.author_avatar_url,
-            }),
-        })),
+    let appended = match posted.event_seq {
+        Some(seq) => Appended::Numbered(vec![Recorded {
+            id: event_id,
+            seq,
+            occurred_at: posted.event_occurred_at,
+            actor: EventActor {
+                kind: ActorKind::Agent,
+                id: Some(posted.agent_id),
+            },
+            event: DomainEvent::MessageCreated(Box::new(MessageCreated {
+                conversation_id,
+                contact_id: posted.added.contact_id,
+                message: message.clone(),
+                author: Some(Author {
+                    display_name: posted.author_display_name,
+                    avatar_url: posted.author_avatar_url,
+                }),
+            })),
+        }]),
+        None => Appended::Waiting(actor.schema.clone()),
     };
-    state.events.committed(workspace_id, &[recorded]);
+    state.events.committed(workspace_id, appended).await;
     if claims {
         // The reply is in: a failure to assign must not report it as failed.
         if let Err(err) = claim(state, actor, conversation_id, agent_id).await {

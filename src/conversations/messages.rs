@@ -63,7 +63,8 @@ pub struct Posted {
     pub agent_id: Uuid,
     pub author_display_name: String,
     pub author_avatar_url: Option<String>,
-    pub event_seq: i64,
+    /// `None` when the event waits for its number (the log's head was busy).
+    pub event_seq: Option<i64>,
     pub event_occurred_at: OffsetDateTime,
     /// A reply to an unassigned conversation in a workspace whose replies assign
     /// (`settings.inbox.autoAssignOnReply`): the author should take it.
@@ -286,12 +287,32 @@ pub async fn store(
     Ok(())
 }
 
-/// The log's next number and the `message.created` event ($1 its id, $2 the author's agent
-/// id, $3 its data), for a message already written.
+/// The log's next number when it is free and no event waits to be numbered, as
+/// `events::log::append` takes it (`None` otherwise: the event then waits for its number).
+const TAKE_NUMBER: &str = "
+    UPDATE {schema}.event_log_head SET seq = seq + 1
+     WHERE only_row IN (
+           SELECT only_row FROM {schema}.event_log_head
+            WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
+              FOR UPDATE SKIP LOCKED)
+    RETURNING seq";
+
+/// The log's next number when it is free ([`TAKE_NUMBER`]) and the `message.created` event
+/// ($1 its id, $2 the author's agent id, $3 its data), numbered or waiting for its number,
+/// for a message already written.
 const HEAD_EVENT: &str = "
-    WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq)
-    INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
-    SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
+    WITH head AS (
+        UPDATE {schema}.event_log_head SET seq = seq + 1
+         WHERE only_row IN (
+               SELECT only_row FROM {schema}.event_log_head
+                WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
+                  FOR UPDATE SKIP LOCKED)
+        RETURNING seq
+    )
+    INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
+    SELECT n.seq, CASE WHEN n.seq IS NULL THEN nextval('{schema}.event_arrivals') END,
+           $1, 'message.created', 'agent', $2, $3::json
+      FROM (SELECT (SELECT seq FROM head) AS seq) n
     RETURNING seq, occurred_at";
 
 /// [`HEAD_EVENT`] with the message's row first ($4 to $8: its id, conversation, kind, body
@@ -305,16 +326,24 @@ const MESSAGE_HEAD_EVENT: &str = "
         RETURNING id
     ),
     head AS (
-        UPDATE {schema}.event_log_head SET seq = seq + 1 WHERE EXISTS (SELECT FROM message)
+        UPDATE {schema}.event_log_head SET seq = seq + 1
+         WHERE EXISTS (SELECT FROM message)
+           AND only_row IN (
+               SELECT only_row FROM {schema}.event_log_head
+                WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
+                  FOR UPDATE SKIP LOCKED)
         RETURNING seq
     )
-    INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
-    SELECT head.seq, $1, 'message.created', 'agent', $2, $3::json FROM head
+    INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
+    SELECT n.seq, CASE WHEN n.seq IS NULL THEN nextval('{schema}.event_arrivals') END,
+           $1, 'message.created', 'agent', $2, $3::json
+      FROM (SELECT (SELECT seq FROM head) AS seq FROM message) n
     RETURNING seq, occurred_at";
 
 /// Records `message.created` (id `event_id`) for the message [`write_by_member`] wrote, as
-/// the last statements of the caller's transaction: the log's head stays locked from here to
-/// the commit. Its data is the message as the REST API shows it, since the events API hands
+/// the last statements of the caller's transaction: numbered when the log's head is free (it
+/// then stays locked from here to the commit), waiting for its number otherwise
+/// ([`Posted::event_seq`] `None`: `events::log::Appended::Waiting`). Its data is the message as the REST API shows it, since the events API hands
 /// the stored text to readers as it is (`tests/api/events.rs` compares the two), without its
 /// email details (a reply by email gets them after it is written; the log keeps the message
 /// as every channel shows it), which the returned message keeps.
@@ -340,7 +369,7 @@ pub async fn record_created(
     // on PostgreSQL, a round trip less or two while the head is locked (`benches/events.rs`);
     // on Citus, two (see `Engine`) after the message's.
     let message = &written.added.message;
-    let (event_seq, event_occurred_at): (i64, OffsetDateTime) = match engine {
+    let (event_seq, event_occurred_at): (Option<i64>, OffsetDateTime) = match engine {
         Engine::Postgres => {
             let statement = if written.stored {
                 HEAD_EVENT
@@ -365,20 +394,28 @@ pub async fn record_created(
         }
         Engine::Citus => {
             store(conn, schema, &mut written).await?;
-            let seq: i64 = sqlx::query_scalar(
-                schema.sql("UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq"),
-            )
-            .fetch_one(&mut *conn)
-            .await?;
+            let seq: Option<i64> = sqlx::query_scalar(schema.sql(TAKE_NUMBER))
+                .fetch_optional(&mut *conn)
+                .await?;
+            // A waiting event's arrival from the coordinator, as `events::log::append` takes it.
+            let arrival: Option<i64> = match seq {
+                Some(_) => None,
+                None => Some(
+                    sqlx::query_scalar(schema.sql("SELECT nextval('{schema}.event_arrivals')"))
+                        .fetch_one(&mut *conn)
+                        .await?,
+                ),
+            };
             sqlx::query_as(schema.sql(
-                "INSERT INTO {schema}.events (seq, id, type, actor_kind, actor_id, data)
-                 VALUES ($1, $2, 'message.created', 'agent', $3, $4::json)
+                "INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
+                 VALUES ($1, $5, $2, 'message.created', 'agent', $3, $4::json)
                  RETURNING seq, occurred_at",
             ))
             .bind(seq)
             .bind(event_id)
             .bind(written.agent_id)
             .bind(data)
+            .bind(arrival)
             .fetch_one(&mut *conn)
             .await?
         }

@@ -489,7 +489,10 @@ async fn record(
         .collect();
     let recorded = log::append(&mut tx, schema, By::Visitor(contact_id), events).await?;
     tx.commit().await?;
-    state.events.committed(recipient.workspace_id, &recorded);
+    state
+        .events
+        .committed(recipient.workspace_id, recorded)
+        .await;
     metrics::counter!("email_received_total").increment(1);
     tracing::info!(
         conversation_id = %taken.conversation_id,

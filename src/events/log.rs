@@ -1,16 +1,18 @@
-//! The log's SQL: appending a transaction's events, and reading a page of them.
+//! The log's SQL: appending a transaction's events, numbering those that waited, and reading
+//! a page of them.
 //!
-//! Appending takes the next numbers from `event_log_head` (whose row lock then lasts until
-//! the transaction ends: see `tenant_migrations/V7__event_log.sql`), then writes the events,
-//! so callers append as the last statements before their commit. (An agent's reply, the
-//! busiest writer, records its one event itself: `conversations::messages::record_created`.)
+//! Appending takes the next numbers from `event_log_head` when no one holds it (its row lock
+//! then lasts until the transaction ends: see `tenant_migrations/V7__event_log.sql`), and
+//! otherwise writes the events without numbers, for [`number_waiting`] to number after the
+//! commit (`tenant_migrations/V27__event_numbering.sql` says why and what still holds).
+//! Readers see numbered events only. (An agent's reply, the busiest writer, records its one
+//! event itself: `conversations::messages::record_created`.)
 
 use serde::Serialize;
 use serde_json::value::RawValue;
-use sqlx::PgConnection;
 use sqlx::postgres::PgRow;
 use sqlx::types::Json;
-use sqlx::{FromRow, Row};
+use sqlx::{FromRow, PgConnection, PgPool, Row};
 use supportdesk_core::tenancy::TenantSchema;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -65,17 +67,62 @@ fn columns(event: &DomainEvent) -> Result<(String, String), serde_json::Error> {
     Ok((columns.r#type, columns.data.get().to_owned()))
 }
 
-/// Records `events`, in this order, in the transaction `conn` is in. Nothing is written for
-/// an empty list.
+/// A transaction's events as [`append`] wrote them: hand them to
+/// [`Publisher::committed`](super::publisher::Publisher::committed) after the commit.
+#[must_use = "subscribers hear of the events through `Publisher::committed`, after the commit"]
+#[derive(Debug)]
+pub enum Appended {
+    /// Numbered in the transaction (the log's head was free): subscribers hear them as they
+    /// are.
+    Numbered(Vec<Recorded>),
+    /// Written without numbers (the head was busy, or events waited to be numbered): they
+    /// are numbered after the commit ([`number_waiting`]), then heard.
+    Waiting(TenantSchema),
+}
+
+impl Appended {
+    /// Nothing was recorded.
+    pub fn nothing() -> Self {
+        Self::Numbered(Vec::new())
+    }
+}
+
+/// Takes `count` numbers from the log's head when it is free and no event waits to be
+/// numbered (`tenant_migrations/V27__event_numbering.sql`): the first of them, and the actor's
+/// id as [`By::parts`] left it to be found. `None` when the head was busy: the caller writes
+/// its events without numbers. The subquery locks the head or skips it, and the `UPDATE` then
+/// changes only a row the subquery locked, so a busy head is never waited for.
+const TAKE_NUMBERS: &str = "
+    UPDATE {schema}.event_log_head SET seq = seq + $1
+     WHERE only_row IN (
+           SELECT only_row FROM {schema}.event_log_head
+            WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
+              FOR UPDATE SKIP LOCKED)
+    RETURNING seq - $1,
+              coalesce($2, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $3))";
+
+/// Arrivals for `$1` events written without numbers. No table is read, so on Citus the
+/// coordinator evaluates it (always the same node, whichever holds the schema): one
+/// sequence's numbers, in the order they are taken.
+const TAKE_ARRIVALS: &str = "SELECT nextval('{schema}.event_arrivals') FROM generate_series(1, $1)";
+
+/// Records `events`, in this order, in the transaction `conn` is in, numbered when the log's
+/// head is free and waiting to be numbered after the commit otherwise ([`Appended`]).
+/// Nothing is written for an empty list.
+///
+/// Callers append after every statement that reads or locks what the events report (their
+/// arrival is taken here, and an event must arrive after anything its transaction saw), and
+/// as late as they can: a numbered append holds the head until the commit.
 pub async fn append(
     conn: &mut PgConnection,
     schema: &TenantSchema,
     by: By,
     events: Vec<DomainEvent>,
-) -> sqlx::Result<Vec<Recorded>> {
+) -> sqlx::Result<Appended> {
     if events.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Appended::nothing());
     }
+    let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
     let mut ids = Vec::with_capacity(events.len());
     let mut types = Vec::with_capacity(events.len());
     let mut data = Vec::with_capacity(events.len());
@@ -88,28 +135,44 @@ pub async fn append(
         data.push(json);
     }
     let (kind, id, user_id) = by.parts();
-    // Two statements: the numbers taken from the head (its row lock held until commit, so
-    // numbers are taken in commit order), with the acting member's agent id when only their
-    // account is known; then the events. One statement that did both (a data-modifying CTE
-    // feeding an `INSERT ... SELECT`) is a plan Citus runs in steps and, for a table with a
-    // `now()` default, deparses wrongly; these two are plain single-node statements.
-    let (base, actor_id): (i64, Option<Uuid>) = sqlx::query_as(schema.sql(
-        "UPDATE {schema}.event_log_head SET seq = seq + $1
-         RETURNING seq - $1,
-                   coalesce($2, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $3))",
-    ))
-    .bind(i64::try_from(events.len()).unwrap_or(i64::MAX))
-    .bind(id)
-    .bind(user_id)
-    .fetch_one(&mut *conn)
-    .await?;
-    let rows: Vec<(i64, Uuid, time::OffsetDateTime, Option<Uuid>)> = sqlx::query_as(schema.sql(
+    // Statements of their own, each a plain single-node statement on Citus (a data-modifying
+    // CTE is a plan Citus runs in steps and, for a table with a `now()` default, deparses
+    // wrongly).
+    let numbered: Option<(i64, Option<Uuid>)> = sqlx::query_as(schema.sql(TAKE_NUMBERS))
+        .bind(count)
+        .bind(id)
+        .bind(user_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let (base, arrivals, actor_id) = match numbered {
+        Some((base, actor_id)) => (Some(base), None, actor_id),
+        None => {
+            let arrivals: Vec<i64> = sqlx::query_scalar(schema.sql(TAKE_ARRIVALS))
+                .bind(count)
+                .fetch_all(&mut *conn)
+                .await?;
+            let actor_id = match (id, user_id) {
+                (None, Some(user_id)) => {
+                    sqlx::query_scalar(
+                        schema.sql("SELECT id FROM {schema}.agent_profiles WHERE user_id = $1"),
+                    )
+                    .bind(user_id)
+                    .fetch_optional(&mut *conn)
+                    .await?
+                }
+                _ => id,
+            };
+            (None, Some(arrivals), actor_id)
+        }
+    };
+    let rows: Vec<(Option<i64>, Uuid, OffsetDateTime)> = sqlx::query_as(schema.sql(
         "INSERT INTO {schema}.events
-                (seq, id, type, actor_kind, actor_id, data, conversation_id)
-         SELECT $4 + e.n, e.id, e.type, $5, $6, e.data, e.conversation_id
+                (seq, arrival, id, type, actor_kind, actor_id, data, conversation_id)
+         SELECT $4 + e.n, ($8::bigint[])[e.n], e.id, e.type, $5, $6, e.data, e.conversation_id
            FROM unnest($1::uuid[], $2::text[], $3::text[]::json[], $7::uuid[])
                     WITH ORDINALITY AS e(id, type, data, conversation_id, n)
-         RETURNING seq, id, occurred_at, actor_id",
+          ORDER BY e.n
+         RETURNING seq, id, occurred_at",
     ))
     .bind(&ids)
     .bind(&types)
@@ -118,21 +181,80 @@ pub async fn append(
     .bind(kind)
     .bind(actor_id)
     .bind(&activity_of)
+    .bind(arrivals)
     .fetch_all(conn)
     .await?;
+    if base.is_none() {
+        return Ok(Appended::Waiting(schema.clone()));
+    }
     let mut recorded: Vec<Recorded> = rows
         .into_iter()
         .zip(events)
-        .map(|((seq, id, occurred_at, actor_id), event)| Recorded {
-            id,
-            seq,
-            occurred_at,
-            actor: EventActor { kind, id: actor_id },
-            event,
+        .filter_map(|((seq, id, occurred_at), event)| {
+            Some(Recorded {
+                id,
+                seq: seq?,
+                occurred_at,
+                actor: EventActor { kind, id: actor_id },
+                event,
+            })
         })
         .collect();
     recorded.sort_by_key(|r| r.seq);
-    Ok(recorded)
+    Ok(Appended::Numbered(recorded))
+}
+
+/// Events numbered per pass of [`number_waiting`].
+const NUMBERING_BATCH: i64 = 1000;
+
+/// Numbers the workspace's events that wait for it, in arrival order, under the log's head,
+/// and commits: what it numbered, oldest first, as stored. Several passes, on any replicas,
+/// may run at once: they take turns on the head, and each numbers what the one before left.
+pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<Vec<Stored>> {
+    let mut numbered = Vec::new();
+    loop {
+        let mut tx = db.begin().await?;
+        // The head first: every statement after it sees what the pass before this one
+        // numbered (a statement's snapshot is taken when it starts).
+        let base: i64 =
+            sqlx::query_scalar(schema.sql("SELECT seq FROM {schema}.event_log_head FOR UPDATE"))
+                .fetch_one(&mut *tx)
+                .await?;
+        let mut batch: Vec<Stored> = sqlx::query_as(schema.sql(
+            "UPDATE {schema}.events e SET seq = $1 + w.n
+               FROM (SELECT arrival, row_number() OVER (ORDER BY arrival) AS n
+                       FROM {schema}.events WHERE seq IS NULL
+                      ORDER BY arrival LIMIT $2) w
+              WHERE e.arrival = w.arrival AND e.seq IS NULL
+             RETURNING e.seq, e.id, e.type, e.occurred_at, e.actor_kind, e.actor_id, e.data",
+        ))
+        .bind(base)
+        .bind(NUMBERING_BATCH)
+        .fetch_all(&mut *tx)
+        .await?;
+        let Some(last) = batch.iter().map(|e| e.seq).max() else {
+            tx.rollback().await?;
+            return Ok(numbered);
+        };
+        sqlx::query(schema.sql("UPDATE {schema}.event_log_head SET seq = $1"))
+            .bind(last)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        let full = batch.len() as i64 >= NUMBERING_BATCH;
+        batch.sort_by_key(|e| e.seq);
+        numbered.append(&mut batch);
+        if !full {
+            return Ok(numbered);
+        }
+    }
+}
+
+/// Whether any of the workspace's events waits to be numbered.
+pub async fn any_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<bool> {
+    sqlx::query_scalar(schema.sql("SELECT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)"))
+        .fetch_one(db)
+        .await
 }
 
 /// One recorded event as stored and as `GET /api/events` shows it: `type` names it and
@@ -250,7 +372,7 @@ pub async fn activity_of(
     sqlx::query_as(schema.sql(
         "SELECT * FROM (
              SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM {schema}.events
-              WHERE conversation_id = $1 ORDER BY seq DESC LIMIT $2
+              WHERE conversation_id = $1 AND seq IS NOT NULL ORDER BY seq DESC LIMIT $2
          ) newest ORDER BY seq",
     ))
     .bind(conversation_id)

@@ -1,5 +1,6 @@
 //! One event log per workspace: every change is recorded once, in the transaction that makes
-//! it, with a per-workspace `seq` in commit order, and handed to subscribers after the commit.
+//! it, with a per-workspace `seq` (gap-free, and after every event the change's transaction
+//! saw), and handed to subscribers after the commit.
 //!
 //! Why a log rather than messages sent after each write: a committed change always has its
 //! event and a rolled-back one never does; a client that was away asks for what it missed
@@ -9,11 +10,12 @@
 //!
 //! - `catalogue`: the [`DomainEvent`](catalogue::DomainEvent)s and how they are shown.
 //! - `log`: appending and reading, in the workspace's schema.
-//! - `publisher`: subscribers after commit (the chat hub).
+//! - `publisher`: numbering what waited, then subscribers after commit (the chat hub).
 //! - `routes`: `GET /api/events`.
 //!
 //! Writers: `log::append` as the last statement of the transaction, `commit`, then
-//! `state.events.committed(...)`; [`record`] does the three for a [`TenantTx`].
+//! `state.events.committed(...).await` (which numbers the events first when the log's head
+//! was busy: `publisher`); [`record`] does the three for a [`TenantTx`].
 
 pub mod catalogue;
 pub mod log;
@@ -27,21 +29,22 @@ use crate::authz::{Permission, RequireExt, Rule};
 use crate::error::Result;
 use crate::state::AppState;
 use crate::tenancy::context::TenantTx;
-use catalogue::{DomainEvent, Recorded};
+use catalogue::DomainEvent;
 
-/// Appends `events` for the acting member or key, commits, and hands them to subscribers.
+/// Appends `events` for the acting member or key, commits, and hands them to subscribers
+/// (numbered first, when they waited for their numbers).
 pub async fn record(
     state: &AppState,
     mut tenant: TenantTx,
     events: Vec<DomainEvent>,
-) -> Result<Vec<Recorded>> {
+) -> Result<()> {
     let by = log::By::from(&tenant.actor);
     let workspace_id = tenant.actor.workspace_id;
     let (conn, schema) = tenant.parts();
-    let recorded = log::append(conn, schema, by, events).await?;
+    let appended = log::append(conn, schema, by, events).await?;
     tenant.commit().await?;
-    state.events.committed(workspace_id, &recorded);
-    Ok(recorded)
+    state.events.committed(workspace_id, appended).await;
+    Ok(())
 }
 
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {

@@ -1,37 +1,183 @@
 //! After commit: a transaction's recorded events reach this process's subscribers (the chat
-//! hub today), synchronously and in commit order per writer. A subscriber must not block:
-//! the hub hands events to its own queues. Durable subscribers (integrations) read the log
-//! itself at their own pace, from the last seq they handled.
+//! hub today), in commit order per writer. A subscriber must not block: the hub hands events
+//! to its own queues. Durable subscribers (integrations) read the log itself at their own
+//! pace, from the last seq they handled.
+//!
+//! Events written without numbers ([`Appended::Waiting`]) are numbered here first, by a pass
+//! over the workspace's waiting events ([`log::number_waiting`]) that every writer of the
+//! workspace who asks meanwhile shares: when 16 writers of one workspace commit at once, a
+//! pass or two number all of them. A writer returns once its events are numbered, so a
+//! client that reads the log after its write finds the write there. Subscribers hear the
+//! events from whichever replica numbered them (it may be another's writer's events: each is
+//! numbered once, so heard once).
+//!
+//! A replica that stops between a commit and its pass leaves events waiting: the next write
+//! in that workspace waits behind them and numbers them, and every replica looks for any
+//! left over when it starts and every [`SWEEP_EVERY`] after ([`Publisher::sweep`]).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
+use sqlx::PgPool;
+use supportdesk_core::tenancy::TenantSchema;
+use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use super::catalogue::Recorded;
+use super::log::{self, Appended};
+
+/// How often a replica looks for events left waiting by a replica that stopped.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(300);
+/// Workspaces read from the control plane at a time by a sweep.
+const SWEEP_PAGE: i64 = 500;
+/// A workspace whose writers have not asked for a pass this long is forgotten here.
+const LANE_IDLE: Duration = Duration::from_secs(600);
 
 /// Hears every committed event of this process.
 pub trait Subscriber: Send + Sync {
     fn committed(&self, workspace_id: Uuid, events: &[Recorded]);
 }
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Publisher {
     subscribers: Vec<Arc<dyn Subscriber>>,
+    db: PgPool,
+    lanes: moka::sync::Cache<Uuid, Arc<Lane>>,
+}
+
+/// One workspace's passes here: writers who ask while a pass runs share the next one.
+#[derive(Default)]
+struct Lane {
+    /// Tickets handed out: a writer takes the next one after its commit.
+    asked: AtomicU64,
+    /// The highest ticket a finished pass covered; held while a pass runs, so this replica's
+    /// passes of one workspace take turns (replicas take turns on the log's head).
+    covered: tokio::sync::Mutex<u64>,
 }
 
 impl Publisher {
-    pub fn new(subscribers: Vec<Arc<dyn Subscriber>>) -> Self {
-        Self { subscribers }
+    /// `db` numbers events that waited ([`Appended::Waiting`]).
+    pub fn new(subscribers: Vec<Arc<dyn Subscriber>>, db: PgPool) -> Self {
+        Self {
+            subscribers,
+            db,
+            lanes: moka::sync::Cache::builder().time_to_idle(LANE_IDLE).build(),
+        }
     }
 
-    /// Hands events just committed to every subscriber. Call it after the commit.
-    pub fn committed(&self, workspace_id: Uuid, events: &[Recorded]) {
+    /// Hands a transaction's events to every subscriber, numbering them first when they
+    /// waited. Call it after the commit. A pass that fails is logged: its events wait for
+    /// the next pass (the next write in the workspace, or the [`sweep`](Self::sweep)).
+    pub async fn committed(&self, workspace_id: Uuid, appended: Appended) {
+        match appended {
+            Appended::Numbered(events) => self.publish(workspace_id, &events),
+            Appended::Waiting(schema) => self.number(workspace_id, &schema).await,
+        }
+    }
+
+    /// Returns once a pass that started after this call has numbered the workspace's
+    /// waiting events (this one's, or the one it shared), or has failed.
+    async fn number(&self, workspace_id: Uuid, schema: &TenantSchema) {
+        let lane = self
+            .lanes
+            .get_with(workspace_id, || Arc::new(Lane::default()));
+        let ticket = lane.asked.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut covered = lane.covered.lock().await;
+        if *covered >= ticket {
+            return;
+        }
+        // Every ticket handed out so far was taken after its writer's commit, which this
+        // pass's statements, starting later, see.
+        let covers = lane.asked.load(Ordering::SeqCst);
+        match self.pass(workspace_id, schema).await {
+            Ok(()) => *covered = covers,
+            Err(err) => {
+                tracing::warn!(error = %err, %workspace_id, "numbering waiting events failed");
+            }
+        }
+    }
+
+    /// Numbers what waits in the workspace and hands it to subscribers.
+    async fn pass(&self, workspace_id: Uuid, schema: &TenantSchema) -> sqlx::Result<()> {
+        let numbered = log::number_waiting(&self.db, schema).await?;
+        metrics::counter!("events_numbered_after_commit_total").increment(numbered.len() as u64);
+        let mut events = Vec::with_capacity(numbered.len());
+        for stored in numbered {
+            match Recorded::try_from(stored) {
+                Ok(recorded) => events.push(recorded),
+                Err(err) => {
+                    tracing::error!(error = %err, %workspace_id, "a logged event did not read back");
+                }
+            }
+        }
+        self.publish(workspace_id, &events);
+        Ok(())
+    }
+
+    fn publish(&self, workspace_id: Uuid, events: &[Recorded]) {
         if events.is_empty() {
             return;
         }
         metrics::counter!("events_recorded_total").increment(events.len() as u64);
         for subscriber in &self.subscribers {
             subscriber.committed(workspace_id, events);
+        }
+    }
+
+    /// Numbers the events of every workspace that has some waiting (left by a replica that
+    /// stopped between a commit and its pass); how many workspaces had some.
+    pub async fn sweep(&self) -> sqlx::Result<usize> {
+        let mut after = Uuid::nil();
+        let mut found = 0;
+        loop {
+            let page: Vec<(Uuid, String)> = sqlx::query_as(
+                "SELECT id, schema_name FROM public.workspaces WHERE id > $1 ORDER BY id LIMIT $2",
+            )
+            .bind(after)
+            .bind(SWEEP_PAGE)
+            .fetch_all(&self.db)
+            .await?;
+            let Some((last, _)) = page.last() else {
+                return Ok(found);
+            };
+            after = *last;
+            for (workspace_id, schema) in page {
+                let Ok(schema) = TenantSchema::parse(&schema) else {
+                    continue;
+                };
+                match log::any_waiting(&self.db, &schema).await {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        found += 1;
+                        self.number(workspace_id, &schema).await;
+                    }
+                    Err(err) => {
+                        tracing::warn!(error = %err, %workspace_id, "could not look for waiting events");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sweeps at once, then every [`SWEEP_EVERY`], until `stop`.
+    pub async fn run_sweeps(self, stop: CancellationToken) {
+        let mut ticks = tokio::time::interval(SWEEP_EVERY);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                _ = ticks.tick() => {
+                    tokio::select! {
+                        () = stop.cancelled() => return,
+                        swept = self.sweep() => match swept {
+                            Ok(0) => {}
+                            Ok(workspaces) => tracing::info!(workspaces, "numbered events left waiting"),
+                            Err(err) => tracing::warn!(error = %err, "could not list workspaces to sweep"),
+                        },
+                    }
+                }
+            }
         }
     }
 }

@@ -24,7 +24,8 @@ use crate::credentials::jwt::TokenKind;
 use crate::credentials::password::Password;
 use crate::email_address::EmailAddress;
 use crate::error::{Error, FieldChecks, OnConstraint, Result};
-use crate::events::catalogue::{AgentChange, AgentChanged, DomainEvent, Recorded};
+use crate::events::catalogue::{AgentChange, AgentChanged, DomainEvent};
+use crate::events::log::Appended;
 use crate::events::log::{self, By};
 use crate::extract::{AppJson, ClientIp};
 use crate::memberships::MembershipSummary;
@@ -123,7 +124,10 @@ pub async fn accept(
         recorded,
     } = join(&mut tx, &invitation, user.id, client).await?;
     tx.commit().await?;
-    state.events.committed(invitation.workspace_id, &recorded);
+    state
+        .events
+        .committed(invitation.workspace_id, recorded)
+        .await;
     state
         .memberships
         .changed(user.id, invitation.workspace_id)
@@ -200,7 +204,10 @@ async fn join_as(
         recorded,
     } = join(&mut tx, &invitation, user_id, client).await?;
     tx.commit().await?;
-    state.events.committed(invitation.workspace_id, &recorded);
+    state
+        .events
+        .committed(invitation.workspace_id, recorded)
+        .await;
     state
         .memberships
         .changed(user_id, invitation.workspace_id)
@@ -329,5 +336,5 @@ async fn join(
 /// A membership just made, and its `agent.updated` event (to hand on once committed).
 struct Membership {
     workspace: MembershipSummary,
-    recorded: Vec<Recorded>,
+    recorded: Appended,
 }

@@ -121,7 +121,7 @@ pub async fn add_by_member(
         tx.rollback().await?;
         return Ok(None);
     };
-    // Last: the log's head stays locked from the event's append to the commit.
+    // Last: an event that takes the log's head holds it from its append to the commit.
     let posted = messages::record_created(&mut tx, schema, written, event_id, engine).await?;
     tx.commit().await?;
     Ok(Some(posted))

@@ -158,7 +158,7 @@ pub async fn rate(
     let team_name = workspace::team_name(brand, workspace_name);
     let recorded = record(conn, schema, &link, &rating).await?;
     tx.commit().await?;
-    state.events.committed(request.workspace_id, &recorded);
+    state.events.committed(request.workspace_id, recorded).await;
     Ok((
         StatusCode::CREATED,
         AppJson(LinkRated {
@@ -218,7 +218,7 @@ pub async fn comment(
         .ok_or_else(|| Error::conflict("comment_given", "this rating has a comment already"))?;
     let recorded = record(conn, schema, &link, &rating).await?;
     tx.commit().await?;
-    state.events.committed(request.workspace_id, &recorded);
+    state.events.committed(request.workspace_id, recorded).await;
     Ok(AppJson(rating))
 }
 
@@ -229,7 +229,7 @@ async fn record(
     schema: &supportdesk_core::tenancy::TenantSchema,
     link: &Link,
     rating: &Rating,
-) -> Result<Vec<crate::events::catalogue::Recorded>> {
+) -> Result<crate::events::log::Appended> {
     let rated = DomainEvent::ConversationRated(Box::new(ConversationRated {
         conversation_id: link.conversation_id,
         contact_id: link.contact_id,

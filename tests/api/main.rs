@@ -20,6 +20,7 @@ mod change_email;
 mod citus;
 mod dashboard_resync;
 mod email_verification;
+mod event_numbering;
 mod event_order;
 mod events;
 mod http_conventions;

@@ -112,7 +112,8 @@ pub async fn prune_batch(
     retention: Duration,
 ) -> sqlx::Result<u64> {
     let deleted: i64 = sqlx::query_scalar(schema.sql(
-        "WITH oldest AS (SELECT seq, occurred_at FROM {schema}.events ORDER BY seq LIMIT $2),
+        "WITH oldest AS (SELECT seq, occurred_at FROM {schema}.events
+                       WHERE seq IS NOT NULL ORDER BY seq LIMIT $2),
               cut AS (SELECT coalesce(
                           (SELECT min(seq) FROM oldest
                             WHERE occurred_at >= now() - make_interval(secs => $1)),
