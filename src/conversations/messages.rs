@@ -13,6 +13,7 @@ use uuid::Uuid;
 use crate::attachments::record::{self as attachments, Attachment};
 use crate::email_address::EmailAddress;
 use crate::email_channel::details::{self as email_details, EmailDetails};
+use crate::events::log::head_is_free;
 use crate::pagination::{Page, TimeKey};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, sqlx::Type)]
@@ -287,58 +288,47 @@ pub async fn store(
     Ok(())
 }
 
-/// The log's next number when it is free and no event waits to be numbered, as
+/// The log's next number when it is free (`events::log::head_is_free`), as
 /// `events::log::append` takes it (`None` otherwise: the event then waits for its number).
-const TAKE_NUMBER: &str = "
-    UPDATE {schema}.event_log_head SET seq = seq + 1
-     WHERE only_row IN (
-           SELECT only_row FROM {schema}.event_log_head
-            WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
-              FOR UPDATE SKIP LOCKED)
-    RETURNING seq";
+const TAKE_NUMBER: &str = concat!(
+    "UPDATE {schema}.event_log_head SET seq = seq + 1 WHERE ",
+    head_is_free!(),
+    " RETURNING seq"
+);
 
-/// The log's next number when it is free ([`TAKE_NUMBER`]) and the `message.created` event
-/// ($1 its id, $2 the author's agent id, $3 its data), numbered or waiting for its number,
-/// for a message already written.
-const HEAD_EVENT: &str = "
-    WITH head AS (
-        UPDATE {schema}.event_log_head SET seq = seq + 1
-         WHERE only_row IN (
-               SELECT only_row FROM {schema}.event_log_head
-                WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
-                  FOR UPDATE SKIP LOCKED)
-        RETURNING seq
-    )
-    INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
-    SELECT n.seq, CASE WHEN n.seq IS NULL THEN nextval('{schema}.event_arrivals') END,
-           $1, 'message.created', 'agent', $2, $3::json
-      FROM (SELECT (SELECT seq FROM head) AS seq) n
-    RETURNING seq, occurred_at";
+/// [`TAKE_NUMBER`] and the `message.created` event ($1 its id, $2 the author's agent id, $3
+/// its data), numbered or waiting for its number, for a message already written.
+const HEAD_EVENT: &str = concat!(
+    "WITH head AS (UPDATE {schema}.event_log_head SET seq = seq + 1 WHERE ",
+    head_is_free!(),
+    " RETURNING seq)
+     INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
+     SELECT n.seq, CASE WHEN n.seq IS NULL THEN nextval('{schema}.event_arrivals') END,
+            $1, 'message.created', 'agent', $2, $3::json
+       FROM (SELECT (SELECT seq FROM head) AS seq) n
+     RETURNING seq, occurred_at"
+);
 
 /// [`HEAD_EVENT`] with the message's row first ($4 to $8: its id, conversation, kind, body
 /// and time). A data-modifying CTE that nothing reads runs after the main statement, so the
 /// message would be written with the head locked: the head's `WHERE` reads it, which writes
 /// the message first and takes the head's lock after it.
-const MESSAGE_HEAD_EVENT: &str = "
-    WITH message AS (
-        INSERT INTO {schema}.messages (id, conversation_id, kind, body, author_agent_id, created_at)
-        VALUES ($4, $5, $6, $7, $2, $8)
-        RETURNING id
-    ),
-    head AS (
-        UPDATE {schema}.event_log_head SET seq = seq + 1
-         WHERE EXISTS (SELECT FROM message)
-           AND only_row IN (
-               SELECT only_row FROM {schema}.event_log_head
-                WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
-                  FOR UPDATE SKIP LOCKED)
-        RETURNING seq
-    )
-    INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
-    SELECT n.seq, CASE WHEN n.seq IS NULL THEN nextval('{schema}.event_arrivals') END,
-           $1, 'message.created', 'agent', $2, $3::json
-      FROM (SELECT (SELECT seq FROM head) AS seq FROM message) n
-    RETURNING seq, occurred_at";
+const MESSAGE_HEAD_EVENT: &str = concat!(
+    "WITH message AS (
+         INSERT INTO {schema}.messages (id, conversation_id, kind, body, author_agent_id, created_at)
+         VALUES ($4, $5, $6, $7, $2, $8)
+         RETURNING id
+     ),
+     head AS (UPDATE {schema}.event_log_head SET seq = seq + 1
+               WHERE EXISTS (SELECT FROM message) AND ",
+    head_is_free!(),
+    " RETURNING seq)
+     INSERT INTO {schema}.events (seq, arrival, id, type, actor_kind, actor_id, data)
+     SELECT n.seq, CASE WHEN n.seq IS NULL THEN nextval('{schema}.event_arrivals') END,
+            $1, 'message.created', 'agent', $2, $3::json
+       FROM (SELECT (SELECT seq FROM head) AS seq FROM message) n
+     RETURNING seq, occurred_at"
+);
 
 /// Records `message.created` (id `event_id`) for the message [`write_by_member`] wrote, as
 /// the last statements of the caller's transaction: numbered when the log's head is free (it

@@ -87,19 +87,30 @@ impl Appended {
     }
 }
 
-/// Takes `count` numbers from the log's head when it is free and no event waits to be
-/// numbered (`tenant_migrations/V27__event_numbering.sql`): the first of them, and the actor's
-/// id as [`By::parts`] left it to be found. `None` when the head was busy: the caller writes
-/// its events without numbers. The subquery locks the head or skips it, and the `UPDATE` then
-/// changes only a row the subquery locked, so a busy head is never waited for.
-const TAKE_NUMBERS: &str = "
-    UPDATE {schema}.event_log_head SET seq = seq + $1
-     WHERE only_row IN (
-           SELECT only_row FROM {schema}.event_log_head
-            WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
-              FOR UPDATE SKIP LOCKED)
-    RETURNING seq - $1,
-              coalesce($2, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $3))";
+/// The condition under which a writer takes numbers from the log's head, as the `WHERE` of
+/// an `UPDATE` of `event_log_head`: the head is free and no event waits to be numbered
+/// (`tenant_migrations/V27__event_numbering.sql`). The subquery, run once before the
+/// `UPDATE` reads the head, locks the head or skips it, and the `UPDATE` changes the head
+/// only when the subquery locked it, so a busy head is never waited for. A macro, so that
+/// every statement taking numbers spells it once (`concat!`).
+macro_rules! head_is_free {
+    () => {
+        "EXISTS (SELECT FROM {schema}.event_log_head
+                  WHERE NOT EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL)
+                    FOR UPDATE SKIP LOCKED)"
+    };
+}
+pub(crate) use head_is_free;
+
+/// Takes `count` numbers from the log's head when it is free ([`head_is_free`]): the first
+/// of them, and the actor's id as [`By::parts`] left it to be found. `None` when the head was
+/// busy: the caller writes its events without numbers.
+const TAKE_NUMBERS: &str = concat!(
+    "UPDATE {schema}.event_log_head SET seq = seq + $1 WHERE ",
+    head_is_free!(),
+    " RETURNING seq - $1,
+                coalesce($2, (SELECT id FROM {schema}.agent_profiles WHERE user_id = $3))"
+);
 
 /// Arrivals for `$1` events written without numbers. No table is read, so on Citus the
 /// coordinator evaluates it (always the same node, whichever holds the schema): one
