@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use sqlx::PgPool;
 use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::pages::workspaces_after;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -131,13 +132,7 @@ impl Publisher {
         let mut after = Uuid::nil();
         let mut found = 0;
         loop {
-            let page: Vec<(Uuid, String)> = sqlx::query_as(
-                "SELECT id, schema_name FROM public.workspaces WHERE id > $1 ORDER BY id LIMIT $2",
-            )
-            .bind(after)
-            .bind(SWEEP_PAGE)
-            .fetch_all(&self.db)
-            .await?;
+            let page = workspaces_after(&self.db, after, SWEEP_PAGE).await?;
             let Some((last, _)) = page.last() else {
                 return Ok(found);
             };

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use sqlx::PgPool;
 use supportdesk_core::tenancy::TenantSchema;
+use supportdesk_core::tenancy::pages::workspaces_after;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -50,13 +51,7 @@ pub async fn prune_all(db: &PgPool, retention: Duration) -> sqlx::Result<u64> {
     let mut after = Uuid::nil();
     let mut pruned = 0;
     loop {
-        let page: Vec<(Uuid, String)> = sqlx::query_as(
-            "SELECT id, schema_name FROM public.workspaces WHERE id > $1 ORDER BY id LIMIT $2",
-        )
-        .bind(after)
-        .bind(WORKSPACE_PAGE)
-        .fetch_all(db)
-        .await?;
+        let page = workspaces_after(db, after, WORKSPACE_PAGE).await?;
         let Some((last, _)) = page.last() else {
             return Ok(pruned);
         };

@@ -6,6 +6,7 @@
 //!   created, so creating one does not wait on ~45 `CREATE`s in a large catalog.
 //! - `deletion`: dropping the data of a deleted workspace (the worker's outbox work).
 //! - `citus`: where workspaces live on a Citus cluster, moving and rebalancing them.
+//! - `pages`: every workspace, a page at a time, for passes over all of them.
 //!
 //! Here rather than in the API because the worker makes spares and drops workspaces; who may
 //! act in a workspace (memberships, the tenant transaction) stays with the API's `tenancy`.
@@ -13,6 +14,7 @@
 pub mod citus;
 pub mod deletion;
 pub mod migrations;
+pub mod pages;
 mod schema;
 pub mod spares;
 
