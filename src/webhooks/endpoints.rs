@@ -20,6 +20,7 @@ use crate::authz::Actor;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, FieldChecks, Problem, Result};
 use crate::events::catalogue::DomainEvent;
+use crate::events::log::Appended;
 use crate::extract::{AppJson, ClientIp, PathId, Resource};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -335,6 +336,13 @@ pub async fn create(
     let sealed = key(&state).seal_bytes(&bytes);
     let workspace_id = actor.workspace_id;
     let by = By::from(&actor);
+    // Events committed before this request that still wait for their numbers get them (and
+    // reach the hub) first, so the head read below is past them: an endpoint hears what
+    // happens after it was made, never what happened before (`events::log::number_waiting`).
+    state
+        .events
+        .committed(workspace_id, Appended::Waiting(actor.schema.clone()))
+        .await;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     // Serialises endpoint creation per workspace, so the bound holds under concurrent requests.

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -243,4 +243,40 @@ async fn events_a_stopped_replica_left_waiting_are_numbered_by_the_next_write_or
     assert_eq!(events[0]["id"], left.to_string());
     assert_eq!(events[1]["data"]["body"], "After the leftover");
     assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+}
+
+#[tokio::test]
+async fn a_webhook_endpoint_made_while_events_wait_starts_after_them() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let token = owner.workspace_token.clone();
+    app.start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let start = app.head(&token).await;
+    let left = leave_waiting(&app, owner.workspace_id).await;
+
+    let created = app
+        .json_ok(
+            Method::POST,
+            "/api/webhooks",
+            &json!({"url": "https://hooks.example.com/in", "eventTypes": ["*"]}),
+            &token,
+            StatusCode::CREATED,
+        )
+        .await;
+
+    // What waited was numbered first, and the endpoint starts after it: it hears only what
+    // happens once it exists.
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1]);
+    assert_eq!(events[0]["id"], left.to_string());
+    let cursor: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT cursor FROM {}.webhook_endpoints WHERE id = $1",
+        schema(owner.workspace_id)
+    )))
+    .bind(id(&created).parse::<Uuid>().unwrap())
+    .fetch_one(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(cursor, start + 1);
 }
