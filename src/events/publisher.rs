@@ -77,6 +77,13 @@ impl Publisher {
         }
     }
 
+    /// Numbers whatever of the workspace's events waits now and hands it to subscribers,
+    /// for a reader about to start from the log's head (a new webhook endpoint): what was
+    /// committed before this call is then at or below the head it reads.
+    pub async fn settle(&self, workspace_id: Uuid, schema: &TenantSchema) {
+        self.number(workspace_id, schema).await;
+    }
+
     /// Returns once a pass that started after this call has numbered the workspace's
     /// waiting events (this one's, or the one it shared), or has failed.
     async fn number(&self, workspace_id: Uuid, schema: &TenantSchema) {

@@ -20,7 +20,6 @@ use crate::authz::Actor;
 use crate::error::responses::OwnerErrors;
 use crate::error::{Error, FieldChecks, Problem, Result};
 use crate::events::catalogue::DomainEvent;
-use crate::events::log::Appended;
 use crate::extract::{AppJson, ClientIp, PathId, Resource};
 use crate::state::AppState;
 use crate::tenancy::context::{Tenant, TenantTx};
@@ -339,10 +338,7 @@ pub async fn create(
     // Events committed before this request that still wait for their numbers get them (and
     // reach the hub) first, so the head read below is past them: an endpoint hears what
     // happens after it was made, never what happened before (`events::log::number_waiting`).
-    state
-        .events
-        .committed(workspace_id, Appended::Waiting(actor.schema.clone()))
-        .await;
+    state.events.settle(workspace_id, &actor.schema).await;
     let mut tenant = TenantTx::begin(&state, actor).await?;
     let (conn, schema) = tenant.parts();
     // Serialises endpoint creation per workspace, so the bound holds under concurrent requests.
