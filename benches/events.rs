@@ -9,8 +9,10 @@
 //!    `notifications::add_by_member` commits. `EVENTS_BENCH_WRITERS` (16) writers for
 //!    `EVENTS_BENCH_SECONDS` (30) per run, the two alternated `EVENTS_BENCH_ROUNDS` (3) times,
 //!    each run after a `CHECKPOINT` (so no run pays for the pages another dirtied), first all
-//!    in one workspace (every writer waits for the one log head: the worst case), then spread
-//!    over `EVENTS_BENCH_SPREAD` (16) workspaces.
+//!    in one workspace over its 4 conversations (every writer waits for the one log head, and
+//!    for its conversation's row behind 3 others: the worst case), then in one workspace with
+//!    a conversation each (the log's head is all the writers share), then spread over
+//!    `EVENTS_BENCH_SPREAD` (16) workspaces. `EVENTS_BENCH_ROUNDS=0` skips the write path.
 //! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
 //!    `EVENTS_BENCH_WORKSPACES` (10 000) workspaces in the database, at random ones of the
 //!    `EVENTS_BENCH_FULL` (100) that hold 1 200 events each; `EVENTS_BENCH_READS` (2 000)
@@ -64,10 +66,12 @@ struct Workspace {
     conversations: Vec<Uuid>,
 }
 
-/// Replies per second by `writers` writers over `workspaces`, with or without the event.
+/// Replies per second by `writers` writers over `workspaces` (each writer in one of the
+/// first `conversations` conversations of its workspace), with or without the event.
 async fn replies_per_second(
     pool: &PgPool,
     workspaces: &[Workspace],
+    conversations: usize,
     writers: usize,
     seconds: u64,
     with_event: bool,
@@ -83,7 +87,8 @@ async fn replies_per_second(
     for w in 0..writers {
         let workspace = &workspaces[w % workspaces.len()];
         let schema = TenantSchema::for_workspace(workspace.id);
-        let conversation = workspace.conversations[w % workspace.conversations.len()];
+        let conversation =
+            workspace.conversations[w % conversations.min(workspace.conversations.len())];
         let (pool, done, stop, owner) = (pool.clone(), done.clone(), stop.clone(), workspace.owner);
         let (publisher, waited, workspace_id) = (publisher.clone(), waited.clone(), workspace.id);
         tasks.push(tokio::spawn(async move {
@@ -111,13 +116,11 @@ async fn replies_per_second(
                     None
                 };
                 tx.commit().await?;
-                // An event that waited for its number is numbered as the API numbers it
-                // (with no subscriber to hear it).
+                // An event that waited for its number goes to the publisher as the API hands
+                // it, which numbers it in a pass of its own (with no subscriber to hear it).
                 if posted.is_some_and(|posted| posted.event_seq.is_none()) {
                     waited.fetch_add(1, Ordering::Relaxed);
-                    publisher
-                        .committed(workspace_id, Appended::Waiting(schema.clone()))
-                        .await;
+                    publisher.committed(workspace_id, Appended::Waiting(schema.clone()));
                 }
                 done.fetch_add(1, Ordering::Relaxed);
             }
@@ -131,6 +134,8 @@ async fn replies_per_second(
     for task in tasks {
         task.await??;
     }
+    // The passes still running, outside the timed window (the next run starts without them).
+    publisher.drain().await;
     let (done, waited) = (done.load(Ordering::Relaxed), waited.load(Ordering::Relaxed));
     if with_event {
         eprintln!("         {waited} of {done} events waited for their numbers");
@@ -208,7 +213,7 @@ async fn run() -> anyhow::Result<()> {
     let total = knob("EVENTS_BENCH_WORKSPACES", 10_000).max(spread);
     let full = knob("EVENTS_BENCH_FULL", 100).clamp(1, total);
     let reads = knob("EVENTS_BENCH_READS", 2_000).max(10);
-    let rounds = knob("EVENTS_BENCH_ROUNDS", 3).max(1);
+    let rounds = knob("EVENTS_BENCH_ROUNDS", 3);
     let started_all = Instant::now();
     let step = |what: &str| eprintln!("[{:>6.1} s] {what}", started_all.elapsed().as_secs_f64());
     let client = reqwest::Client::builder().no_proxy().build()?;
@@ -229,7 +234,8 @@ async fn run() -> anyhow::Result<()> {
 
     let api_workspaces = spread.max(full);
     step(&format!(
-        "{api_workspaces} workspaces through the API, 4 conversations each"
+        "{api_workspaces} workspaces through the API, 4 conversations each ({} in the first)",
+        writers.max(4)
     ));
     let owners = insert_users(&pool, "events-owner-", api_workspaces, "unused").await?;
     let mut workspaces = Vec::new();
@@ -238,7 +244,8 @@ async fn run() -> anyhow::Result<()> {
         let (id, token) =
             workspace_via_api(&client, &base, &user_token, &format!("Events {i}")).await?;
         let mut conversations = Vec::new();
-        for c in 0..4 {
+        let count = if i == 0 { writers.max(4) } else { 4 };
+        for c in 0..count {
             let conversation = post_json(
                 &client,
                 format!("{base}/api/conversations"),
@@ -258,15 +265,33 @@ async fn run() -> anyhow::Result<()> {
 
     // 1. The write path.
     let mut lines = Vec::new();
-    for (label, set) in [
-        ("one workspace", &workspaces[..1]),
-        ("spread", &workspaces[..spread]),
-    ] {
+    let scenarios = [
+        ("one workspace, 4 conversations", &workspaces[..1], 4),
+        (
+            "one workspace, a conversation each",
+            &workspaces[..1],
+            writers,
+        ),
+        ("spread", &workspaces[..spread], 4),
+    ];
+    for (label, set, conversations) in scenarios.into_iter().filter(|_| rounds > 0) {
         let (mut without, mut with) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             step(&format!("write path, {label}: round {round}"));
-            without.push(replies_per_second(&pool, set, writers, seconds, false, engine).await?);
-            with.push(replies_per_second(&pool, set, writers, seconds, true, engine).await?);
+            for with_event in [false, true] {
+                let replies = replies_per_second(
+                    &pool,
+                    set,
+                    conversations,
+                    writers,
+                    seconds,
+                    with_event,
+                    engine,
+                )
+                .await?;
+                let side = if with_event { &mut with } else { &mut without };
+                side.push(replies);
+            }
         }
         let each: Vec<String> = without
             .iter()

@@ -131,6 +131,9 @@ impl Application {
             stop.clone(),
         ));
         let served = launch(self.listener, self.router, shutdown).await;
+        // The requests are done; the numbering passes they started finish before the pools
+        // close.
+        self.state.events.drain().await;
         stop.cancel();
         let _ = listener.await;
         let _ = hub.await;

@@ -102,7 +102,7 @@ pub async fn post_message(
         }]),
         None => Appended::Waiting(actor.schema.clone()),
     };
-    state.events.committed(workspace_id, appended).await;
+    state.events.committed(workspace_id, appended);
     if claims {
         // The reply is in: a failure to assign must not report it as failed.
         if let Err(err) = claim(state, actor, conversation_id, agent_id).await {

@@ -489,10 +489,7 @@ async fn record(
         .collect();
     let recorded = log::append(&mut tx, schema, By::Visitor(contact_id), events).await?;
     tx.commit().await?;
-    state
-        .events
-        .committed(recipient.workspace_id, recorded)
-        .await;
+    state.events.committed(recipient.workspace_id, recorded);
     metrics::counter!("email_received_total").increment(1);
     tracing::info!(
         conversation_id = %taken.conversation_id,

@@ -323,17 +323,23 @@ impl TryFrom<Stored> for Recorded {
     }
 }
 
-/// Where the log stands: the newest seq, and the newest one pruned.
+/// Where the log stands: the newest seq, the newest one pruned, and whether events wait to
+/// be numbered after it.
 #[derive(Debug, Clone, Copy, FromRow)]
 pub struct Head {
     pub seq: i64,
     pub pruned_through: i64,
+    pub waiting: bool,
 }
 
 pub async fn head(conn: &mut PgConnection, schema: &TenantSchema) -> sqlx::Result<Head> {
-    sqlx::query_as(schema.sql("SELECT seq, pruned_through FROM {schema}.event_log_head"))
-        .fetch_one(conn)
-        .await
+    sqlx::query_as(schema.sql(
+        "SELECT seq, pruned_through,
+                EXISTS (SELECT FROM {schema}.events WHERE seq IS NULL) AS waiting
+           FROM {schema}.event_log_head",
+    ))
+    .fetch_one(conn)
+    .await
 }
 
 /// Up to `limit` events after `after` and before `before` (exclusive), oldest first, typed.

@@ -14,8 +14,9 @@
 //! - `routes`: `GET /api/events`.
 //!
 //! Writers: `log::append` as the last statement of the transaction, `commit`, then
-//! `state.events.committed(...).await` (which numbers the events first when the log's head
-//! was busy: `publisher`); [`record`] does the three for a [`TenantTx`].
+//! `state.events.committed(...)` (which has the events numbered first, in a task of its own,
+//! when the log's head was busy: `publisher`); [`record`] does the three for a
+//! [`TenantTx`].
 
 pub mod catalogue;
 pub mod log;
@@ -32,7 +33,7 @@ use crate::tenancy::context::TenantTx;
 use catalogue::DomainEvent;
 
 /// Appends `events` for the acting member or key, commits, and hands them to subscribers
-/// (numbered first, when they waited for their numbers).
+/// (numbered first, after this returns, when they wait for their numbers).
 pub async fn record(
     state: &AppState,
     mut tenant: TenantTx,
@@ -43,7 +44,7 @@ pub async fn record(
     let (conn, schema) = tenant.parts();
     let appended = log::append(conn, schema, by, events).await?;
     tenant.commit().await?;
-    state.events.committed(workspace_id, appended).await;
+    state.events.committed(workspace_id, appended);
     Ok(())
 }
 

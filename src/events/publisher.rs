@@ -6,14 +6,19 @@
 //! Events written without numbers ([`Appended::Waiting`]) are numbered here first, by a pass
 //! over the workspace's waiting events ([`log::number_waiting`]) that every writer of the
 //! workspace who asks meanwhile shares: when 16 writers of one workspace commit at once, a
-//! pass or two number all of them. A writer returns once its events are numbered, so a
-//! client that reads the log after its write finds the write there. Subscribers hear the
-//! events from whichever replica numbered them (it may be another's writer's events: each is
-//! numbered once, so heard once).
+//! pass or two number all of them. The pass runs in a task of its own and the writer
+//! returns after its commit: a reply's answer never waits for a pass (in one workspace with
+//! 16 writers, waiting for it cost a third of their throughput, `docs/performance.md`). A
+//! reader at the log's tail numbers what waits before it answers ([`Publisher::settle`],
+//! from `GET /api/events`), so a client that reads the log after its write still finds the
+//! write there. Subscribers hear the events from whichever replica numbered them (it may be
+//! another's writer's events: each is numbered once, so heard once). A stopping replica
+//! finishes the passes it started ([`Publisher::drain`]).
 //!
-//! A replica that stops between a commit and its pass leaves events waiting: the next write
-//! in that workspace waits behind them and numbers them, and every replica looks for any
-//! left over when it starts and every [`SWEEP_EVERY`] after ([`Publisher::sweep`]).
+//! A replica that dies between a commit and its pass leaves events waiting: the next write
+//! in that workspace waits behind them and numbers them (as does the next reader of its
+//! tail), and every replica looks for any left over when it starts and every
+//! [`SWEEP_EVERY`] after ([`Publisher::sweep`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +28,7 @@ use sqlx::PgPool;
 use supportdesk_core::tenancy::TenantSchema;
 use supportdesk_core::tenancy::pages::workspaces_after;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::catalogue::Recorded;
@@ -45,6 +51,8 @@ pub struct Publisher {
     subscribers: Vec<Arc<dyn Subscriber>>,
     db: PgPool,
     lanes: moka::sync::Cache<Uuid, Arc<Lane>>,
+    /// The passes writers started after their commits.
+    passes: TaskTracker,
 }
 
 /// One workspace's passes here: writers who ask while a pass runs share the next one.
@@ -64,24 +72,38 @@ impl Publisher {
             subscribers,
             db,
             lanes: moka::sync::Cache::builder().time_to_idle(LANE_IDLE).build(),
+            passes: TaskTracker::new(),
         }
     }
 
-    /// Hands a transaction's events to every subscriber, numbering them first when they
-    /// waited. Call it after the commit. A pass that fails is logged: its events wait for
-    /// the next pass (the next write in the workspace, or the [`sweep`](Self::sweep)).
-    pub async fn committed(&self, workspace_id: Uuid, appended: Appended) {
+    /// Hands a transaction's events to every subscriber: at once when they were numbered in
+    /// it, and otherwise from a pass that numbers them first, in a task of its own. Call it
+    /// after the commit. A pass that fails is logged: its events wait for the next pass (the
+    /// next write or tail read in the workspace, or the [`sweep`](Self::sweep)).
+    pub fn committed(&self, workspace_id: Uuid, appended: Appended) {
         match appended {
             Appended::Numbered(events) => self.publish(workspace_id, &events),
-            Appended::Waiting(schema) => self.number(workspace_id, &schema).await,
+            Appended::Waiting(schema) => {
+                let publisher = self.clone();
+                self.passes
+                    .spawn(async move { publisher.number(workspace_id, &schema).await });
+            }
         }
     }
 
     /// Numbers whatever of the workspace's events waits now and hands it to subscribers,
-    /// for a reader about to start from the log's head (a new webhook endpoint): what was
-    /// committed before this call is then at or below the head it reads.
+    /// for a reader about to read the log's tail or to start from its head (a page of
+    /// `GET /api/events`, a new webhook endpoint): what was committed before this call is
+    /// then at or below the head it reads.
     pub async fn settle(&self, workspace_id: Uuid, schema: &TenantSchema) {
         self.number(workspace_id, schema).await;
+    }
+
+    /// Waits for the passes writers started (a replica that stops finishes them, rather than
+    /// leave their events to the next write or another replica's sweep).
+    pub async fn drain(&self) {
+        self.passes.close();
+        self.passes.wait().await;
     }
 
     /// Returns once a pass that started after this call has numbered the workspace's

@@ -1,13 +1,17 @@
 //! `GET /api/events`: the workspace's log, a page at a time, for clients that were away and
 //! for integrations that keep their own place in it.
 
+use axum::extract::State;
 use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use supportdesk_core::tenancy::TenantSchema;
 use utoipa::{IntoParams, ToSchema};
 
-use super::log::{self, Stored};
+use super::log::{self, Head, Stored};
 use crate::error::responses::WorkspaceViewErrors;
 use crate::error::{Error, Result};
 use crate::extract::{AppJson, AppQuery};
+use crate::state::AppState;
 use crate::tenancy::context::Tenant;
 
 pub const DEFAULT_LIMIT: i64 = 100;
@@ -35,7 +39,9 @@ pub struct EventPage {
 }
 
 /// The workspace's events after a seq, oldest first. Every member and API key of the
-/// workspace sees every event of it; events are kept 30 days.
+/// workspace sees every event of it; events are kept 30 days. A page that reaches the log's
+/// tail holds every change committed before the request (events still waiting for their
+/// numbers are numbered first), so a client finds its own writes.
 #[utoipa::path(
     get, path = "/api/events", tag = "events",
     security(("bearer" = [])),
@@ -47,6 +53,7 @@ pub struct EventPage {
     )
 )]
 pub async fn list(
+    State(state): State<AppState>,
     AppQuery(query): AppQuery<EventsQuery>,
     mut tenant: Tenant,
 ) -> Result<AppJson<EventPage>> {
@@ -60,21 +67,27 @@ pub async fn list(
     if query.after.is_some_and(|after| after < 0) {
         return Err(Error::invalid_field("after", "must not be negative"));
     }
+    let workspace_id = tenant.actor.workspace_id;
     let (conn, schema) = tenant.parts();
     let Some(after) = query.after else {
-        let head = log::head(&mut *conn, schema).await?;
+        let mut head = log::head(&mut *conn, schema).await?;
+        if head.waiting {
+            state.events.settle(workspace_id, schema).await;
+            head = log::head(&mut *conn, schema).await?;
+        }
         return Ok(AppJson(EventPage {
             events: Vec::new(),
             next_after: head.seq,
             head: head.seq,
         }));
     };
-    // The page first, the head after it: each statement sees its own snapshot, and pruning
-    // deletes a prefix and moves `pruned_through` in one commit. A page read before a prune
-    // is whole; one read after it is answered with the 410 below, since the head is read
-    // later still. (The other order could pass the check, then read a page with a hole.)
-    let events = log::read_stored(&mut *conn, schema, after, None, limit).await?;
-    let head = log::head(conn, schema).await?;
+    let (mut events, mut head) = page(conn, schema, after, limit).await?;
+    // At the tail with events waiting (a writer's pass has not numbered them yet): numbered
+    // now, and read again. A page that is full leaves them for the next one.
+    if head.waiting && (events.len() as i64) < limit {
+        state.events.settle(workspace_id, schema).await;
+        (events, head) = page(conn, schema, after, limit).await?;
+    }
     if after < head.pruned_through {
         return Err(Error::Gone {
             code: "events_expired",
@@ -90,4 +103,19 @@ pub async fn list(
         next_after,
         head: head.seq.max(next_after),
     }))
+}
+
+/// A page and the head, in this order: each statement sees its own snapshot, and pruning
+/// deletes a prefix and moves `pruned_through` in one commit. A page read before a prune is
+/// whole; one read after it is answered with a 410, since the head is read later still.
+/// (The other order could pass the check, then read a page with a hole.)
+async fn page(
+    conn: &mut PgConnection,
+    schema: &TenantSchema,
+    after: i64,
+    limit: i64,
+) -> sqlx::Result<(Vec<Stored>, Head)> {
+    let events = log::read_stored(&mut *conn, schema, after, None, limit).await?;
+    let head = log::head(conn, schema).await?;
+    Ok((events, head))
 }

@@ -124,10 +124,7 @@ pub async fn accept(
         recorded,
     } = join(&mut tx, &invitation, user.id, client).await?;
     tx.commit().await?;
-    state
-        .events
-        .committed(invitation.workspace_id, recorded)
-        .await;
+    state.events.committed(invitation.workspace_id, recorded);
     state
         .memberships
         .changed(user.id, invitation.workspace_id)
@@ -204,10 +201,7 @@ async fn join_as(
         recorded,
     } = join(&mut tx, &invitation, user_id, client).await?;
     tx.commit().await?;
-    state
-        .events
-        .committed(invitation.workspace_id, recorded)
-        .await;
+    state.events.committed(invitation.workspace_id, recorded);
     state
         .memberships
         .changed(user_id, invitation.workspace_id)

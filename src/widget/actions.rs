@@ -220,7 +220,7 @@ pub async fn post(
     )
     .await?;
     tx.commit().await?;
-    state.events.committed(visitor.workspace_id, recorded).await;
+    state.events.committed(visitor.workspace_id, recorded);
     let mut message = taken.message.message;
     link_all(
         &mut message.attachments,

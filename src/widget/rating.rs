@@ -103,7 +103,7 @@ pub async fn rate(
     }));
     let recorded = log::append(conn, schema, By::Visitor(visitor.contact_id), vec![rated]).await?;
     tx.commit().await?;
-    state.events.committed(visitor.workspace_id, recorded).await;
+    state.events.committed(visitor.workspace_id, recorded);
     Ok((StatusCode::CREATED, AppJson(rating)))
 }
 

@@ -158,7 +158,7 @@ pub async fn rate(
     let team_name = workspace::team_name(brand, workspace_name);
     let recorded = record(conn, schema, &link, &rating).await?;
     tx.commit().await?;
-    state.events.committed(request.workspace_id, recorded).await;
+    state.events.committed(request.workspace_id, recorded);
     Ok((
         StatusCode::CREATED,
         AppJson(LinkRated {
@@ -218,7 +218,7 @@ pub async fn comment(
         .ok_or_else(|| Error::conflict("comment_given", "this rating has a comment already"))?;
     let recorded = record(conn, schema, &link, &rating).await?;
     tx.commit().await?;
-    state.events.committed(request.workspace_id, recorded).await;
+    state.events.committed(request.workspace_id, recorded);
     Ok(AppJson(rating))
 }
 

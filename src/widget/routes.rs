@@ -150,7 +150,7 @@ pub async fn contact(
     let by = By::Visitor(visitor.contact_id);
     let recorded = log::append(conn, schema, by, vec![changed]).await?;
     tx.commit().await?;
-    state.events.committed(visitor.workspace_id, recorded).await;
+    state.events.committed(visitor.workspace_id, recorded);
     Ok(AppJson(VisitorContact {
         name: updated.name,
         email: updated.claimed_email,

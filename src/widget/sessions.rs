@@ -204,7 +204,7 @@ pub async fn create(
             .await?;
     let recorded = log::append(conn, schema, By::Visitor(contact.id), contact_events).await?;
     tx.commit().await?;
-    state.events.committed(site.workspace_id, recorded).await;
+    state.events.committed(site.workspace_id, recorded);
     if newly_verified {
         // Sessions that named this identity unverified lose it: their hub connections close
         // on every replica (`crate::chat::lifecycle`); their requests are refused already.

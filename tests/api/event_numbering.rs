@@ -73,7 +73,7 @@ fn seqs(events: &[Value]) -> Vec<i64> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reply_written_while_the_head_is_held_is_unseen_until_numbered_after_it() {
+async fn a_reply_written_while_the_head_is_held_answers_at_once_and_is_numbered_after_it() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("acme").await;
     let token = owner.workspace_token.clone();
@@ -92,31 +92,35 @@ async fn a_reply_written_while_the_head_is_held_is_unseen_until_numbered_after_i
     .fetch_one(&mut *holder)
     .await
     .unwrap();
-    let reply = {
+    // The reply commits without waiting for the head, and answers: its event waits for its
+    // number.
+    let reply = app
+        .post_json(
+            &format!("/api/conversations/{}/messages", id(&conversation)),
+            &json!({"body": "While the head was held"}),
+            Some(&token),
+        )
+        .await;
+    assert_eq!(reply.status(), StatusCode::CREATED);
+    let reply: Value = reply.json().await.unwrap();
+    assert_eq!(waiting(&app, owner.workspace_id).await, 1);
+
+    // A reader at the tail waits for it to be numbered, which waits for the holder.
+    let reader = {
         let client = app.client.clone();
-        let url = app.url(&format!(
-            "/api/conversations/{}/messages",
-            id(&conversation)
-        ));
+        let url = app.url(&format!("/api/events?after={start}&limit=100"));
         let token = token.clone();
         tokio::spawn(async move {
-            client
-                .post(url)
-                .bearer_auth(token)
-                .json(&json!({"body": "While the head was held"}))
-                .send()
-                .await
+            let response = client.get(url).bearer_auth(token).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            response.json::<Value>().await.unwrap()
         })
     };
-    // The reply commits without waiting for the head, its event without a number...
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while waiting(&app, owner.workspace_id).await == 0 {
-        assert!(Instant::now() < deadline, "the reply never committed");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    // ...which no reader sees, while the request waits for its number.
-    assert_eq!(app.events_after(start, &token).await, Vec::<Value>::new());
-    assert!(!reply.is_finished());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !reader.is_finished(),
+        "the reader answered without the reply's event"
+    );
 
     // The holder commits an event with its number; the reply's comes next.
     let contact: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
@@ -136,13 +140,12 @@ async fn a_reply_written_while_the_head_is_held_is_unseen_until_numbered_after_i
     .await
     .unwrap();
     holder.commit().await.unwrap();
-    let reply = reply.await.unwrap().unwrap();
-    assert_eq!(reply.status(), StatusCode::CREATED);
-    let reply: Value = reply.json().await.unwrap();
-    let events = app.events_after(start, &token).await;
-    assert_eq!(seqs(&events), [start + 1, start + 2]);
+    let page = reader.await.unwrap();
+    let events = page["events"].as_array().unwrap();
+    assert_eq!(seqs(events), [start + 1, start + 2]);
     assert_eq!(events[1]["type"], "message.created");
     assert_eq!(events[1]["data"]["id"], reply["id"]);
+    assert_eq!(page["head"], start + 2);
     assert_eq!(waiting(&app, owner.workspace_id).await, 0);
     // The hub hears it once numbered, with its number (after the conversation's first
     // message, when that was still on its way as the hub connected).
@@ -192,9 +195,9 @@ async fn writers_at_once_in_one_workspace_get_every_number_once_each_in_their_or
     });
     join_all(writers).await;
 
-    // Every write returned with its event numbered.
-    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+    // A reader at the tail finds every write (what still waited is numbered for it).
     let events = app.events_after(start, &token).await;
+    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
     let expected: Vec<i64> = (start + 1..=start + (WRITERS * REPLIES) as i64).collect();
     assert_eq!(seqs(&events), expected, "every number once, none skipped");
     // A writer's replies, each sent after the one before was answered, in its order.
@@ -210,7 +213,7 @@ async fn writers_at_once_in_one_workspace_get_every_number_once_each_in_their_or
 }
 
 #[tokio::test]
-async fn events_a_stopped_replica_left_waiting_are_numbered_by_the_next_write_or_the_sweep() {
+async fn events_left_waiting_are_numbered_by_a_tail_reader_the_sweep_or_the_next_write() {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("acme").await;
     let token = owner.workspace_token.clone();
@@ -219,16 +222,24 @@ async fn events_a_stopped_replica_left_waiting_are_numbered_by_the_next_write_or
         .await;
     let start = app.head(&token).await;
 
-    // The sweep numbers what was left.
+    // A reader at the tail numbers what was left before it answers.
     let left = leave_waiting(&app, owner.workspace_id).await;
-    assert_eq!(app.events_after(start, &token).await, Vec::<Value>::new());
-    assert_eq!(app.state.events.sweep().await.unwrap(), 1);
+    assert_eq!(waiting(&app, owner.workspace_id).await, 1);
     let events = app.events_after(start, &token).await;
     assert_eq!(seqs(&events), [start + 1]);
     assert_eq!(events[0]["id"], left.to_string());
+    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+
+    // The sweep numbers what was left.
+    let left = leave_waiting(&app, owner.workspace_id).await;
+    assert_eq!(app.state.events.sweep().await.unwrap(), 1);
+    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+    let events = app.events_after(start + 1, &token).await;
+    assert_eq!(seqs(&events), [start + 2]);
+    assert_eq!(events[0]["id"], left.to_string());
     assert_eq!(app.state.events.sweep().await.unwrap(), 0);
 
-    // The next write waits behind what was left, and numbers both, in their order.
+    // The next write waits behind what was left, and its pass numbers both, in their order.
     let left = leave_waiting(&app, owner.workspace_id).await;
     let reply = app
         .post_json(
@@ -238,11 +249,18 @@ async fn events_a_stopped_replica_left_waiting_are_numbered_by_the_next_write_or
         )
         .await;
     assert_eq!(reply.status(), StatusCode::CREATED);
-    let events = app.events_after(start + 1, &token).await;
-    assert_eq!(seqs(&events), [start + 2, start + 3]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while waiting(&app, owner.workspace_id).await > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the write's pass never numbered them"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let events = app.events_after(start + 2, &token).await;
+    assert_eq!(seqs(&events), [start + 3, start + 4]);
     assert_eq!(events[0]["id"], left.to_string());
     assert_eq!(events[1]["data"]["body"], "After the leftover");
-    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
 }
 
 #[tokio::test]

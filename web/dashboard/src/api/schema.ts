@@ -483,7 +483,9 @@ export interface paths {
         };
         /**
          * The workspace's events after a seq, oldest first. Every member and API key of the
-         *     workspace sees every event of it; events are kept 30 days.
+         *     workspace sees every event of it; events are kept 30 days. A page that reaches the log's
+         *     tail holds every change committed before the request (events still waiting for their
+         *     numbers are numbered first), so a client finds its own writes.
          */
         get: operations["getApiEvents"];
         put?: never;
