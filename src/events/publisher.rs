@@ -48,7 +48,8 @@ pub trait Subscriber: Send + Sync {
 
 #[derive(Clone)]
 pub struct Publisher {
-    subscribers: Vec<Arc<dyn Subscriber>>,
+    /// Shared, so that the clone each waiting write hands its pass allocates nothing.
+    subscribers: Arc<[Arc<dyn Subscriber>]>,
     db: PgPool,
     lanes: moka::sync::Cache<Uuid, Arc<Lane>>,
     /// The passes writers started after their commits.
@@ -69,7 +70,7 @@ impl Publisher {
     /// `db` numbers events that waited ([`Appended::Waiting`]).
     pub fn new(subscribers: Vec<Arc<dyn Subscriber>>, db: PgPool) -> Self {
         Self {
-            subscribers,
+            subscribers: subscribers.into(),
             db,
             lanes: moka::sync::Cache::builder().time_to_idle(LANE_IDLE).build(),
             passes: TaskTracker::new(),
@@ -150,7 +151,7 @@ impl Publisher {
             return;
         }
         metrics::counter!("events_recorded_total").increment(events.len() as u64);
-        for subscriber in &self.subscribers {
+        for subscriber in self.subscribers.iter() {
             subscriber.committed(workspace_id, events);
         }
     }
