@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use common::{
-    bare_workspaces, bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, serve_api,
-    workspace_via_api,
+    bare_workspaces, bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json,
+    select_workspace, serve_api, workspace_via_api,
 };
 use rand::RngExt;
 use serde_json::json;
@@ -61,10 +61,9 @@ fn main() -> anyhow::Result<()> {
         .block_on(run())
 }
 
-/// A workspace made through the API, its token and a conversation in it.
+/// A workspace made through the API, its owner and its conversations.
 struct Workspace {
     id: Uuid,
-    token: String,
     owner: Uuid,
     conversations: Vec<Uuid>,
 }
@@ -265,7 +264,6 @@ async fn run() -> anyhow::Result<()> {
         }
         workspaces.push(Workspace {
             id,
-            token,
             owner: *user_id,
             conversations,
         });
@@ -360,13 +358,15 @@ async fn run() -> anyhow::Result<()> {
     ));
     bare_workspaces(&pool, extra, "extra", None, 1000).await?;
 
+    // Tokens taken now: making the workspaces can outlast the ones taken when they were made.
+    let mut targets = Vec::with_capacity(full);
+    for workspace in &workspaces[..full] {
+        let user_token = jwt.issue_user(workspace.owner, 0)?.token;
+        let token = select_workspace(&client, &base, &user_token, workspace.id).await?;
+        targets.push((workspace.id, token));
+    }
+    let targets = Arc::new(targets);
     sqlx::query("CHECKPOINT").execute(&pool).await?;
-    let targets: Arc<Vec<(Uuid, String)>> = Arc::new(
-        workspaces[..full]
-            .iter()
-            .map(|w| (w.id, w.token.clone()))
-            .collect(),
-    );
     for clients in [1, 4] {
         step(&format!(
             "{reads} reads of 1 000 events, {clients} client(s)"

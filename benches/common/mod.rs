@@ -222,6 +222,18 @@ pub async fn workspace_via_api(
         .as_str()
         .ok_or_else(|| anyhow::anyhow!("no id in {created}"))?
         .parse()?;
+    let token = select_workspace(client, base, user_token, id).await?;
+    Ok((id, token))
+}
+
+/// A workspace token for `id`, selected by `user_token` as the dashboard does: a benchmark
+/// that outlasts a token's lifetime (provisioning thousands of workspaces) takes a new one.
+pub async fn select_workspace(
+    client: &reqwest::Client,
+    base: &str,
+    user_token: &str,
+    id: Uuid,
+) -> anyhow::Result<String> {
     let selected = post_json(
         client,
         format!("{base}/workspaces/{id}/select"),
@@ -233,7 +245,7 @@ pub async fn workspace_via_api(
         .as_str()
         .ok_or_else(|| anyhow::anyhow!("no token in {selected}"))?
         .to_owned();
-    Ok((id, token))
+    Ok(token)
 }
 
 /// `count` workspaces made straight in the database (a row and a schema at the latest tenant
