@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{bench_env, jwt_keys, knob, post_json};
+use common::{bench_env, jwt_keys, knob, post_json, select_workspace};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 use object_store::path::Path as ObjectPath;
@@ -706,14 +706,7 @@ async fn run() -> anyhow::Result<()> {
                 )
                 .await?;
                 let id: Uuid = created["id"].as_str().context("id")?.parse()?;
-                let selected = post_json(
-                    &client,
-                    format!("{}/workspaces/{id}/select", api.base),
-                    &user_token,
-                    json!({}),
-                )
-                .await?;
-                let token = selected["token"].as_str().context("token")?.to_owned();
+                let token = select_workspace(&client, &api.base, &user_token, id).await?;
                 let conversation = post_json(
                     &client,
                     format!("{}/api/conversations", api.base),

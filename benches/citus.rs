@@ -35,7 +35,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{knob, ms, percentile, post_json, provision, serve_api};
+use common::{knob, ms, percentile, provision, select_workspace, serve_api};
 use futures::StreamExt;
 use serde_json::json;
 use supportdesk_test_support::citus::CitusCluster;
@@ -172,16 +172,7 @@ async fn measure(
     let tokens: Vec<String> = futures::stream::iter(ids.iter().take(knobs.wide))
         .map(|id| {
             let (client, base, user_token) = (&client, &base, &user_token);
-            async move {
-                let selected = post_json(
-                    client,
-                    format!("{base}/workspaces/{id}/select"),
-                    user_token,
-                    json!({}),
-                )
-                .await?;
-                Ok::<_, anyhow::Error>(selected["token"].as_str().context("token")?.to_owned())
-            }
+            async move { select_workspace(client, base, user_token, *id).await }
         })
         .buffered(8)
         .collect::<Vec<_>>()

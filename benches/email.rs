@@ -17,7 +17,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use common::{knob, ms, percentile, post_json};
+use common::{knob, ms, percentile, post_json, select_workspace};
 use serde_json::{Value, json};
 use supportdesk_core::config::Settings;
 use supportdesk_test_support::api::spawn_api;
@@ -66,15 +66,8 @@ async fn workspace(client: &reqwest::Client, api: &str, slug: &str) -> anyhow::R
         json!({"name": slug, "slug": slug}),
     )
     .await?;
-    let id = created["id"].as_str().context("id")?;
-    let selected = post_json(
-        client,
-        format!("{api}/workspaces/{id}/select"),
-        &user,
-        json!({}),
-    )
-    .await?;
-    Ok(selected["token"].as_str().context("token")?.to_owned())
+    let id = created["id"].as_str().context("id")?.parse()?;
+    select_workspace(client, api, &user, id).await
 }
 
 /// `message.created` events of the workspace after `after`, and the newest seq.

@@ -55,7 +55,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json};
+use common::{
+    bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, select_workspace,
+};
 use futures::{SinkExt, StreamExt};
 use probe::Probe;
 use rmpv::{Value as Pack, ValueRef};
@@ -772,15 +774,8 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
             json!({"name": format!("Hub {i}")}),
         )
         .await?;
-        let workspace = created["id"].as_str().context("id")?;
-        let selected = post_json(
-            &client,
-            format!("{base}/workspaces/{workspace}/select"),
-            &user_token,
-            json!({}),
-        )
-        .await?;
-        let token = selected["token"].as_str().context("token")?.to_owned();
+        let workspace: Uuid = created["id"].as_str().context("id")?.parse()?;
+        let token = select_workspace(&client, &base, &user_token, workspace).await?;
         let conversation = post_json(
             &client,
             format!("{base}/api/conversations"),
@@ -789,7 +784,7 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
         )
         .await?;
         conversations.push(conversation["id"].as_str().context("id")?.to_owned());
-        workspace_ids.push(workspace.parse::<Uuid>()?);
+        workspace_ids.push(workspace);
         owner_tokens.push(token);
     }
 

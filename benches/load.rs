@@ -60,7 +60,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{apply_one_new_migration, insert_users, jwt_keys, knob, ms, percentile, post_json};
+use common::{
+    apply_one_new_migration, insert_users, jwt_keys, knob, ms, percentile, post_json,
+    select_workspace,
+};
 use cpu::{CpuProbe, CpuSplit};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -740,14 +743,7 @@ async fn select_all(
 ) -> anyhow::Result<Vec<String>> {
     futures::stream::iter(pairs)
         .map(|(token, workspace)| async move {
-            let selected = post_json(
-                client,
-                format!("{base}/workspaces/{workspace}/select"),
-                &token,
-                json!({}),
-            )
-            .await?;
-            Ok(selected["token"].as_str().context("token")?.to_owned())
+            select_workspace(client, base, &token, workspace).await
         })
         .buffered(16)
         .collect::<Vec<anyhow::Result<String>>>()
