@@ -43,7 +43,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
-use common::{bench_env, jwt_keys, knob, post_json, select_workspace};
+use common::{bench_env, jwt_keys, knob, post_json, workspace_via_api};
 use futures::StreamExt;
 use object_store::ObjectStoreExt;
 use object_store::path::Path as ObjectPath;
@@ -698,15 +698,8 @@ async fn run() -> anyhow::Result<()> {
             None => {
                 step("a workspace and a conversation through the API");
                 let user_token = jwt.issue_user(owner, 0)?.token;
-                let created = post_json(
-                    &client,
-                    format!("{}/workspaces", api.base),
-                    &user_token,
-                    json!({"name": "Attachments"}),
-                )
-                .await?;
-                let id: Uuid = created["id"].as_str().context("id")?.parse()?;
-                let token = select_workspace(&client, &api.base, &user_token, id).await?;
+                let (id, token) =
+                    workspace_via_api(&client, &api.base, &user_token, "Attachments").await?;
                 let conversation = post_json(
                     &client,
                     format!("{}/api/conversations", api.base),

@@ -56,7 +56,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 use common::{
-    bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, select_workspace,
+    bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json, workspace_via_api,
 };
 use futures::{SinkExt, StreamExt};
 use probe::Probe;
@@ -74,7 +74,6 @@ use supportdesk_test_support::{free_port, redis_url};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
-use uuid::Uuid;
 
 const RS: char = '\u{1e}';
 /// Calls at the measured rate before the measured ones.
@@ -767,15 +766,8 @@ async fn run(knobs: Knobs) -> anyhow::Result<()> {
     let mut conversations = Vec::new();
     for (i, (user_id, _)) in owners.iter().enumerate() {
         let user_token = jwt.issue_user(*user_id, 0)?.token;
-        let created = post_json(
-            &client,
-            format!("{base}/workspaces"),
-            &user_token,
-            json!({"name": format!("Hub {i}")}),
-        )
-        .await?;
-        let workspace: Uuid = created["id"].as_str().context("id")?.parse()?;
-        let token = select_workspace(&client, &base, &user_token, workspace).await?;
+        let (workspace, token) =
+            workspace_via_api(&client, &base, &user_token, &format!("Hub {i}")).await?;
         let conversation = post_json(
             &client,
             format!("{base}/api/conversations"),
