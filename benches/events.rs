@@ -13,7 +13,9 @@
 //!    for its conversation's row behind 3 others: the worst case), then in one workspace with
 //!    a conversation each (the log's head is all the writers share), then spread over
 //!    `EVENTS_BENCH_SPREAD` (16) workspaces. `EVENTS_BENCH_ROUNDS=0` skips the write path;
-//!    `EVENTS_BENCH_CASES=2` (or `1,3`) runs only those of the three cases.
+//!    `EVENTS_BENCH_CASES=2` (or `1,3`) runs only those of the three cases. Beside each
+//!    ratio, the machine's busy CPU a reply on each side (`/proc/stat`): when the two agree,
+//!    what the event costs is CPU.
 //! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
 //!    `EVENTS_BENCH_WORKSPACES` (10 000) workspaces in the database, at random ones of the
 //!    `EVENTS_BENCH_FULL` (100) that hold 1 200 events each; `EVENTS_BENCH_READS` (2 000)
@@ -68,6 +70,32 @@ struct Workspace {
     conversations: Vec<Uuid>,
 }
 
+/// The machine's busy CPU time so far, in ticks of `/proc/stat` (`USER_HZ`, 100 a second):
+/// user, nice, system, irq and softirq of every core, so every process of the write path
+/// (the writers here, PostgreSQL's backends, the WAL writer, the numbering passes) and not
+/// the time a hypervisor took (`steal`). `None` where there is no `/proc/stat`.
+fn busy_cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let [user, nice, system, _idle, _iowait, irq, softirq, ..] = fields[..] else {
+        return None;
+    };
+    Some(user + nice + system + irq + softirq)
+}
+
+/// One timed run of the write path: replies per second, and the machine's busy CPU
+/// milliseconds per reply over the same window (`None` without `/proc/stat`).
+struct Run {
+    replies_per_second: f64,
+    cpu_ms_per_reply: Option<f64>,
+}
+
 /// Replies per second by `writers` writers over `workspaces` (each writer in one of the
 /// first `conversations` conversations of its workspace), with or without the event.
 async fn replies_per_second(
@@ -78,7 +106,7 @@ async fn replies_per_second(
     seconds: u64,
     with_event: bool,
     engine: Engine,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<Run> {
     // The previous run's pages written out, so no run pays for another's checkpoint.
     sqlx::query("CHECKPOINT").execute(pool).await?;
     let done = Arc::new(AtomicU64::new(0));
@@ -129,10 +157,20 @@ async fn replies_per_second(
             anyhow::Ok(())
         }));
     }
-    let started = Instant::now();
+    let (started, ticks_before, done_before) = (
+        Instant::now(),
+        busy_cpu_ticks(),
+        done.load(Ordering::Relaxed),
+    );
     tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let (ticks_after, done_in_window) = (busy_cpu_ticks(), done.load(Ordering::Relaxed));
     stop.store(true, Ordering::Relaxed);
     let elapsed = started.elapsed();
+    // 10 ms a tick (`USER_HZ`, fixed at 100 by the kernel's ABI).
+    let cpu_ms_per_reply = ticks_before.zip(ticks_after).map(|(before, after)| {
+        10.0 * after.saturating_sub(before) as f64
+            / done_in_window.saturating_sub(done_before).max(1) as f64
+    });
     for task in tasks {
         task.await??;
     }
@@ -142,7 +180,10 @@ async fn replies_per_second(
     if with_event {
         eprintln!("         {waited} of {done} events waited for their numbers");
     }
-    Ok(done as f64 / elapsed.as_secs_f64())
+    Ok(Run {
+        replies_per_second: done as f64 / elapsed.as_secs_f64(),
+        cpu_ms_per_reply,
+    })
 }
 
 /// What the benchmark checks of a page it read.
@@ -289,10 +330,11 @@ async fn run() -> anyhow::Result<()> {
             continue;
         }
         let (mut without, mut with) = (Vec::new(), Vec::new());
+        let (mut cpu_without, mut cpu_with) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             step(&format!("write path, {label}: round {round}"));
             for with_event in [false, true] {
-                let replies = replies_per_second(
+                let run = replies_per_second(
                     &pool,
                     set,
                     conversations,
@@ -303,7 +345,13 @@ async fn run() -> anyhow::Result<()> {
                 )
                 .await?;
                 let side = if with_event { &mut with } else { &mut without };
-                side.push(replies);
+                side.push(run.replies_per_second);
+                let cpu = if with_event {
+                    &mut cpu_with
+                } else {
+                    &mut cpu_without
+                };
+                cpu.extend(run.cpu_ms_per_reply);
             }
         }
         let each: Vec<String> = without
@@ -319,6 +367,25 @@ async fn run() -> anyhow::Result<()> {
             100.0 * with / without,
             each.join(", ")
         ));
+        // The same cost as CPU a reply: where the two agree, what the event takes is CPU on a
+        // machine with none to spare; where throughput drops more, writers wait (on the log's
+        // head, on the WAL's flush) with cores idle.
+        if !cpu_with.is_empty() && cpu_with.len() == cpu_without.len() {
+            let each: Vec<String> = cpu_without
+                .iter()
+                .zip(&cpu_with)
+                .map(|(without, with)| format!("{:.0}/{:.0}", 1000.0 * with, 1000.0 * without))
+                .collect();
+            let cpu_without = cpu_without.iter().sum::<f64>() / cpu_without.len() as f64;
+            let cpu_with = cpu_with.iter().sum::<f64>() / cpu_with.len() as f64;
+            lines.push(format!(
+                "1. CPU a reply (the whole machine), {label}: without the event {:.0} µs, with it {:.0} µs: {:.1} % of the throughput a CPU-bound machine would keep; each round, with/without: {}",
+                1000.0 * cpu_without,
+                1000.0 * cpu_with,
+                100.0 * cpu_without / cpu_with,
+                each.join(", ")
+            ));
+        }
     }
 
     // 2. The read path: every full workspace gets 1 200 events (replies through the write
