@@ -29,6 +29,9 @@
 //! `cargo bench --bench events` (or `BENCH_ONLY=events bash .ci/bench`).
 
 mod common;
+#[path = "load/cpu.rs"]
+#[allow(dead_code)]
+mod cpu;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,7 +73,7 @@ struct Workspace {
     conversations: Vec<Uuid>,
 }
 
-/// The machine's busy CPU time so far, in ticks of `/proc/stat` (`USER_HZ`, 100 a second):
+/// The machine's busy CPU time so far, in clock ticks of `/proc/stat`:
 /// user, nice, system, irq and softirq of every core, so every process of the write path
 /// (the writers here, PostgreSQL's backends, the WAL writer, the numbering passes) and not
 /// the time a hypervisor took (`steal`). `None` where there is no `/proc/stat`.
@@ -90,10 +93,22 @@ fn busy_cpu_ticks() -> Option<u64> {
 }
 
 /// One timed run of the write path: replies per second, and the machine's busy CPU
-/// milliseconds per reply over the same window (`None` without `/proc/stat`).
+/// microseconds per reply over the same window (`None` without `/proc/stat`).
 struct Run {
     replies_per_second: f64,
-    cpu_ms_per_reply: Option<f64>,
+    cpu_us_per_reply: Option<f64>,
+}
+
+/// The means of a measure's rounds without and with the event, and each round's pair as
+/// "with/without".
+fn compared(without: Vec<f64>, with: Vec<f64>) -> (f64, f64, String) {
+    let mean = |side: &[f64]| side.iter().sum::<f64>() / side.len().max(1) as f64;
+    let each: Vec<String> = without
+        .iter()
+        .zip(&with)
+        .map(|(without, with)| format!("{with:.0}/{without:.0}"))
+        .collect();
+    (mean(&without), mean(&with), each.join(", "))
 }
 
 /// Replies per second by `writers` writers over `workspaces` (each writer in one of the
@@ -166,9 +181,9 @@ async fn replies_per_second(
     let (ticks_after, done_in_window) = (busy_cpu_ticks(), done.load(Ordering::Relaxed));
     stop.store(true, Ordering::Relaxed);
     let elapsed = started.elapsed();
-    // 10 ms a tick (`USER_HZ`, fixed at 100 by the kernel's ABI).
-    let cpu_ms_per_reply = ticks_before.zip(ticks_after).map(|(before, after)| {
-        10.0 * after.saturating_sub(before) as f64
+    let cpu_us_per_reply = ticks_before.zip(ticks_after).map(|(before, after)| {
+        1e6 * after.saturating_sub(before) as f64
+            / cpu::ticks_per_second()
             / done_in_window.saturating_sub(done_before).max(1) as f64
     });
     for task in tasks {
@@ -182,7 +197,7 @@ async fn replies_per_second(
     }
     Ok(Run {
         replies_per_second: done as f64 / elapsed.as_secs_f64(),
-        cpu_ms_per_reply,
+        cpu_us_per_reply,
     })
 }
 
@@ -330,7 +345,6 @@ async fn run() -> anyhow::Result<()> {
             continue;
         }
         let (mut without, mut with) = (Vec::new(), Vec::new());
-        let (mut cpu_without, mut cpu_with) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             step(&format!("write path, {label}: round {round}"));
             for with_event in [false, true] {
@@ -345,45 +359,25 @@ async fn run() -> anyhow::Result<()> {
                 )
                 .await?;
                 let side = if with_event { &mut with } else { &mut without };
-                side.push(run.replies_per_second);
-                let cpu = if with_event {
-                    &mut cpu_with
-                } else {
-                    &mut cpu_without
-                };
-                cpu.extend(run.cpu_ms_per_reply);
+                side.push(run);
             }
         }
-        let each: Vec<String> = without
-            .iter()
-            .zip(&with)
-            .map(|(without, with)| format!("{with:.0}/{without:.0}"))
-            .collect();
-        let without = without.iter().sum::<f64>() / without.len() as f64;
-        let with = with.iter().sum::<f64>() / with.len() as f64;
+        let replies = |side: &[Run]| side.iter().map(|r| r.replies_per_second).collect();
+        let (without_mean, with_mean, each) = compared(replies(&without), replies(&with));
         lines.push(format!(
-            "1. replies/s, {writers} writers, {label} ({} workspaces): without the event {without:.0}, with it {with:.0}: {:.1} % of the throughput kept (budget: at least 85 %); each round, with/without: {}",
+            "1. replies/s, {writers} writers, {label} ({} workspaces): without the event {without_mean:.0}, with it {with_mean:.0}: {:.1} % of the throughput kept (budget: at least 85 %); each round, with/without: {each}",
             set.len(),
-            100.0 * with / without,
-            each.join(", ")
+            100.0 * with_mean / without_mean,
         ));
         // The same cost as CPU a reply: where the two agree, what the event takes is CPU on a
         // machine with none to spare; where throughput drops more, writers wait (on the log's
         // head, on the WAL's flush) with cores idle.
-        if !cpu_with.is_empty() && cpu_with.len() == cpu_without.len() {
-            let each: Vec<String> = cpu_without
-                .iter()
-                .zip(&cpu_with)
-                .map(|(without, with)| format!("{:.0}/{:.0}", 1000.0 * with, 1000.0 * without))
-                .collect();
-            let cpu_without = cpu_without.iter().sum::<f64>() / cpu_without.len() as f64;
-            let cpu_with = cpu_with.iter().sum::<f64>() / cpu_with.len() as f64;
+        let cpu = |side: &[Run]| side.iter().map(|r| r.cpu_us_per_reply).collect();
+        if let (Some(cpu_without), Some(cpu_with)) = (cpu(&without), cpu(&with)) {
+            let (without_mean, with_mean, each) = compared(cpu_without, cpu_with);
             lines.push(format!(
-                "1. CPU a reply (the whole machine), {label}: without the event {:.0} µs, with it {:.0} µs: {:.1} % of the throughput a CPU-bound machine would keep; each round, with/without: {}",
-                1000.0 * cpu_without,
-                1000.0 * cpu_with,
-                100.0 * cpu_without / cpu_with,
-                each.join(", ")
+                "1. CPU a reply (the whole machine), {label}: without the event {without_mean:.0} µs, with it {with_mean:.0} µs: {:.1} % of the throughput a CPU-bound machine would keep; each round, with/without: {each}",
+                100.0 * without_mean / with_mean,
             ));
         }
     }
