@@ -15,7 +15,11 @@
 //!    `EVENTS_BENCH_SPREAD` (16) workspaces. `EVENTS_BENCH_ROUNDS=0` skips the write path;
 //!    `EVENTS_BENCH_CASES=2` (or `1,3`) runs only those of the three cases. Beside each
 //!    ratio, the machine's busy CPU a reply on each side (`/proc/stat`): when the two agree,
-//!    what the event costs is CPU.
+//!    what the event costs is CPU. With `EVENTS_BENCH_API_WITHOUT` (the path of an API built
+//!    without the reply's event: `docs/performance.md` gives the change), the same cases again
+//!    through HTTP: `EVENTS_BENCH_WRITERS` clients posting replies
+//!    (`POST /api/conversations/{id}/messages`) to the product's API and to that build, served
+//!    side by side on the same database, alternated as above.
 //! 2. The read path: `GET /api/events?after=...&limit=1000` from the release API, with
 //!    `EVENTS_BENCH_WORKSPACES` (10 000) workspaces in the database, at random ones of the
 //!    `EVENTS_BENCH_FULL` (100) that hold 1 200 events each; `EVENTS_BENCH_READS` (2 000)
@@ -40,13 +44,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use common::{
     bare_workspaces, bench_env, insert_users, jwt_keys, knob, ms, percentile, post_json,
-    select_workspace, serve_api, workspace_via_api,
+    select_workspace, serve_api, serve_api_binary, workspace_via_api,
 };
 use rand::RngExt;
 use serde_json::json;
 use sqlx::PgPool;
 use supportdesk::conversations::messages::Recipients;
 use supportdesk::conversations::messages::{self, MemberMessage, MessageKind};
+use supportdesk::credentials::jwt::JwtKeys;
 use supportdesk::events::log::{self, Appended};
 use supportdesk::events::publisher::Publisher;
 use supportdesk::notifications;
@@ -111,6 +116,28 @@ fn compared(without: Vec<f64>, with: Vec<f64>) -> (f64, f64, String) {
     (mean(&without), mean(&with), each.join(", "))
 }
 
+/// The lines of one write-path case: replies a second with and without the event, and the
+/// same cost as CPU a reply. Where the two agree, what the event takes is CPU on a machine
+/// with none to spare; where throughput drops more, writers wait (on the log's head, on the
+/// WAL's flush) with cores idle.
+fn report(case: &str, without: &[Run], with: &[Run]) -> Vec<String> {
+    let replies = |side: &[Run]| side.iter().map(|r| r.replies_per_second).collect();
+    let (without_mean, with_mean, each) = compared(replies(without), replies(with));
+    let mut lines = vec![format!(
+        "1. replies/s, {case}: without the event {without_mean:.0}, with it {with_mean:.0}: {:.1} % of the throughput kept (budget: at least 85 %); each round, with/without: {each}",
+        100.0 * with_mean / without_mean,
+    )];
+    let cpu = |side: &[Run]| side.iter().map(|r| r.cpu_us_per_reply).collect();
+    if let (Some(cpu_without), Some(cpu_with)) = (cpu(without), cpu(with)) {
+        let (without_mean, with_mean, each) = compared(cpu_without, cpu_with);
+        lines.push(format!(
+            "1. CPU a reply (the whole machine), {case}: without the event {without_mean:.0} µs, with it {with_mean:.0} µs: {:.1} % of the throughput a CPU-bound machine would keep; each round, with/without: {each}",
+            100.0 * without_mean / with_mean,
+        ));
+    }
+    lines
+}
+
 /// Replies per second by `writers` writers over `workspaces` (each writer in one of the
 /// first `conversations` conversations of its workspace), with or without the event.
 async fn replies_per_second(
@@ -172,20 +199,8 @@ async fn replies_per_second(
             anyhow::Ok(())
         }));
     }
-    let (started, ticks_before, done_before) = (
-        Instant::now(),
-        busy_cpu_ticks(),
-        done.load(Ordering::Relaxed),
-    );
-    tokio::time::sleep(Duration::from_secs(seconds)).await;
-    let (ticks_after, done_in_window) = (busy_cpu_ticks(), done.load(Ordering::Relaxed));
+    let run = timed(seconds, &done).await;
     stop.store(true, Ordering::Relaxed);
-    let elapsed = started.elapsed();
-    let cpu_us_per_reply = ticks_before.zip(ticks_after).map(|(before, after)| {
-        1e6 * after.saturating_sub(before) as f64
-            / cpu::ticks_per_second()
-            / done_in_window.saturating_sub(done_before).max(1) as f64
-    });
     for task in tasks {
         task.await??;
     }
@@ -195,10 +210,86 @@ async fn replies_per_second(
     if with_event {
         eprintln!("         {waited} of {done} events waited for their numbers");
     }
-    Ok(Run {
-        replies_per_second: done as f64 / elapsed.as_secs_f64(),
-        cpu_us_per_reply,
-    })
+    Ok(run)
+}
+
+/// Replies per second through the API at `base` (`POST /api/conversations/{id}/messages`
+/// with a workspace token, checked for its 201), by `writers` clients over `workspaces` as
+/// [`replies_per_second`] spreads its writers: the reply as a client sends it, HTTP, the
+/// token, the tenant's connection, the hub told after the commit and all.
+#[allow(clippy::too_many_arguments)]
+async fn replies_over_http(
+    client: &reqwest::Client,
+    base: &str,
+    jwt: &JwtKeys,
+    workspaces: &[Workspace],
+    conversations: usize,
+    writers: usize,
+    seconds: u64,
+    pool: &PgPool,
+) -> anyhow::Result<Run> {
+    sqlx::query("CHECKPOINT").execute(pool).await?;
+    // Tokens taken for this run: a benchmark of many rounds outlasts a token's lifetime.
+    let mut tokens = Vec::with_capacity(workspaces.len());
+    for workspace in workspaces {
+        let user_token = jwt.issue_user(workspace.owner, 0)?.token;
+        tokens.push(Arc::new(
+            select_workspace(client, base, &user_token, workspace.id).await?,
+        ));
+    }
+    let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tasks = Vec::new();
+    for w in 0..writers {
+        let workspace = &workspaces[w % workspaces.len()];
+        let conversation =
+            workspace.conversations[w % conversations.min(workspace.conversations.len())];
+        let url = format!("{base}/api/conversations/{conversation}/messages");
+        let (client, token) = (client.clone(), tokens[w % workspaces.len()].clone());
+        let (done, stop) = (done.clone(), stop.clone());
+        tasks.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let response = client
+                    .post(&url)
+                    .bearer_auth(token.as_str())
+                    .json(&json!({"body": "Bench reply"}))
+                    .send()
+                    .await?;
+                let status = response.status();
+                let text = response.text().await?;
+                ensure!(status.as_u16() == 201, "{url}: {status} {text}");
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+            anyhow::Ok(())
+        }));
+    }
+    let run = timed(seconds, &done).await;
+    stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await??;
+    }
+    Ok(run)
+}
+
+/// Waits `seconds` while writers count their replies in `done`: the replies a second and
+/// the machine's busy CPU a reply over that window.
+async fn timed(seconds: u64, done: &AtomicU64) -> Run {
+    let (started, ticks_before, done_before) = (
+        Instant::now(),
+        busy_cpu_ticks(),
+        done.load(Ordering::Relaxed),
+    );
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let (ticks_after, done_after) = (busy_cpu_ticks(), done.load(Ordering::Relaxed));
+    let (elapsed, replies) = (started.elapsed(), done_after.saturating_sub(done_before));
+    Run {
+        replies_per_second: replies as f64 / elapsed.as_secs_f64(),
+        cpu_us_per_reply: ticks_before.zip(ticks_after).map(|(before, after)| {
+            1e6 * after.saturating_sub(before) as f64
+                / cpu::ticks_per_second()
+                / replies.max(1) as f64
+        }),
+    }
 }
 
 /// What the benchmark checks of a page it read.
@@ -340,7 +431,7 @@ async fn run() -> anyhow::Result<()> {
     let cases = std::env::var("EVENTS_BENCH_CASES").unwrap_or_default();
     let chosen =
         |case: usize| cases.is_empty() || cases.split(',').any(|c| c.trim() == case.to_string());
-    for (case, (label, set, conversations)) in scenarios.into_iter().enumerate() {
+    for (case, (label, set, conversations)) in scenarios.iter().copied().enumerate() {
         if rounds == 0 || !chosen(case + 1) {
             continue;
         }
@@ -362,24 +453,57 @@ async fn run() -> anyhow::Result<()> {
                 side.push(run);
             }
         }
-        let replies = |side: &[Run]| side.iter().map(|r| r.replies_per_second).collect();
-        let (without_mean, with_mean, each) = compared(replies(&without), replies(&with));
-        lines.push(format!(
-            "1. replies/s, {writers} writers, {label} ({} workspaces): without the event {without_mean:.0}, with it {with_mean:.0}: {:.1} % of the throughput kept (budget: at least 85 %); each round, with/without: {each}",
-            set.len(),
-            100.0 * with_mean / without_mean,
+        lines.extend(report(
+            &format!("{writers} writers, {label} ({} workspaces)", set.len()),
+            &without,
+            &with,
         ));
-        // The same cost as CPU a reply: where the two agree, what the event takes is CPU on a
-        // machine with none to spare; where throughput drops more, writers wait (on the log's
-        // head, on the WAL's flush) with cores idle.
-        let cpu = |side: &[Run]| side.iter().map(|r| r.cpu_us_per_reply).collect();
-        if let (Some(cpu_without), Some(cpu_with)) = (cpu(&without), cpu(&with)) {
-            let (without_mean, with_mean, each) = compared(cpu_without, cpu_with);
-            lines.push(format!(
-                "1. CPU a reply (the whole machine), {label}: without the event {without_mean:.0} µs, with it {with_mean:.0} µs: {:.1} % of the throughput a CPU-bound machine would keep; each round, with/without: {each}",
-                100.0 * without_mean / with_mean,
-            ));
+    }
+
+    // 1b. The same through the API, against a build of it without the reply's event
+    // (`EVENTS_BENCH_API_WITHOUT`, docs/performance.md says how it is made).
+    match std::env::var_os("EVENTS_BENCH_API_WITHOUT") {
+        Some(binary) if rounds > 0 => {
+            let (_bare, bare_base) =
+                serve_api_binary(&client, &env, std::path::Path::new(&binary)).await?;
+            for (case, (label, set, conversations)) in scenarios.into_iter().enumerate() {
+                if !chosen(case + 1) {
+                    continue;
+                }
+                let (mut without, mut with) = (Vec::new(), Vec::new());
+                for round in 0..rounds {
+                    step(&format!(
+                        "write path through the API, {label}: round {round}"
+                    ));
+                    for (api, side) in [(&bare_base, &mut without), (&base, &mut with)] {
+                        side.push(
+                            replies_over_http(
+                                &client,
+                                api,
+                                &jwt,
+                                set,
+                                conversations,
+                                writers,
+                                seconds,
+                                &pool,
+                            )
+                            .await?,
+                        );
+                    }
+                }
+                lines.extend(report(
+                    &format!(
+                        "{writers} clients through the API, {label} ({} workspaces)",
+                        set.len()
+                    ),
+                    &without,
+                    &with,
+                ));
+            }
         }
+        _ => eprintln!(
+            "(the write path through the API is measured with EVENTS_BENCH_API_WITHOUT, the path of an API built without the reply's event)"
+        ),
     }
 
     // 2. The read path: every full workspace gets 1 200 events (replies through the write

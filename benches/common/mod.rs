@@ -166,8 +166,23 @@ pub async fn serve_api(
     client: &reqwest::Client,
     env: &std::collections::HashMap<String, String>,
 ) -> anyhow::Result<(supportdesk_test_support::process::KillOnDrop, String)> {
+    serve_api_binary(
+        client,
+        env,
+        std::path::Path::new(env!("CARGO_BIN_EXE_supportdesk")),
+    )
+    .await
+}
+
+/// [`serve_api`] with another build of the API: `binary` (a variant a benchmark compares
+/// the product's build with).
+pub async fn serve_api_binary(
+    client: &reqwest::Client,
+    env: &std::collections::HashMap<String, String>,
+    binary: &std::path::Path,
+) -> anyhow::Result<(supportdesk_test_support::process::KillOnDrop, String)> {
     use std::process::{Command, Stdio};
-    let migrate = Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+    let migrate = Command::new(binary)
         .arg("migrate")
         .env_clear()
         .envs(env)
@@ -176,7 +191,7 @@ pub async fn serve_api(
     let port = supportdesk_test_support::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let server = supportdesk_test_support::process::KillOnDrop(
-        Command::new(env!("CARGO_BIN_EXE_supportdesk"))
+        Command::new(binary)
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
             .env_clear()
             .envs(env)
