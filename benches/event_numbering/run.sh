@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# How a waiting event could be numbered with fewer writes: a pgbench harness, not part of the
+# How a waiting event is numbered with fewer writes: a pgbench harness, not part of the
 # product. It compares, in PostgreSQL alone, a reply's statements in one workspace (16 writers,
-# a conversation each) four ways: without its event (`without`), with the event numbered as
-# the product numbers it (`product`: a pass gives each waiting event's row its `seq`), with
-# waiting events numbered by one row per pass (`batched`: the pass records its first seq and
-# the arrivals it numbered in `event_batches`, and never touches the events' rows; a watermark
-# under the snapshot's horizon tells a straggler from an arrival that will never commit), and
-# with no pass at all (`nopass`, the ceiling). `read` times a page of 1 000 events read by seq
-# from rows that hold it against the same page mapped through batches.
+# a conversation each) four ways: without its event (`without`), with waiting events numbered
+# as the product numbered them until V28 (`rows`: a pass gives each waiting event's row its
+# `seq`), as it numbers them now (`batched`: the pass records its first seq and the arrivals
+# it numbered in `event_batches`, and never touches the events' rows; a watermark under the
+# snapshot's horizon tells a straggler from an arrival that will never commit,
+# `tenant_migrations/V28__event_batches.sql`), and with no pass at all (`nopass`, the
+# ceiling). `read` times a page of 1 000 events read by seq from rows that hold it against the
+# same page mapped through batches.
 #
 #   bash benches/event_numbering/run.sh write [ROUNDS] [SECONDS]
 #   bash benches/event_numbering/run.sh read
@@ -39,18 +40,6 @@ INSERT INTO contacts (id, email, name) VALUES ('22222222-2222-2222-2222-22222222
 INSERT INTO conversations (id, number, contact_id, status, channel) OVERRIDING SYSTEM VALUE
 SELECT md5(n::text)::uuid, n, '22222222-2222-2222-2222-222222222222', 'open', 'chat'
   FROM generate_series(1, 16) n;
--- What the batched way adds to the log.
-CREATE TABLE event_batches (first_seq bigint PRIMARY KEY, arrivals bigint[] NOT NULL,
-                            max_arrival bigint NOT NULL);
-ALTER TABLE event_log_head
-    -- Every arrival up to here is numbered or will never commit.
-    ADD COLUMN batched_through bigint NOT NULL DEFAULT 0,
-    -- The arrivals above it that are numbered already.
-    ADD COLUMN above bigint[] NOT NULL DEFAULT '{}',
-    -- The last arrival handed out, and the snapshot's xmax, when the last ticket was taken:
-    -- once the horizon passes that xmax, every arrival up to it is settled.
-    ADD COLUMN ticket_arrival bigint NOT NULL DEFAULT 0,
-    ADD COLUMN ticket_xmax xid8 NOT NULL DEFAULT '0';
 SQL
 }
 
@@ -59,9 +48,9 @@ one() {
     local v=$1 t=$2 writer pass=
     case $v in
         without) writer=writer_without.sql ;;
-        product) writer=writer_product.sql pass=pass_product.sql ;;
+        rows) writer=writer_rows.sql pass=pass_rows.sql ;;
         batched) writer=writer_batched.sql pass=pass_batched.sql ;;
-        nopass) writer=writer_product.sql ;;
+        nopass) writer=writer_batched.sql ;;
     esac
     "${psql[@]}" -c "DROP DATABASE IF EXISTS sd_numbering_run" \
         -c "CREATE DATABASE sd_numbering_run TEMPLATE sd_numbering_template" -c "CHECKPOINT"
@@ -88,7 +77,7 @@ write() {
     local log
     log=$(mktemp)
     for _ in $(seq "$rounds"); do
-        for v in without product batched nopass; do one "$v" "$seconds" | tee -a "$log"; done
+        for v in without rows batched nopass; do one "$v" "$seconds" | tee -a "$log"; done
     done
     awk '{s[$1] += $2} END {for (k in s) printf "%-8s %9.0f transactions  %5.1f %% of without\n", k, s[k], 100 * s[k] / s["without"]}' "$log"
     rm -f "$log"
@@ -99,12 +88,12 @@ read_pages() {
     "${psql[@]}" -c "DROP DATABASE IF EXISTS sd_numbering_read" -c "CREATE DATABASE sd_numbering_read"
     migrations | "${psql[@]}" -d sd_numbering_read -f -
     local data
-    data=$(grep -o "E'{[^']*'::json" "$here/writer_product.sql" | head -1)
+    data=$(grep -o "E'{[^']*'::json" "$here/writer_rows.sql" | head -1)
     "${psql[@]}" -d sd_numbering_read <<SQL
 -- 100 000 message.created events: numbered in their rows, and numbered by batches of 18.
-CREATE SCHEMA product;
-CREATE TABLE product.events (LIKE w1.events INCLUDING ALL);
-INSERT INTO product.events (seq, id, type, actor_kind, actor_id, data)
+CREATE SCHEMA in_rows;
+CREATE TABLE in_rows.events (LIKE w1.events INCLUDING ALL);
+INSERT INTO in_rows.events (seq, id, type, actor_kind, actor_id, data)
 SELECT n, gen_random_uuid(), 'message.created', 'agent', gen_random_uuid(), $data
   FROM generate_series(1, 100000) n;
 CREATE SCHEMA batched;
@@ -120,7 +109,7 @@ VACUUM ANALYZE;
 SQL
     for round in 1 2; do
         for clients in 1 4; do
-            for v in product batched; do
+            for v in rows batched; do
                 echo "round $round, $clients client(s), $v: $("${bench[@]}" -c "$clients" -j "$clients" -T 8 \
                     -f "$here/read_$v.sql" sd_numbering_read 2>&1 | awk '/latency average/ {print $4 " ms"}')"
             done

@@ -11,6 +11,7 @@ pub mod business_hours;
 pub mod config;
 pub mod db;
 pub mod email_tokens;
+pub mod event_log;
 pub mod health;
 pub mod locks;
 pub mod migrate;

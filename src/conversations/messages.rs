@@ -355,7 +355,9 @@ pub async fn record_created(
         },
     })
     .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-    // The message's row when it waits for it, the log's head, then the event: one statement
+    // The message's row when it waits for it, the log's head, then the event (its arrival
+    // taken after the transaction has its id: it wrote the conversation and the message
+    // first, `events::log::HOLD_XID`): one statement
     // on PostgreSQL, a round trip less or two while the head is locked (`benches/events.rs`);
     // on Citus, two (see `Engine`) after the message's.
     let message = &written.added.message;
@@ -387,7 +389,8 @@ pub async fn record_created(
             let seq: Option<i64> = sqlx::query_scalar(schema.sql(TAKE_NUMBER))
                 .fetch_optional(&mut *conn)
                 .await?;
-            // A waiting event's arrival from the coordinator, as `events::log::append` takes it.
+            // A waiting event's arrival from the coordinator, as `events::log::append` takes it
+            // (the transaction already has its id where the schema is: it wrote the message).
             let arrival: Option<i64> = match seq {
                 Some(_) => None,
                 None => Some(

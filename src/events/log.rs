@@ -4,8 +4,9 @@
 //! Appending takes the next numbers from `event_log_head` when no one holds it (its row lock
 //! then lasts until the transaction ends: see `tenant_migrations/V7__event_log.sql`), and
 //! otherwise writes the events without numbers, for [`number_waiting`] to number after the
-//! commit (`tenant_migrations/V27__event_numbering.sql` says why and what still holds).
-//! Readers see numbered events only. (An agent's reply, the busiest writer, records its one
+//! commit (`tenant_migrations/V27__event_numbering.sql` says why and what still holds), by
+//! one `event_batches` row a pass (`tenant_migrations/V28__event_batches.sql`). Readers see
+//! numbered events only, read through `supportdesk_core::numbered_events!`. (An agent's reply, the busiest writer, records its one
 //! event itself: `conversations::messages::record_created`.)
 
 use serde::Serialize;
@@ -87,16 +88,23 @@ impl Appended {
     }
 }
 
-/// Whether an event waits to be numbered, as an SQL expression: the newest waiting event's
-/// arrival, `NULL` when none waits. Asked newest first: the index of waiting events
-/// (`events_unnumbered`) still holds entries for the events passes numbered moments ago, and
-/// those are its oldest (a pass numbers in arrival order). Until no transaction can see their
-/// old row versions, a reader cannot skip those entries without visiting each row. Read
-/// oldest first (`EXISTS`), every write of a busy workspace visited 15 to 40 such rows before
-/// it found a waiting event; newest first, 1 to 8 (`docs/performance.md`).
-macro_rules! newest_waiting {
+/// The newest arrival of an event written without a number, as an SQL expression (`NULL` when
+/// there is none). An event waits to be numbered when its arrival is above the head's
+/// watermark (`batched_through`) and no batch numbered it, so a newest arrival at or below the
+/// watermark means none waits. Read newest first: the index of arrivals is read from its end,
+/// one entry.
+macro_rules! newest_arrival {
     () => {
         "(SELECT arrival FROM {schema}.events WHERE seq IS NULL ORDER BY arrival DESC LIMIT 1)"
+    };
+}
+
+/// Whether an event waits to be numbered, as an SQL expression over the head (`h`): an arrival
+/// above the watermark that no batch numbered (those that did are listed in `above`).
+macro_rules! any_waiting {
+    () => {
+        "EXISTS (SELECT FROM {schema}.events e WHERE e.seq IS NULL
+                    AND e.arrival > h.batched_through AND e.arrival <> ALL (h.above))"
     };
 }
 
@@ -105,17 +113,19 @@ macro_rules! newest_waiting {
 /// (`tenant_migrations/V27__event_numbering.sql`). The subquery, run once before the
 /// `UPDATE` reads the head, locks the head or skips it, and the `UPDATE` changes the head
 /// only when the subquery locked it, so a busy head is never waited for. A macro, so that
-/// every statement taking numbers spells it once (`concat!`).
+/// every statement taking numbers spells it once (`concat!`). A writer that finds numbered
+/// arrivals above the watermark waits too (telling them from waiting ones costs more than
+/// waiting, `docs/performance.md`): the pass after its commit moves the watermark.
 macro_rules! head_is_free {
     () => {
         concat!(
-            "EXISTS (SELECT FROM {schema}.event_log_head WHERE ",
-            $crate::events::log::newest_waiting!(),
-            " IS NULL FOR UPDATE SKIP LOCKED)"
+            "EXISTS (SELECT FROM {schema}.event_log_head h WHERE coalesce(",
+            $crate::events::log::newest_arrival!(),
+            ", 0) <= h.batched_through FOR UPDATE SKIP LOCKED)"
         )
     };
 }
-pub(crate) use {head_is_free, newest_waiting};
+pub(crate) use {head_is_free, newest_arrival};
 
 /// Takes `count` numbers from the log's head when it is free ([`head_is_free`]): the first
 /// of them, and the actor's id as [`By::parts`] left it to be found. `None` when the head was
@@ -129,8 +139,17 @@ const TAKE_NUMBERS: &str = concat!(
 
 /// Arrivals for `$1` events written without numbers. No table is read, so on Citus the
 /// coordinator evaluates it (always the same node, whichever holds the schema): one
-/// sequence's numbers, in the order they are taken.
-const TAKE_ARRIVALS: &str = "SELECT nextval('{schema}.event_arrivals') FROM generate_series(1, $1)";
+/// sequence's numbers, in the order they are taken. Run after [`HOLD_XID`].
+pub(crate) const TAKE_ARRIVALS: &str =
+    "SELECT nextval('{schema}.event_arrivals') FROM generate_series(1, $1)";
+
+/// Gives the writer's transaction its id, where the workspace's tables are, before it takes
+/// an arrival: a pass moves its watermark past an arrival only once every transaction whose
+/// id was assigned before it read the arrivals handed out has ended
+/// (`tenant_migrations/V28__event_batches.sql`). A `SELECT` over a tenant table, so that on
+/// Citus the node holding the schema runs it (a writer has usually written there already;
+/// this makes sure).
+pub(crate) const HOLD_XID: &str = "SELECT pg_current_xact_id()::text FROM {schema}.event_log_head";
 
 /// Records `events`, in this order, in the transaction `conn` is in, numbered when the log's
 /// head is free and waiting to be numbered after the commit otherwise ([`Appended`]).
@@ -173,6 +192,9 @@ pub async fn append(
     let (base, arrivals, actor_id) = match numbered {
         Some((base, actor_id)) => (Some(base), None, actor_id),
         None => {
+            sqlx::query(schema.sql(HOLD_XID))
+                .execute(&mut *conn)
+                .await?;
             let arrivals: Vec<i64> = sqlx::query_scalar(schema.sql(TAKE_ARRIVALS))
                 .bind(count)
                 .fetch_all(&mut *conn)
@@ -230,57 +252,217 @@ pub async fn append(
     Ok(Appended::Numbered(recorded))
 }
 
-/// Events numbered per pass of [`number_waiting`].
-const NUMBERING_BATCH: i64 = 1000;
+/// Arrivals numbered per pass of [`number_waiting`].
+const NUMBERING_BATCH: i64 = supportdesk_core::event_log::BATCH_MAX;
+
+/// What a pass left: the events it numbered, oldest first, as stored, and whether the log is
+/// settled (no numbered arrival is left above the watermark, so the next writer may take
+/// numbers in its own transaction again).
+#[derive(Debug, Default)]
+pub struct Numbered {
+    pub events: Vec<Stored>,
+    pub settled: bool,
+}
+
+/// The head as a pass reads it.
+#[derive(Debug, FromRow)]
+struct PassHead {
+    seq: i64,
+    batched_through: i64,
+    above: Vec<i64>,
+    ticket_arrival: i64,
+    ticket_xmax: i64,
+}
+
+/// Whether every transaction that could hold an arrival up to a ticket taken when
+/// `ticket_xmax` was the next transaction id has ended, seen from a snapshot whose oldest
+/// running id is `oldest_running` and next one `next_xid`. A ticket above this node's next id
+/// was taken on another node: the workspace's tables moved (Citus), and a move waits for every
+/// transaction writing them to end first.
+fn ripe(oldest_running: i64, next_xid: i64, ticket_xmax: i64) -> bool {
+    oldest_running >= ticket_xmax || next_xid < ticket_xmax
+}
+
+/// Where the watermark goes, what stays above it, and the next ticket, after a pass that was
+/// given `got` (arrivals above the watermark not numbered yet, oldest first, at most
+/// [`NUMBERING_BATCH`]). `ripe`: every transaction that could hold an arrival up to the
+/// head's ticket has ended. `ticket`: the last arrival handed out and the first transaction
+/// id not yet assigned, read in that order during this pass.
+fn advance(
+    head: &PassHead,
+    got: &[i64],
+    ripe: bool,
+    ticket: (i64, i64),
+) -> (i64, Vec<i64>, (i64, i64)) {
+    let current = (head.ticket_arrival, head.ticket_xmax);
+    let (watermark, ticket) = if ripe {
+        // A full pass may have left arrivals up to the ticket for the next one: the
+        // watermark stops at the last arrival it took.
+        let full = got.len() as i64 >= NUMBERING_BATCH;
+        let reach = match got.last() {
+            Some(&last) if full => head.ticket_arrival.min(last),
+            _ => head.ticket_arrival,
+        };
+        let watermark = head.batched_through.max(reach);
+        let next = if watermark >= head.ticket_arrival {
+            ticket
+        } else {
+            current
+        };
+        (watermark, next)
+    } else {
+        (head.batched_through, current)
+    };
+    let mut above: Vec<i64> = head
+        .above
+        .iter()
+        .chain(got)
+        .copied()
+        .filter(|&arrival| arrival > watermark)
+        .collect();
+    above.sort_unstable();
+    (watermark, above, ticket)
+}
 
 /// Numbers the workspace's events that wait for it, in arrival order, under the log's head,
-/// and commits: what it numbered, oldest first, as stored. Several passes, on any replicas,
-/// may run at once: they take turns on the head, and each numbers what the one before left.
-pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<Vec<Stored>> {
+/// and commits: one `event_batches` row a pass, the events' rows untouched. Several passes,
+/// on any replicas, may run at once: they take turns on the head, and each numbers what the
+/// one before left.
+pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<Numbered> {
     let mut numbered = Vec::new();
     loop {
         let mut tx = db.begin().await?;
         // The head first: every statement after it sees what the pass before this one
-        // numbered (a statement's snapshot is taken when it starts).
-        let base: i64 =
-            sqlx::query_scalar(schema.sql("SELECT seq FROM {schema}.event_log_head FOR UPDATE"))
-                .fetch_one(&mut *tx)
-                .await?;
-        let mut batch: Vec<Stored> = sqlx::query_as(schema.sql(
-            "UPDATE {schema}.events e SET seq = $1 + w.n
-               FROM (SELECT arrival, row_number() OVER (ORDER BY arrival) AS n
-                       FROM {schema}.events WHERE seq IS NULL
-                      ORDER BY arrival LIMIT $2) w
-              WHERE e.arrival = w.arrival AND e.seq IS NULL
-             RETURNING e.seq, e.id, e.type, e.occurred_at, e.actor_kind, e.actor_id, e.data",
+        // numbered (a statement's snapshot is taken when it starts). Locked by an `UPDATE`,
+        // not `SELECT ... FOR UPDATE`: on Citus a write holds the shard's placement until the
+        // transaction ends, so a move of the workspace's tables to another node cannot
+        // switch nodes between the horizon read below and the rest of the pass.
+        let head: PassHead = sqlx::query_as(schema.sql(
+            "UPDATE {schema}.event_log_head SET seq = seq
+             RETURNING seq, batched_through, above, ticket_arrival, ticket_xmax",
         ))
-        .bind(base)
+        .fetch_one(&mut *tx)
+        .await?;
+        // The next ticket: the last arrival handed out (where the sequence is: the
+        // coordinator, on Citus), then the first transaction id not yet assigned where the
+        // workspace's tables are. In this order: a writer takes its id before its arrival.
+        let last_arrival: i64 = sqlx::query_scalar(
+            schema.sql("SELECT coalesce(pg_sequence_last_value('{schema}.event_arrivals'), 0)"),
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        let (oldest_running, next_xid): (i64, i64) = sqlx::query_as(schema.sql(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+                    pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+               FROM {schema}.event_log_head",
+        ))
+        .fetch_one(&mut *tx)
+        .await?;
+        let ripe = ripe(oldest_running, next_xid, head.ticket_xmax);
+        // Read after the horizon: every transaction that took an arrival up to the ticket
+        // and committed is seen here when `ripe`.
+        let got: Vec<i64> = sqlx::query_scalar(schema.sql(
+            "SELECT arrival FROM {schema}.events
+              WHERE seq IS NULL AND arrival > $1 AND arrival <> ALL ($2)
+              ORDER BY arrival LIMIT $3",
+        ))
+        .bind(head.batched_through)
+        .bind(&head.above)
         .bind(NUMBERING_BATCH)
         .fetch_all(&mut *tx)
         .await?;
-        let Some(last) = batch.iter().map(|e| e.seq).max() else {
+        let (watermark, above, ticket) = advance(&head, &got, ripe, (last_arrival, next_xid));
+        if got.is_empty() && (!ripe || head.above.is_empty()) {
             tx.rollback().await?;
-            return Ok(numbered);
-        };
-        sqlx::query(schema.sql("UPDATE {schema}.event_log_head SET seq = $1"))
-            .bind(last)
+            return Ok(Numbered {
+                events: numbered,
+                settled: head.above.is_empty(),
+            });
+        }
+        let count = got.len() as i64;
+        let mut batch: Vec<Stored> = Vec::with_capacity(got.len());
+        if let Some(&max_arrival) = got.last() {
+            sqlx::query(schema.sql(
+                "INSERT INTO {schema}.event_batches (first_seq, arrivals, max_arrival)
+                 VALUES ($1, $2, $3)",
+            ))
+            .bind(head.seq + 1)
+            .bind(&got)
+            .bind(max_arrival)
             .execute(&mut *tx)
             .await?;
+            let rows: Vec<Arrived> = sqlx::query_as(schema.sql(
+                "SELECT arrival, 0::bigint AS seq, id, type, occurred_at, actor_kind, actor_id,
+                        data
+                   FROM {schema}.events WHERE seq IS NULL AND arrival = ANY ($1)",
+            ))
+            .bind(&got)
+            .fetch_all(&mut *tx)
+            .await?;
+            let position: std::collections::HashMap<i64, i64> = got
+                .iter()
+                .zip(1..)
+                .map(|(&arrival, n)| (arrival, n))
+                .collect();
+            for Arrived {
+                arrival,
+                mut stored,
+            } in rows
+            {
+                if let Some(n) = position.get(&arrival) {
+                    stored.seq = head.seq + n;
+                    batch.push(stored);
+                }
+            }
+        }
+        sqlx::query(schema.sql(
+            "UPDATE {schema}.event_log_head
+                SET seq = seq + $1, batched_through = $2, above = $3,
+                    ticket_arrival = $4, ticket_xmax = $5",
+        ))
+        .bind(count)
+        .bind(watermark)
+        .bind(&above)
+        .bind(ticket.0)
+        .bind(ticket.1)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        let full = batch.len() as i64 >= NUMBERING_BATCH;
         batch.sort_by_key(|e| e.seq);
         numbered.append(&mut batch);
-        if !full {
-            return Ok(numbered);
+        if count < NUMBERING_BATCH {
+            return Ok(Numbered {
+                events: numbered,
+                settled: above.is_empty(),
+            });
         }
+    }
+}
+
+/// An event a pass numbered, with its arrival.
+struct Arrived {
+    arrival: i64,
+    stored: Stored,
+}
+
+impl FromRow<'_, PgRow> for Arrived {
+    fn from_row(row: &PgRow) -> sqlx::Result<Self> {
+        Ok(Self {
+            arrival: row.try_get("arrival")?,
+            stored: Stored::from_row(row)?,
+        })
     }
 }
 
 /// Whether any of the workspace's events waits to be numbered.
 pub async fn any_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<bool> {
-    sqlx::query_scalar(schema.sql(concat!("SELECT ", newest_waiting!(), " IS NOT NULL")))
-        .fetch_one(db)
-        .await
+    sqlx::query_scalar(schema.sql(concat!(
+        "SELECT ",
+        any_waiting!(),
+        " FROM {schema}.event_log_head h"
+    )))
+    .fetch_one(db)
+    .await
 }
 
 /// One recorded event as stored and as `GET /api/events` shows it: `type` names it and
@@ -350,8 +532,8 @@ pub struct Head {
 pub async fn head(conn: &mut PgConnection, schema: &TenantSchema) -> sqlx::Result<Head> {
     sqlx::query_as(schema.sql(concat!(
         "SELECT seq, pruned_through, ",
-        newest_waiting!(),
-        " IS NOT NULL AS waiting FROM {schema}.event_log_head",
+        any_waiting!(),
+        " AS waiting FROM {schema}.event_log_head h",
     )))
     .fetch_one(conn)
     .await
@@ -381,14 +563,18 @@ pub async fn read_stored(
     before: Option<i64>,
     limit: i64,
 ) -> sqlx::Result<Vec<Stored>> {
-    sqlx::query_as(schema.sql(
-        "SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM {schema}.events
-          WHERE seq > $1 AND ($2::bigint IS NULL OR seq < $2)
-          ORDER BY seq LIMIT $3",
-    ))
+    // Seqs have no gaps: the page is the range after `after`, `limit` long.
+    let mut upto = after.saturating_add(limit);
+    if let Some(before) = before {
+        upto = upto.min(before - 1);
+    }
+    sqlx::query_as(schema.sql(concat!(
+        "SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM ",
+        supportdesk_core::numbered_events!(),
+        " e ORDER BY seq"
+    )))
     .bind(after)
-    .bind(before)
-    .bind(limit)
+    .bind(upto)
     .fetch_all(conn)
     .await
 }
@@ -401,14 +587,92 @@ pub async fn activity_of(
     conversation_id: Uuid,
     limit: i64,
 ) -> sqlx::Result<Vec<Stored>> {
+    // An event numbered by a batch is found from its arrival: its batch is the first one,
+    // in the order of their newest arrivals, that holds it.
     sqlx::query_as(schema.sql(
         "SELECT * FROM (
-             SELECT seq, id, type, occurred_at, actor_kind, actor_id, data FROM {schema}.events
-              WHERE conversation_id = $1 AND seq IS NOT NULL ORDER BY seq DESC LIMIT $2
+             SELECT n.seq, e.id, e.type, e.occurred_at, e.actor_kind, e.actor_id, e.data
+               FROM {schema}.events e
+              CROSS JOIN LATERAL (SELECT coalesce(e.seq, (
+                         SELECT b.first_seq + array_position(b.arrivals, e.arrival) - 1
+                           FROM {schema}.event_batches b
+                          WHERE b.max_arrival >= e.arrival AND e.arrival = ANY (b.arrivals)
+                          ORDER BY b.max_arrival LIMIT 1)) AS seq) n
+              WHERE e.conversation_id = $1 AND n.seq IS NOT NULL
+              ORDER BY n.seq DESC LIMIT $2
          ) newest ORDER BY seq",
     ))
     .bind(conversation_id)
     .bind(limit)
     .fetch_all(conn)
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{NUMBERING_BATCH, PassHead, advance, ripe};
+
+    #[test]
+    fn a_ticket_is_ripe_once_every_transaction_older_than_it_has_ended() {
+        assert!(
+            !ripe(90, 130, 100),
+            "a transaction from before the ticket runs"
+        );
+        assert!(ripe(100, 130, 100));
+        assert!(ripe(120, 130, 100));
+        assert!(ripe(40, 60, 100), "taken on another node, before a move");
+    }
+
+    fn head(batched_through: i64, above: &[i64], ticket: (i64, i64)) -> PassHead {
+        PassHead {
+            seq: 0,
+            batched_through,
+            above: above.to_vec(),
+            ticket_arrival: ticket.0,
+            ticket_xmax: ticket.1,
+        }
+    }
+
+    #[test]
+    fn a_ripe_ticket_moves_the_watermark_to_it_and_takes_the_next() {
+        let head = head(10, &[12, 15], (14, 100));
+        let (watermark, above, ticket) = advance(&head, &[11, 16], true, (16, 120));
+        assert_eq!(watermark, 14);
+        assert_eq!(above, [15, 16]);
+        assert_eq!(ticket, (16, 120));
+    }
+
+    #[test]
+    fn an_unripe_ticket_keeps_the_watermark_and_lists_what_was_numbered_above_it() {
+        let head = head(10, &[12], (14, 100));
+        let (watermark, above, ticket) = advance(&head, &[13, 16], false, (16, 120));
+        assert_eq!(watermark, 10);
+        assert_eq!(above, [12, 13, 16]);
+        assert_eq!(ticket, (14, 100));
+    }
+
+    #[test]
+    fn a_full_pass_moves_the_watermark_no_further_than_what_it_took() {
+        let got: Vec<i64> = (11..11 + NUMBERING_BATCH).collect();
+        let last = *got.last().unwrap();
+        let head = head(10, &[], (last + 500, 100));
+        let (watermark, above, ticket) = advance(&head, &got, true, (last + 900, 120));
+        assert_eq!(
+            watermark, last,
+            "arrivals after the batch, up to the ticket, still wait"
+        );
+        assert!(above.is_empty());
+        assert_eq!(
+            ticket,
+            (last + 500, 100),
+            "the ticket is kept until reached"
+        );
+    }
+
+    #[test]
+    fn the_watermark_never_moves_back() {
+        let head = head(20, &[], (5, 100));
+        let (watermark, _, _) = advance(&head, &[], true, (25, 120));
+        assert_eq!(watermark, 20);
+    }
 }

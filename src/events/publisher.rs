@@ -15,6 +15,10 @@
 //! another's writer's events: each is numbered once, so heard once). A stopping replica
 //! finishes the passes it started ([`Publisher::drain`]).
 //!
+//! A pass that leaves numbered arrivals above the log's watermark (a transaction that took
+//! an arrival may still commit, `tenant_migrations/V28__event_batches.sql`) leaves writers
+//! taking the slower way; a pass shortly after moves the watermark ([`SETTLE_AFTER`]).
+//!
 //! A replica that dies between a commit and its pass leaves events waiting: the next write
 //! in that workspace waits behind them and numbers them (as does the next reader of its
 //! tail), and every replica looks for any left over when it starts and every
@@ -38,6 +42,16 @@ use super::log::{self, Appended};
 pub const SWEEP_EVERY: Duration = Duration::from_secs(300);
 /// Workspaces read from the control plane at a time by a sweep.
 const SWEEP_PAGE: i64 = 500;
+/// When a pass left the log unsettled, the waits before the passes that settle it (one
+/// settling task a workspace at a time). The first is usually enough: it only waits for the
+/// transactions that were running at the last pass to end.
+const SETTLE_AFTER: [Duration; 5] = [
+    Duration::from_millis(5),
+    Duration::from_millis(25),
+    Duration::from_millis(100),
+    Duration::from_millis(500),
+    Duration::from_secs(2),
+];
 /// A workspace whose writers have not asked for a pass this long is forgotten here.
 const LANE_IDLE: Duration = Duration::from_secs(600);
 
@@ -64,6 +78,8 @@ struct Lane {
     /// The highest ticket a finished pass covered; held while a pass runs, so this replica's
     /// passes of one workspace take turns (replicas take turns on the log's head).
     covered: tokio::sync::Mutex<u64>,
+    /// Whether a task waits to settle the log ([`SETTLE_AFTER`]).
+    settling: std::sync::atomic::AtomicBool,
 }
 
 impl Publisher {
@@ -86,8 +102,11 @@ impl Publisher {
             Appended::Numbered(events) => self.publish(workspace_id, &events),
             Appended::Waiting(schema) => {
                 let publisher = self.clone();
-                self.passes
-                    .spawn(async move { publisher.number(workspace_id, &schema).await });
+                self.passes.spawn(async move {
+                    if !publisher.number(workspace_id, &schema).await {
+                        publisher.settle_later(workspace_id, schema);
+                    }
+                });
             }
         }
     }
@@ -97,7 +116,9 @@ impl Publisher {
     /// `GET /api/events`, a new webhook endpoint): what was committed before this call is
     /// then at or below the head it reads.
     pub async fn settle(&self, workspace_id: Uuid, schema: &TenantSchema) {
-        self.number(workspace_id, schema).await;
+        if !self.number(workspace_id, schema).await {
+            self.settle_later(workspace_id, schema.clone());
+        }
     }
 
     /// Waits for the passes writers started (a replica that stops finishes them, rather than
@@ -108,33 +129,65 @@ impl Publisher {
     }
 
     /// Returns once a pass that started after this call has numbered the workspace's
-    /// waiting events (this one's, or the one it shared), or has failed.
-    async fn number(&self, workspace_id: Uuid, schema: &TenantSchema) {
-        let lane = self
-            .lanes
-            .get_with(workspace_id, || Arc::new(Lane::default()));
+    /// waiting events (this one's, or the one it shared), or has failed; whether this
+    /// call's pass left the log settled (`true` when it shared another's).
+    async fn number(&self, workspace_id: Uuid, schema: &TenantSchema) -> bool {
+        let lane = self.lane(workspace_id);
         let ticket = lane.asked.fetch_add(1, Ordering::SeqCst) + 1;
         let mut covered = lane.covered.lock().await;
         if *covered >= ticket {
-            return;
+            return true;
         }
         // Every ticket handed out so far was taken after its writer's commit, which this
         // pass's statements, starting later, see.
         let covers = lane.asked.load(Ordering::SeqCst);
         match self.pass(workspace_id, schema).await {
-            Ok(()) => *covered = covers,
+            Ok(settled) => {
+                *covered = covers;
+                settled
+            }
             Err(err) => {
                 tracing::warn!(error = %err, %workspace_id, "numbering waiting events failed");
+                false
             }
         }
     }
 
-    /// Numbers what waits in the workspace and hands it to subscribers.
-    async fn pass(&self, workspace_id: Uuid, schema: &TenantSchema) -> sqlx::Result<()> {
+    fn lane(&self, workspace_id: Uuid) -> Arc<Lane> {
+        self.lanes
+            .get_with(workspace_id, || Arc::new(Lane::default()))
+    }
+
+    /// Passes after [`SETTLE_AFTER`]'s waits until one leaves the log settled, in a task of
+    /// its own (none when one already waits for this workspace, or the replica stops).
+    fn settle_later(&self, workspace_id: Uuid, schema: TenantSchema) {
+        let lane = self.lane(workspace_id);
+        if lane.settling.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let publisher = self.clone();
+        self.passes.spawn(async move {
+            for wait in SETTLE_AFTER {
+                if publisher.passes.is_closed() {
+                    break;
+                }
+                tokio::time::sleep(wait).await;
+                if publisher.number(workspace_id, &schema).await {
+                    break;
+                }
+            }
+            lane.settling.store(false, Ordering::SeqCst);
+        });
+    }
+
+    /// Numbers what waits in the workspace and hands it to subscribers; whether it left the
+    /// log settled.
+    async fn pass(&self, workspace_id: Uuid, schema: &TenantSchema) -> sqlx::Result<bool> {
         let numbered = log::number_waiting(&self.db, schema).await?;
-        metrics::counter!("events_numbered_after_commit_total").increment(numbered.len() as u64);
-        let mut events = Vec::with_capacity(numbered.len());
-        for stored in numbered {
+        metrics::counter!("events_numbered_after_commit_total")
+            .increment(numbered.events.len() as u64);
+        let mut events = Vec::with_capacity(numbered.events.len());
+        for stored in numbered.events {
             match Recorded::try_from(stored) {
                 Ok(recorded) => events.push(recorded),
                 Err(err) => {
@@ -143,7 +196,7 @@ impl Publisher {
             }
         }
         self.publish(workspace_id, &events);
-        Ok(())
+        Ok(numbered.settled)
     }
 
     fn publish(&self, workspace_id: Uuid, events: &[Recorded]) {
@@ -175,7 +228,9 @@ impl Publisher {
                     Ok(false) => {}
                     Ok(true) => {
                         found += 1;
-                        self.number(workspace_id, &schema).await;
+                        if !self.number(workspace_id, &schema).await {
+                            self.settle_later(workspace_id, schema);
+                        }
                     }
                     Err(err) => {
                         tracing::warn!(error = %err, %workspace_id, "could not look for waiting events");

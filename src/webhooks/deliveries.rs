@@ -94,7 +94,7 @@ pub async fn list(
     let (before_at, before_id) = page
         .after
         .map_or((None, None), |TimeKey(at, id)| (Some(at), Some(id)));
-    let rows: Vec<Delivery> = sqlx::query_as(schema.sql(
+    let rows: Vec<Delivery> = sqlx::query_as(schema.sql(concat!(
         "SELECT * FROM (
              SELECT a.id, a.event_id, a.event_type, a.attempt, a.status, a.response_status,
                     a.latency_ms, a.response_excerpt AS response_body, a.error, a.created_at
@@ -102,6 +102,10 @@ pub async fn list(
              UNION ALL
              SELECT r.id, r.event_id,
                     coalesce((SELECT e.type FROM {schema}.events e WHERE e.seq = r.event_seq),
+                             (SELECT e.type FROM {schema}.events e
+                               WHERE e.seq IS NULL AND e.arrival = ",
+        supportdesk_core::batched_arrival_at!("r.event_seq"),
+        "),
                              'webhook.test'),
                     1, 'pending', NULL, NULL, NULL, NULL, r.created_at
                FROM {schema}.webhook_requests r WHERE r.endpoint_id = $1
@@ -109,7 +113,7 @@ pub async fn list(
           WHERE $2::timestamptz IS NULL OR (d.created_at, d.id) < ($2, $3)
           ORDER BY d.created_at DESC, d.id DESC
           LIMIT $4",
-    ))
+    )))
     .bind(id)
     .bind(before_at)
     .bind(before_id)
@@ -169,11 +173,15 @@ pub async fn retry(
         return Ok((StatusCode::ACCEPTED, AppJson(Requested { event_id })));
     };
     if let Some(seq) = event_seq {
-        let kept: Option<(i64,)> =
-            sqlx::query_as(schema.sql("SELECT seq FROM {schema}.events WHERE seq = $1"))
-                .bind(seq)
-                .fetch_optional(&mut *conn)
-                .await?;
+        let kept: Option<(i64,)> = sqlx::query_as(schema.sql(concat!(
+            "SELECT seq FROM ",
+            supportdesk_core::numbered_events!(),
+            " e"
+        )))
+        .bind(seq - 1)
+        .bind(seq)
+        .fetch_optional(&mut *conn)
+        .await?;
         if kept.is_none() {
             return Err(Error::Gone {
                 code: "event_pruned",

@@ -17,19 +17,56 @@ fn schema(workspace_id: Uuid) -> String {
     format!("ws_{}", workspace_id.simple())
 }
 
+/// Events written without a number that no batch has numbered yet.
 async fn waiting(app: &TestApp, workspace_id: Uuid) -> i64 {
+    let schema = schema(workspace_id);
     sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT count(*) FROM {}.events WHERE seq IS NULL",
-        schema(workspace_id)
+        "SELECT count(*) FROM {schema}.events e
+          WHERE e.seq IS NULL
+            AND NOT EXISTS (SELECT FROM {schema}.event_batches b WHERE e.arrival = ANY (b.arrivals))"
     )))
     .fetch_one(&app.db)
     .await
     .unwrap()
 }
 
-/// What a replica that stopped between its commit and its pass leaves: a copy of the newest
-/// event, committed without a number. (Statements of their own, as the API's are on Citus.)
-async fn leave_waiting(app: &TestApp, workspace_id: Uuid) -> Uuid {
+/// A writer's transaction, as the API's go on a busy log: it has its id where the schema is,
+/// takes an arrival, and writes a copy of a `conversation.created` event without a number;
+/// not committed. Its event's id and arrival. (Statements of their own, as the API's are on
+/// Citus.)
+async fn begin_writer(
+    app: &TestApp,
+    workspace_id: Uuid,
+) -> (sqlx::Transaction<'static, sqlx::Postgres>, Uuid, i64) {
+    let (mut tx, arrival) = take_arrival(app, workspace_id).await;
+    let id = write_event(&mut tx, workspace_id, arrival).await;
+    (tx, id, arrival)
+}
+
+/// The start of [`begin_writer`]: the transaction's id, then its arrival.
+async fn take_arrival(
+    app: &TestApp,
+    workspace_id: Uuid,
+) -> (sqlx::Transaction<'static, sqlx::Postgres>, i64) {
+    let schema = schema(workspace_id);
+    let mut tx = app.db.begin().await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT pg_current_xact_id()::text FROM {schema}.event_log_head"
+    )))
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    let arrival: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT nextval('{schema}.event_arrivals')"
+    )))
+    .fetch_one(&mut *tx)
+    .await
+    .unwrap();
+    (tx, arrival)
+}
+
+/// The rest of [`begin_writer`]: the event, with the arrival taken.
+async fn write_event(tx: &mut sqlx::PgConnection, workspace_id: Uuid, arrival: i64) -> Uuid {
     let schema = schema(workspace_id);
     let (kind, actor_kind, actor_id, data, conversation_id): (
         String,
@@ -39,15 +76,9 @@ async fn leave_waiting(app: &TestApp, workspace_id: Uuid) -> Uuid {
         Option<Uuid>,
     ) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT type, actor_kind, actor_id, data::text, conversation_id FROM {schema}.events
-          WHERE seq IS NOT NULL ORDER BY seq DESC LIMIT 1"
+          WHERE type = 'conversation.created' LIMIT 1"
     )))
-    .fetch_one(&app.db)
-    .await
-    .unwrap();
-    let arrival: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT nextval('{schema}.event_arrivals')"
-    )))
-    .fetch_one(&app.db)
+    .fetch_one(&mut *tx)
     .await
     .unwrap();
     let id = Uuid::now_v7();
@@ -62,10 +93,87 @@ async fn leave_waiting(app: &TestApp, workspace_id: Uuid) -> Uuid {
     .bind(actor_id)
     .bind(data)
     .bind(conversation_id)
-    .execute(&app.db)
+    .execute(&mut *tx)
     .await
     .unwrap();
     id
+}
+
+/// What a replica that stopped between its commit and its pass leaves: an event committed
+/// without a number.
+async fn leave_waiting(app: &TestApp, workspace_id: Uuid) -> Uuid {
+    let (tx, id, _) = begin_writer(app, workspace_id).await;
+    tx.commit().await.unwrap();
+    id
+}
+
+/// The log's watermark and the arrivals numbered above it.
+async fn watermark(app: &TestApp, workspace_id: Uuid) -> (i64, Vec<i64>) {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT batched_through, above FROM {}.event_log_head",
+        schema(workspace_id)
+    )))
+    .fetch_one(&app.db)
+    .await
+    .unwrap()
+}
+
+/// Whether the event `id` was numbered in its own row (its writer took the head), rather
+/// than by a batch after its commit.
+async fn numbered_in_its_row(app: &TestApp, workspace_id: Uuid, id: &Value) -> bool {
+    let id: Uuid = id.as_str().unwrap().parse().unwrap();
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT seq IS NOT NULL FROM {}.events WHERE id = $1",
+        schema(workspace_id)
+    )))
+    .bind(id)
+    .fetch_one(&app.db)
+    .await
+    .unwrap()
+}
+
+/// Passes until the log is settled: every arrival handed out is numbered or settled, none is
+/// listed above the watermark, and writers take numbers in their own transactions again.
+async fn settled(app: &TestApp, workspace_id: Uuid) {
+    let schema = supportdesk_core::tenancy::TenantSchema::for_workspace(workspace_id);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        app.state.events.settle(workspace_id, &schema).await;
+        let (through, above) = watermark(app, workspace_id).await;
+        let newest: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT max(arrival) FROM {}.events",
+            self::schema(workspace_id)
+        )))
+        .fetch_one(&app.db)
+        .await
+        .unwrap();
+        if above.is_empty() && newest.is_none_or(|newest| newest <= through) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "the log never settled");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn reply(app: &TestApp, token: &str, conversation: &str, body: &str) -> Value {
+    let response = app
+        .post_json(
+            &format!("/api/conversations/{conversation}/messages"),
+            &json!({ "body": body }),
+            Some(token),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    response.json().await.unwrap()
+}
+
+/// Waits until no event waits for its number (the writers' passes ran).
+async fn numbered(app: &TestApp, workspace_id: Uuid) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while waiting(app, workspace_id).await > 0 {
+        assert!(Instant::now() < deadline, "the passes never numbered them");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 fn seqs(events: &[Value]) -> Vec<i64> {
@@ -230,7 +338,9 @@ async fn events_left_waiting_are_numbered_by_a_tail_reader_the_sweep_or_the_next
     assert_eq!(events[0]["id"], left.to_string());
     assert_eq!(waiting(&app, owner.workspace_id).await, 0);
 
-    // The sweep numbers what was left.
+    // The sweep numbers what was left. (This replica's passes drained first: a pass that
+    // settles the log after the reader's would number it too.)
+    app.state.events.drain().await;
     let left = leave_waiting(&app, owner.workspace_id).await;
     assert_eq!(app.state.events.sweep().await.unwrap(), 1);
     assert_eq!(waiting(&app, owner.workspace_id).await, 0);
@@ -297,4 +407,176 @@ async fn a_webhook_endpoint_made_while_events_wait_starts_after_them() {
     .await
     .unwrap();
     assert_eq!(cursor, start + 1);
+}
+
+#[tokio::test]
+async fn a_straggler_is_numbered_once_after_what_was_numbered_while_it_ran() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
+    let conversation = app
+        .start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let start = app.head(&token).await;
+
+    // A writer took its arrival and wrote its event, and has not committed yet; one that
+    // arrived after it commits, and is numbered first.
+    let (straggler, straggler_id, straggler_arrival) = begin_writer(&app, workspace).await;
+    let left = leave_waiting(&app, workspace).await;
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1]);
+    assert_eq!(events[0]["id"], left.to_string());
+
+    // The watermark cannot pass the straggler's arrival while it may still commit, so the
+    // next reply waits for its number too, and gets it from a batch.
+    let answered = reply(&app, &token, &id(&conversation), "While it runs").await;
+    numbered(&app, workspace).await;
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1, start + 2]);
+    assert_eq!(events[1]["data"]["id"], answered["id"]);
+    assert!(!numbered_in_its_row(&app, workspace, &events[1]["id"]).await);
+    let (through, _) = watermark(&app, workspace).await;
+    assert!(
+        through < straggler_arrival,
+        "{through} passed {straggler_arrival}"
+    );
+
+    // It commits: numbered next, once.
+    straggler.commit().await.unwrap();
+    let events = app.events_after(start + 2, &token).await;
+    assert_eq!(seqs(&events), [start + 3]);
+    assert_eq!(events[0]["id"], straggler_id.to_string());
+
+    // Then the log settles, and a reply takes its number in its own transaction again.
+    settled(&app, workspace).await;
+    let answered = reply(&app, &token, &id(&conversation), "Settled").await;
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1, start + 2, start + 3, start + 4]);
+    assert_eq!(events[3]["data"]["id"], answered["id"]);
+    assert!(numbered_in_its_row(&app, workspace, &events[3]["id"]).await);
+    let ids: std::collections::HashSet<&str> =
+        events.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 4, "each event once");
+}
+
+#[tokio::test]
+async fn an_arrival_whose_transaction_rolled_back_is_passed_over() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
+    let conversation = app
+        .start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let start = app.head(&token).await;
+
+    let (rolled_back, _, gone) = begin_writer(&app, workspace).await;
+    let left = leave_waiting(&app, workspace).await;
+    rolled_back.rollback().await.unwrap();
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1]);
+    assert_eq!(events[0]["id"], left.to_string());
+
+    // The watermark passes the arrival that will never commit, and nothing waits for it.
+    settled(&app, workspace).await;
+    let (through, above) = watermark(&app, workspace).await;
+    assert!(through > gone && above.is_empty());
+    let answered = reply(&app, &token, &id(&conversation), "After the rollback").await;
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1, start + 2]);
+    assert_eq!(events[1]["data"]["id"], answered["id"]);
+    assert!(numbered_in_its_row(&app, workspace, &events[1]["id"]).await);
+}
+
+#[tokio::test]
+async fn a_long_transaction_holds_the_watermark_but_not_the_numbering() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
+    let conversation = app
+        .start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let start = app.head(&token).await;
+
+    // A transaction with an id, open for the whole burst (a long report, a migration): no
+    // arrival of its own, but the watermark cannot tell it from a writer.
+    let mut long = app.db.begin().await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT pg_current_xact_id()::text FROM {}.event_log_head",
+        schema(workspace)
+    )))
+    .execute(&mut *long)
+    .await
+    .unwrap();
+    leave_waiting(&app, workspace).await;
+    app.events_after(start, &token).await;
+
+    // Every reply meanwhile waits for its number and gets it, in order, without gaps.
+    let mut sent = Vec::new();
+    for n in 0..10 {
+        let answered = reply(&app, &token, &id(&conversation), &format!("Reply {n}")).await;
+        sent.push(answered["id"].clone());
+    }
+    numbered(&app, workspace).await;
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), (start + 1..=start + 11).collect::<Vec<_>>());
+    let heard: Vec<Value> = events[1..]
+        .iter()
+        .map(|e| e["data"]["id"].clone())
+        .collect();
+    assert_eq!(heard, sent);
+    let (_, above) = watermark(&app, workspace).await;
+    assert_eq!(
+        above.len(),
+        11,
+        "numbered above a watermark held back: {above:?}"
+    );
+
+    // Once it ends, the log settles and replies take their numbers in their transactions.
+    long.commit().await.unwrap();
+    settled(&app, workspace).await;
+    let answered = reply(&app, &token, &id(&conversation), "After it").await;
+    let events = app.events_after(start + 11, &token).await;
+    assert_eq!(seqs(&events), [start + 12]);
+    assert_eq!(events[0]["data"]["id"], answered["id"]);
+    assert!(numbered_in_its_row(&app, workspace, &events[0]["id"]).await);
+}
+
+/// The watermark waits for a writer that has taken its arrival and not written its event yet:
+/// what holds it back is the writer's transaction id, taken where the workspace's tables are
+/// before the arrival (on Citus, the worker node's: the horizon is read there).
+#[tokio::test]
+async fn a_writer_between_its_arrival_and_its_event_holds_the_watermark() {
+    let app = spawn_app().await;
+    let owner = app.owner_with_workspace("acme").await;
+    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
+    app.start_conversation(&token, "carla@example.org", "Hello")
+        .await;
+    let start = app.head(&token).await;
+    let schema = supportdesk_core::tenancy::TenantSchema::for_workspace(workspace);
+
+    let (mut writer, arrival) = take_arrival(&app, workspace).await;
+    let left = leave_waiting(&app, workspace).await;
+    // Passes: the first numbers what committed and takes a ticket past the writer's arrival;
+    // the ones after may not settle it while the writer runs.
+    for _ in 0..4 {
+        app.state.events.settle(workspace, &schema).await;
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    let (through, above) = watermark(&app, workspace).await;
+    assert!(
+        through < arrival,
+        "{through} passed {arrival}, still running"
+    );
+    let events = app.events_after(start, &token).await;
+    assert_eq!(seqs(&events), [start + 1]);
+    assert_eq!(events[0]["id"], left.to_string());
+    assert!(!above.is_empty());
+
+    let written = write_event(&mut writer, workspace, arrival).await;
+    writer.commit().await.unwrap();
+    let events = app.events_after(start + 1, &token).await;
+    assert_eq!(seqs(&events), [start + 2]);
+    assert_eq!(events[0]["id"], written.to_string());
+    settled(&app, workspace).await;
+    assert_eq!(waiting(&app, workspace).await, 0);
 }

@@ -56,6 +56,7 @@ async fn creating_a_workspace_provisions_its_schema_and_makes_the_caller_owner()
             "email_messages",
             "email_settings",
             "email_thread_ids",
+            "event_batches",
             "event_log_head",
             "events",
             "labels",

@@ -4,7 +4,7 @@
 //! what follows a pruned event rather than returning a page with a hole in it.
 //!
 //! Workspaces are visited from the control plane in pages (never all schemas at once), each
-//! batch is one short statement in its own transaction, and a pass is resumable: a crash
+//! batch is a few short statements in a transaction of its own, and a pass is resumable: a crash
 //! loses nothing, the next pass starts again from the oldest events left.
 
 use std::time::Duration;
@@ -106,24 +106,63 @@ pub async fn prune_batch(
     schema: &TenantSchema,
     retention: Duration,
 ) -> sqlx::Result<u64> {
-    let deleted: i64 = sqlx::query_scalar(schema.sql(
-        "WITH oldest AS (SELECT seq, occurred_at FROM {schema}.events
-                       WHERE seq IS NOT NULL ORDER BY seq LIMIT $2),
-              cut AS (SELECT coalesce(
-                          (SELECT min(seq) FROM oldest
-                            WHERE occurred_at >= now() - make_interval(secs => $1)),
-                          (SELECT max(seq) + 1 FROM oldest)) AS below),
-              gone AS (DELETE FROM {schema}.events
-                        WHERE seq < (SELECT below FROM cut) RETURNING seq),
-              head AS (UPDATE {schema}.event_log_head
-                          SET pruned_through = greatest(pruned_through,
-                                                        (SELECT max(seq) FROM gone))
-                        WHERE EXISTS (SELECT 1 FROM gone) RETURNING 1)
-         SELECT count(*) FROM gone",
-    ))
+    let mut tx = db.begin().await?;
+    let pruned_through: i64 =
+        sqlx::query_scalar(schema.sql("SELECT pruned_through FROM {schema}.event_log_head"))
+            .fetch_one(&mut *tx)
+            .await?;
+    // The oldest events, in seq order: the prefix of those older than the retention goes.
+    let oldest: Vec<(i64, bool)> = sqlx::query_as(schema.sql(concat!(
+        "SELECT seq, occurred_at < now() - make_interval(secs => $3) FROM ",
+        supportdesk_core::numbered_events!(),
+        " e ORDER BY seq"
+    )))
+    .bind(pruned_through)
+    .bind(pruned_through + BATCH)
     .bind(retention.as_secs_f64())
-    .bind(BATCH)
-    .fetch_one(db)
+    .fetch_all(&mut *tx)
     .await?;
-    Ok(deleted.unsigned_abs())
+    let Some(through) = oldest
+        .iter()
+        .take_while(|(_, expired)| *expired)
+        .map(|(seq, _)| *seq)
+        .last()
+    else {
+        return Ok(0);
+    };
+    // Those numbered in their rows, then those numbered by batches and the batches they
+    // leave empty. A batch that also numbered younger events stays, for them.
+    let in_rows =
+        sqlx::query(schema.sql("DELETE FROM {schema}.events WHERE seq IS NOT NULL AND seq <= $1"))
+            .bind(through)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+    let by_batches = sqlx::query(schema.sql(
+        "DELETE FROM {schema}.events WHERE seq IS NULL AND arrival IN (
+             SELECT o.arrival FROM {schema}.event_batches b,
+                    unnest(b.arrivals) WITH ORDINALITY AS o(arrival, i)
+              WHERE b.first_seq <= $1 AND b.first_seq + o.i - 1 <= $1)",
+    ))
+    .bind(through)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    sqlx::query(schema.sql(
+        "DELETE FROM {schema}.event_batches
+          WHERE first_seq <= $1 AND first_seq + cardinality(arrivals) - 1 <= $1",
+    ))
+    .bind(through)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        schema.sql(
+            "UPDATE {schema}.event_log_head SET pruned_through = greatest(pruned_through, $1)",
+        ),
+    )
+    .bind(through)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(in_rows + by_batches)
 }

@@ -197,11 +197,13 @@ pub async fn fold_batch(db: &PgPool, schema: &TenantSchema, limit: i64) -> sqlx:
         // once, before anything is added to them.
         labels::build(&mut tx, schema).await?;
     }
-    let events: Vec<(i64, String, String)> = sqlx::query_as(schema.sql(
-        "SELECT seq, type, data::text FROM {schema}.events WHERE seq > $1 ORDER BY seq LIMIT $2",
-    ))
+    let events: Vec<(i64, String, String)> = sqlx::query_as(schema.sql(concat!(
+        "SELECT seq, type, data::text FROM ",
+        supportdesk_core::numbered_events!(),
+        " e ORDER BY seq"
+    )))
     .bind(cursor)
-    .bind(limit)
+    .bind(cursor + limit)
     .fetch_all(&mut *tx)
     .await?;
     let Some(&(last, _, _)) = events.last() else {

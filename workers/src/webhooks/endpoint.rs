@@ -218,12 +218,13 @@ impl Webhooks {
             {
                 return Ok(Pass::Done);
             }
-            let events: Vec<Event> = sqlx::query_as(schema.sql(
-                "SELECT seq, id, type, occurred_at, data::text AS data FROM {schema}.events
-                  WHERE seq > $1 ORDER BY seq LIMIT $2",
-            ))
+            let events: Vec<Event> = sqlx::query_as(schema.sql(concat!(
+                "SELECT seq, id, type, occurred_at, data::text AS data FROM ",
+                supportdesk_core::numbered_events!(),
+                " e ORDER BY seq"
+            )))
             .bind(endpoint.cursor)
-            .bind(BATCH)
+            .bind(endpoint.cursor + BATCH)
             .fetch_all(&mut *conn)
             .await?;
             // Types it does not want are passed over at once.
@@ -461,10 +462,12 @@ async fn read_event(
     schema: &TenantSchema,
     seq: i64,
 ) -> sqlx::Result<Option<Event>> {
-    sqlx::query_as(schema.sql(
-        "SELECT seq, id, type, occurred_at, data::text AS data FROM {schema}.events
-          WHERE seq = $1",
-    ))
+    sqlx::query_as(schema.sql(concat!(
+        "SELECT seq, id, type, occurred_at, data::text AS data FROM ",
+        supportdesk_core::numbered_events!(),
+        " e"
+    )))
+    .bind(seq - 1)
     .bind(seq)
     .fetch_optional(conn)
     .await

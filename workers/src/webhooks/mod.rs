@@ -259,14 +259,27 @@ impl Webhooks {
     async fn backlog_age(&self, workspaces: &HashMap<Uuid, TenantSchema>) -> f64 {
         let mut oldest: f64 = 0.0;
         for (workspace_id, schema) in workspaces {
-            let age: sqlx::Result<f64> = sqlx::query_scalar(schema.sql(
-                "SELECT coalesce(max(extract(epoch FROM now() - e.occurred_at)), 0)::float8
-                   FROM {schema}.webhook_endpoints w
-                   CROSS JOIN LATERAL (SELECT occurred_at FROM {schema}.events
-                                        WHERE seq > w.cursor ORDER BY seq LIMIT 1) e
-                  WHERE w.enabled",
-            ))
-            .fetch_one(&self.db)
+            // The event after the furthest-behind cursor is the oldest one waiting.
+            let age: sqlx::Result<f64> = async {
+                let cursor: Option<i64> = sqlx::query_scalar(
+                    schema.sql("SELECT min(cursor) FROM {schema}.webhook_endpoints WHERE enabled"),
+                )
+                .fetch_one(&self.db)
+                .await?;
+                let Some(cursor) = cursor else {
+                    return Ok(0.0);
+                };
+                sqlx::query_scalar(schema.sql(concat!(
+                    "SELECT coalesce(max(extract(epoch FROM now() - e.occurred_at)), 0)::float8
+                       FROM ",
+                    supportdesk_core::numbered_events!(),
+                    " e"
+                )))
+                .bind(cursor)
+                .bind(cursor + 1)
+                .fetch_one(&self.db)
+                .await
+            }
             .await;
             match age {
                 Ok(age) => oldest = oldest.max(age),

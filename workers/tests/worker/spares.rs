@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::harness::{signal, stack, stack_without_worker, unique_email, wait_exit};
 
 /// Every relation a schema at the latest tenant version holds.
-const TENANT_TABLES: [&str; 37] = [
+const TENANT_TABLES: [&str; 38] = [
     "agent_notices",
     "agent_profiles",
     "attachments",
@@ -32,6 +32,7 @@ const TENANT_TABLES: [&str; 37] = [
     "email_messages",
     "email_settings",
     "email_thread_ids",
+    "event_batches",
     "event_log_head",
     "events",
     "labels",
