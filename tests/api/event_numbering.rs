@@ -180,8 +180,9 @@ fn seqs(events: &[Value]) -> Vec<i64> {
     events.iter().map(|e| e["seq"].as_i64().unwrap()).collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reply_written_while_the_head_is_held_answers_at_once_and_is_numbered_after_it() {
+/// A new workspace with one conversation: the app, the workspace's id, its owner's workspace
+/// token, the conversation's id, and the log's head after it.
+async fn workspace_with_a_conversation() -> (TestApp, Uuid, String, String, i64) {
     let app = spawn_app().await;
     let owner = app.owner_with_workspace("acme").await;
     let token = owner.workspace_token.clone();
@@ -189,10 +190,16 @@ async fn a_reply_written_while_the_head_is_held_answers_at_once_and_is_numbered_
         .start_conversation(&token, "carla@example.org", "Hello")
         .await;
     let start = app.head(&token).await;
+    (app, owner.workspace_id, token, id(&conversation), start)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_written_while_the_head_is_held_answers_at_once_and_is_numbered_after_it() {
+    let (app, workspace_id, token, conversation, start) = workspace_with_a_conversation().await;
     let mut hub = hub_at(&app.client, &app.address, &token).await;
 
     // Another writer holds the head: it took the next number and has not committed yet.
-    let schema = schema(owner.workspace_id);
+    let schema = schema(workspace_id);
     let mut holder = app.db.begin().await.unwrap();
     let held: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "UPDATE {schema}.event_log_head SET seq = seq + 1 RETURNING seq"
@@ -204,14 +211,14 @@ async fn a_reply_written_while_the_head_is_held_answers_at_once_and_is_numbered_
     // number.
     let reply = app
         .post_json(
-            &format!("/api/conversations/{}/messages", id(&conversation)),
+            &format!("/api/conversations/{conversation}/messages"),
             &json!({"body": "While the head was held"}),
             Some(&token),
         )
         .await;
     assert_eq!(reply.status(), StatusCode::CREATED);
     let reply: Value = reply.json().await.unwrap();
-    assert_eq!(waiting(&app, owner.workspace_id).await, 1);
+    assert_eq!(waiting(&app, workspace_id).await, 1);
 
     // A reader at the tail waits for it to be numbered, which waits for the holder.
     let reader = {
@@ -254,7 +261,7 @@ async fn a_reply_written_while_the_head_is_held_answers_at_once_and_is_numbered_
     assert_eq!(events[1]["type"], "message.created");
     assert_eq!(events[1]["data"]["id"], reply["id"]);
     assert_eq!(page["head"], start + 2);
-    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+    assert_eq!(waiting(&app, workspace_id).await, 0);
     // The hub hears it once numbered, with its number (after the conversation's first
     // message, when that was still on its way as the hub connected).
     let created = loop {
@@ -322,45 +329,39 @@ async fn writers_at_once_in_one_workspace_get_every_number_once_each_in_their_or
 
 #[tokio::test]
 async fn events_left_waiting_are_numbered_by_a_tail_reader_the_sweep_or_the_next_write() {
-    let app = spawn_app().await;
-    let owner = app.owner_with_workspace("acme").await;
-    let token = owner.workspace_token.clone();
-    let conversation = app
-        .start_conversation(&token, "carla@example.org", "Hello")
-        .await;
-    let start = app.head(&token).await;
+    let (app, workspace_id, token, conversation, start) = workspace_with_a_conversation().await;
 
     // A reader at the tail numbers what was left before it answers.
-    let left = leave_waiting(&app, owner.workspace_id).await;
-    assert_eq!(waiting(&app, owner.workspace_id).await, 1);
+    let left = leave_waiting(&app, workspace_id).await;
+    assert_eq!(waiting(&app, workspace_id).await, 1);
     let events = app.events_after(start, &token).await;
     assert_eq!(seqs(&events), [start + 1]);
     assert_eq!(events[0]["id"], left.to_string());
-    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+    assert_eq!(waiting(&app, workspace_id).await, 0);
 
     // The sweep numbers what was left. (This replica's passes drained first: a pass that
     // settles the log after the reader's would number it too.)
     app.state.events.drain().await;
-    let left = leave_waiting(&app, owner.workspace_id).await;
+    let left = leave_waiting(&app, workspace_id).await;
     assert_eq!(app.state.events.sweep().await.unwrap(), 1);
-    assert_eq!(waiting(&app, owner.workspace_id).await, 0);
+    assert_eq!(waiting(&app, workspace_id).await, 0);
     let events = app.events_after(start + 1, &token).await;
     assert_eq!(seqs(&events), [start + 2]);
     assert_eq!(events[0]["id"], left.to_string());
     assert_eq!(app.state.events.sweep().await.unwrap(), 0);
 
     // The next write waits behind what was left, and its pass numbers both, in their order.
-    let left = leave_waiting(&app, owner.workspace_id).await;
+    let left = leave_waiting(&app, workspace_id).await;
     let reply = app
         .post_json(
-            &format!("/api/conversations/{}/messages", id(&conversation)),
+            &format!("/api/conversations/{conversation}/messages"),
             &json!({"body": "After the leftover"}),
             Some(&token),
         )
         .await;
     assert_eq!(reply.status(), StatusCode::CREATED);
     let deadline = Instant::now() + Duration::from_secs(10);
-    while waiting(&app, owner.workspace_id).await > 0 {
+    while waiting(&app, workspace_id).await > 0 {
         assert!(
             Instant::now() < deadline,
             "the write's pass never numbered them"
@@ -411,13 +412,7 @@ async fn a_webhook_endpoint_made_while_events_wait_starts_after_them() {
 
 #[tokio::test]
 async fn a_straggler_is_numbered_once_after_what_was_numbered_while_it_ran() {
-    let app = spawn_app().await;
-    let owner = app.owner_with_workspace("acme").await;
-    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
-    let conversation = app
-        .start_conversation(&token, "carla@example.org", "Hello")
-        .await;
-    let start = app.head(&token).await;
+    let (app, workspace, token, conversation, start) = workspace_with_a_conversation().await;
 
     // A writer took its arrival and wrote its event, and has not committed yet; one that
     // arrived after it commits, and is numbered first.
@@ -429,7 +424,7 @@ async fn a_straggler_is_numbered_once_after_what_was_numbered_while_it_ran() {
 
     // The watermark cannot pass the straggler's arrival while it may still commit, so the
     // next reply waits for its number too, and gets it from a batch.
-    let answered = reply(&app, &token, &id(&conversation), "While it runs").await;
+    let answered = reply(&app, &token, &conversation, "While it runs").await;
     numbered(&app, workspace).await;
     let events = app.events_after(start, &token).await;
     assert_eq!(seqs(&events), [start + 1, start + 2]);
@@ -449,7 +444,7 @@ async fn a_straggler_is_numbered_once_after_what_was_numbered_while_it_ran() {
 
     // Then the log settles, and a reply takes its number in its own transaction again.
     settled(&app, workspace).await;
-    let answered = reply(&app, &token, &id(&conversation), "Settled").await;
+    let answered = reply(&app, &token, &conversation, "Settled").await;
     let events = app.events_after(start, &token).await;
     assert_eq!(seqs(&events), [start + 1, start + 2, start + 3, start + 4]);
     assert_eq!(events[3]["data"]["id"], answered["id"]);
@@ -461,13 +456,7 @@ async fn a_straggler_is_numbered_once_after_what_was_numbered_while_it_ran() {
 
 #[tokio::test]
 async fn an_arrival_whose_transaction_rolled_back_is_passed_over() {
-    let app = spawn_app().await;
-    let owner = app.owner_with_workspace("acme").await;
-    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
-    let conversation = app
-        .start_conversation(&token, "carla@example.org", "Hello")
-        .await;
-    let start = app.head(&token).await;
+    let (app, workspace, token, conversation, start) = workspace_with_a_conversation().await;
 
     let (rolled_back, _, gone) = begin_writer(&app, workspace).await;
     let left = leave_waiting(&app, workspace).await;
@@ -480,7 +469,7 @@ async fn an_arrival_whose_transaction_rolled_back_is_passed_over() {
     settled(&app, workspace).await;
     let (through, above) = watermark(&app, workspace).await;
     assert!(through > gone && above.is_empty());
-    let answered = reply(&app, &token, &id(&conversation), "After the rollback").await;
+    let answered = reply(&app, &token, &conversation, "After the rollback").await;
     let events = app.events_after(start, &token).await;
     assert_eq!(seqs(&events), [start + 1, start + 2]);
     assert_eq!(events[1]["data"]["id"], answered["id"]);
@@ -489,13 +478,7 @@ async fn an_arrival_whose_transaction_rolled_back_is_passed_over() {
 
 #[tokio::test]
 async fn a_long_transaction_holds_the_watermark_but_not_the_numbering() {
-    let app = spawn_app().await;
-    let owner = app.owner_with_workspace("acme").await;
-    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
-    let conversation = app
-        .start_conversation(&token, "carla@example.org", "Hello")
-        .await;
-    let start = app.head(&token).await;
+    let (app, workspace, token, conversation, start) = workspace_with_a_conversation().await;
 
     // A transaction with an id, open for the whole burst (a long report, a migration): no
     // arrival of its own, but the watermark cannot tell it from a writer.
@@ -513,7 +496,7 @@ async fn a_long_transaction_holds_the_watermark_but_not_the_numbering() {
     // Every reply meanwhile waits for its number and gets it, in order, without gaps.
     let mut sent = Vec::new();
     for n in 0..10 {
-        let answered = reply(&app, &token, &id(&conversation), &format!("Reply {n}")).await;
+        let answered = reply(&app, &token, &conversation, &format!("Reply {n}")).await;
         sent.push(answered["id"].clone());
     }
     numbered(&app, workspace).await;
@@ -534,7 +517,7 @@ async fn a_long_transaction_holds_the_watermark_but_not_the_numbering() {
     // Once it ends, the log settles and replies take their numbers in their transactions.
     long.commit().await.unwrap();
     settled(&app, workspace).await;
-    let answered = reply(&app, &token, &id(&conversation), "After it").await;
+    let answered = reply(&app, &token, &conversation, "After it").await;
     let events = app.events_after(start + 11, &token).await;
     assert_eq!(seqs(&events), [start + 12]);
     assert_eq!(events[0]["data"]["id"], answered["id"]);
@@ -546,12 +529,7 @@ async fn a_long_transaction_holds_the_watermark_but_not_the_numbering() {
 /// before the arrival (on Citus, the worker node's: the horizon is read there).
 #[tokio::test]
 async fn a_writer_between_its_arrival_and_its_event_holds_the_watermark() {
-    let app = spawn_app().await;
-    let owner = app.owner_with_workspace("acme").await;
-    let (token, workspace) = (owner.workspace_token.clone(), owner.workspace_id);
-    app.start_conversation(&token, "carla@example.org", "Hello")
-        .await;
-    let start = app.head(&token).await;
+    let (app, workspace, token, _, start) = workspace_with_a_conversation().await;
     let schema = supportdesk_core::tenancy::TenantSchema::for_workspace(workspace);
 
     let (mut writer, arrival) = take_arrival(&app, workspace).await;
