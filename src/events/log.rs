@@ -360,9 +360,11 @@ pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<
         .await?;
         let ripe = ripe(oldest_running, next_xid, head.ticket_xmax);
         // Read after the horizon: every transaction that took an arrival up to the ticket
-        // and committed is seen here when `ripe`.
-        let got: Vec<i64> = sqlx::query_scalar(schema.sql(
-            "SELECT arrival FROM {schema}.events
+        // and committed is seen here when `ripe`. Oldest first: the `n`-th gets seq
+        // `head.seq + n`.
+        let arrived: Vec<Arrived> = sqlx::query_as(schema.sql(
+            "SELECT arrival, 0::bigint AS seq, id, type, occurred_at, actor_kind, actor_id, data
+               FROM {schema}.events
               WHERE seq IS NULL AND arrival > $1 AND arrival <> ALL ($2)
               ORDER BY arrival LIMIT $3",
         ))
@@ -371,6 +373,7 @@ pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<
         .bind(NUMBERING_BATCH)
         .fetch_all(&mut *tx)
         .await?;
+        let got: Vec<i64> = arrived.iter().map(|a| a.arrival).collect();
         let (watermark, above, ticket) = advance(&head, &got, ripe, (last_arrival, next_xid));
         if got.is_empty() && (!ripe || head.above.is_empty()) {
             tx.rollback().await?;
@@ -380,7 +383,6 @@ pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<
             });
         }
         let count = got.len() as i64;
-        let mut batch: Vec<Stored> = Vec::with_capacity(got.len());
         if let Some(&max_arrival) = got.last() {
             sqlx::query(schema.sql(
                 "INSERT INTO {schema}.event_batches (first_seq, arrivals, max_arrival)
@@ -391,30 +393,15 @@ pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<
             .bind(max_arrival)
             .execute(&mut *tx)
             .await?;
-            let rows: Vec<Arrived> = sqlx::query_as(schema.sql(
-                "SELECT arrival, 0::bigint AS seq, id, type, occurred_at, actor_kind, actor_id,
-                        data
-                   FROM {schema}.events WHERE seq IS NULL AND arrival = ANY ($1)",
-            ))
-            .bind(&got)
-            .fetch_all(&mut *tx)
-            .await?;
-            let position: std::collections::HashMap<i64, i64> = got
-                .iter()
-                .zip(1..)
-                .map(|(&arrival, n)| (arrival, n))
-                .collect();
-            for Arrived {
-                arrival,
-                mut stored,
-            } in rows
-            {
-                if let Some(n) = position.get(&arrival) {
-                    stored.seq = head.seq + n;
-                    batch.push(stored);
-                }
-            }
         }
+        let mut batch: Vec<Stored> = arrived
+            .into_iter()
+            .zip(1..)
+            .map(|(Arrived { mut stored, .. }, n)| {
+                stored.seq = head.seq + n;
+                stored
+            })
+            .collect();
         sqlx::query(schema.sql(
             "UPDATE {schema}.event_log_head
                 SET seq = seq + $1, batched_through = $2, above = $3,
@@ -428,7 +415,6 @@ pub async fn number_waiting(db: &PgPool, schema: &TenantSchema) -> sqlx::Result<
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        batch.sort_by_key(|e| e.seq);
         numbered.append(&mut batch);
         if count < NUMBERING_BATCH {
             return Ok(Numbered {
