@@ -518,6 +518,7 @@ async fn run() -> anyhow::Result<()> {
     // `events::log::number_waiting` (rows untouched, one `event_batches` row a pass); a page
     // of those is read through their batches. The reads are reported for each kind.
     let readers = &workspaces[readers_from..readers_from + full];
+    let by_batches_at = |n: usize| n % 2 == 1;
     step(&format!(
         "{full} workspaces with 1 200 events each (every other one numbered by batches)"
     ));
@@ -526,13 +527,16 @@ async fn run() -> anyhow::Result<()> {
         let have: i64 = sqlx::query_scalar(schema.sql("SELECT seq FROM {schema}.event_log_head"))
             .fetch_one(&pool)
             .await?;
-        let batched = n % 2 == 1;
-        let mut holder = pool.begin().await?;
-        if batched {
+        let batched = by_batches_at(n);
+        let holder = if batched {
+            let mut holder = pool.begin().await?;
             sqlx::query(schema.sql("SELECT FROM {schema}.event_log_head FOR UPDATE"))
                 .execute(&mut *holder)
                 .await?;
-        }
+            Some(holder)
+        } else {
+            None
+        };
         for _ in have..1_200 {
             let mut tx = pool.begin().await?;
             let message = MemberMessage {
@@ -560,8 +564,8 @@ async fn run() -> anyhow::Result<()> {
             );
             tx.commit().await?;
         }
-        holder.rollback().await?;
-        if batched {
+        if let Some(holder) = holder {
+            holder.rollback().await?;
             let mut passes = 0;
             while !log::number_waiting(&pool, &schema).await?.settled {
                 passes += 1;
@@ -586,8 +590,7 @@ async fn run() -> anyhow::Result<()> {
     for (n, workspace) in readers.iter().enumerate() {
         let user_token = jwt.issue_user(workspace.owner, 0)?.token;
         let token = select_workspace(&client, &base, &user_token, workspace.id).await?;
-        // Filled as above: every other one by batches.
-        let kind = if n % 2 == 1 {
+        let kind = if by_batches_at(n) {
             &mut by_batches
         } else {
             &mut in_rows
