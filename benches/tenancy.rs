@@ -6,7 +6,9 @@
 //!    statement on most reads once there are more tenants than its cache holds. The load
 //!    benchmark measures the design as served (workspaces sharded over the read connections,
 //!    `DATABASE_STATEMENT_CACHE` sized for them).
-//! 2. Provisioning a workspace (row, schema, tenant migrations, owner) at 1 and at N tenants.
+//! 2. Provisioning a workspace (row, schema, tenant migrations, owner) at 1 and at N tenants;
+//!    and at N, making a schema alone from the tenant baseline beside applying every tenant
+//!    migration in order (alternated, each in a transaction rolled back).
 //! 3. `tenants migrate` across N tenants with nothing to do, and with one new migration.
 //!
 //! Run: `cargo bench --bench tenancy` (`BENCH_TENANTS=N`, default 10000).
@@ -22,13 +24,15 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use common::{apply_one_new_migration, ms, percentile, provision};
 use rand::seq::IndexedRandom;
 use sqlx::{AssertSqlSafe, Connection, PgPool};
 use supportdesk_core::tenancy::TenantSchema;
-use supportdesk_core::tenancy::migrations::{Selection, migrate_all};
+use supportdesk_core::tenancy::migrations::{
+    Selection, TenantMigrations, migrate_all, provision_with,
+};
 use supportdesk_test_support::database::TestDatabase;
 use uuid::Uuid;
 
@@ -137,6 +141,36 @@ impl Variant {
     }
 }
 
+/// `rounds` schemas made from the baseline and as many by applying every migration, one of
+/// each in turn, each in a transaction rolled back; their times, sorted.
+async fn schema_making(
+    pool: &PgPool,
+    rounds: usize,
+) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
+    let embedded = TenantMigrations::embedded();
+    anyhow::ensure!(embedded.baseline_version().is_some(), "no tenant baseline");
+    let ways = [embedded.clone(), embedded.step_by_step()];
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..rounds {
+        for (way, migrations) in ways.iter().enumerate() {
+            let mut tx = pool.begin().await?;
+            let started = Instant::now();
+            provision_with(
+                &mut tx,
+                &TenantSchema::for_workspace(Uuid::new_v4()),
+                migrations,
+            )
+            .await?;
+            times[way].push(started.elapsed());
+            tx.rollback().await?;
+        }
+    }
+    let [mut from_baseline, mut step_by_step] = times;
+    from_baseline.sort();
+    step_by_step.sort();
+    Ok((from_baseline, step_by_step))
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
     let tenants: usize = std::env::var("BENCH_TENANTS")
@@ -161,6 +195,8 @@ async fn main() -> anyhow::Result<()> {
     provision(&pool, owner, tenants.saturating_sub(100), 4, "Bulk").await?;
     let bulk_elapsed = started.elapsed();
     let last = provision(&pool, owner, 50, 1, "Last").await?;
+    // 2c. One schema at N: from the baseline, and step by step.
+    let (from_baseline, step_by_step) = schema_making(&pool, 20).await?;
 
     let schemas: Vec<TenantSchema> =
         sqlx::query_scalar::<_, String>("SELECT schema_name FROM public.workspaces")
@@ -212,6 +248,20 @@ async fn main() -> anyhow::Result<()> {
         schemas.len() - 50,
         ms(percentile(&last, 0.5)),
         ms(percentile(&last, 0.95))
+    );
+    println!(
+        "| one schema at {} tenants, from the baseline: p50 / p95 | {} / {} ({:.2} of step by step) |",
+        schemas.len(),
+        ms(percentile(&from_baseline, 0.5)),
+        ms(percentile(&from_baseline, 0.95)),
+        percentile(&from_baseline, 0.5).as_secs_f64()
+            / percentile(&step_by_step, 0.5).as_secs_f64()
+    );
+    println!(
+        "| one schema at {} tenants, every migration in order: p50 / p95 | {} / {} |",
+        schemas.len(),
+        ms(percentile(&step_by_step, 0.5)),
+        ms(percentile(&step_by_step, 0.95))
     );
     println!(
         "| bulk provisioning (4 at a time) | {:.0} tenants/s |",

@@ -32,6 +32,7 @@ mod profile_and_settings;
 mod secrets_at_rest;
 mod spare_schemas;
 mod tenancy;
+mod tenant_baseline;
 mod workspaces;
 
 // Conversations, tickets and canned responses.

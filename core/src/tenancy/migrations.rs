@@ -1,6 +1,9 @@
 //! Tenant migrations: `tenant_migrations/` applied to each workspace schema with refinery,
 //! each schema keeping its own history table.
 //!
+//! A new schema is made from the tenant baseline (`tenancy::baseline`) and then the
+//! migrations after it; an existing one is brought up to date by the migrations it lacks.
+//!
 //! Every run for a tenant is one transaction under that tenant's advisory lock, with
 //! `search_path` set (locally) to the tenant's schema only, and it records the schema's new
 //! version on the workspace row. `migrate_all` reads those versions in one query, so tenants
@@ -10,13 +13,14 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use refinery_core::{Migration, Runner};
+use refinery_core::{Migration, Runner, Target};
 use serde::Serialize;
 use sqlx::{AssertSqlSafe, PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::migrate::{Sending, SqlxMigrator};
 use crate::tenancy::TenantSchema;
+use crate::tenancy::baseline::Baseline;
 
 mod embedded {
     // The tenant migrations live at the workspace root, beside the control plane's.
@@ -24,40 +28,64 @@ mod embedded {
 }
 
 /// A set of tenant migrations: the ones compiled in, or (for rehearsals and benchmarks) those
-/// plus more.
+/// plus more; with the baseline new schemas are made from, when it stands for a prefix of them.
 #[derive(Clone)]
-pub struct TenantMigrations(Arc<Vec<Migration>>);
+pub struct TenantMigrations {
+    migrations: Arc<Vec<Migration>>,
+    baseline: Option<Baseline>,
+}
 
 impl TenantMigrations {
     pub fn embedded() -> Self {
-        Self(Arc::new(
-            embedded::migrations::runner().get_migrations().clone(),
-        ))
+        let migrations = embedded::migrations::runner().get_migrations().clone();
+        let latest = migrations.iter().map(Migration::version).max().unwrap_or(0);
+        Self {
+            migrations: Arc::new(migrations),
+            baseline: Baseline::embedded().filter(|b| b.version <= latest),
+        }
     }
 
-    /// This set and one more migration (`V<n>__<name>` and its SQL).
+    /// This set and one more migration (`V<n>__<name>` and its SQL), applied after the
+    /// baseline.
     pub fn with(&self, name: &str, sql: &str) -> anyhow::Result<Self> {
-        let mut migrations = (*self.0).clone();
+        let mut migrations = (*self.migrations).clone();
         migrations.push(Migration::unapplied(name, sql)?);
-        Ok(Self(Arc::new(migrations)))
+        Ok(Self {
+            migrations: Arc::new(migrations),
+            baseline: self.baseline,
+        })
+    }
+
+    /// This set without its baseline: new schemas are made by applying every migration in
+    /// order (what the baseline is checked against).
+    pub fn step_by_step(&self) -> Self {
+        Self {
+            migrations: self.migrations.clone(),
+            baseline: None,
+        }
+    }
+
+    /// The version new schemas are made at in one go, before the migrations after it.
+    pub fn baseline_version(&self) -> Option<i32> {
+        self.baseline.map(|b| b.version)
     }
 
     /// Every migration of the set, in order.
     pub fn all(&self) -> &[Migration] {
-        &self.0
+        &self.migrations
     }
 
     pub fn runner(&self) -> Runner {
-        Runner::new(&self.0)
+        Runner::new(&self.migrations)
             .set_abort_divergent(true)
             .set_abort_missing(true)
     }
 
     /// The version a schema is at once every migration of the set is applied.
     pub fn latest_version(&self) -> i32 {
-        self.0
+        self.migrations
             .iter()
-            .map(refinery_core::Migration::version)
+            .map(Migration::version)
             .max()
             .unwrap_or(0)
     }
@@ -70,7 +98,16 @@ pub fn latest_version() -> i32 {
 
 /// Creates `schema` and brings it to the latest version, in the caller's transaction.
 pub async fn provision(tx: &mut PgConnection, schema: &TenantSchema) -> anyhow::Result<()> {
-    create_migrated(tx, schema, &TenantMigrations::embedded()).await
+    provision_with(tx, schema, &TenantMigrations::embedded()).await
+}
+
+/// [`provision`] with a given set of migrations.
+pub async fn provision_with(
+    tx: &mut PgConnection,
+    schema: &TenantSchema,
+    migrations: &TenantMigrations,
+) -> anyhow::Result<()> {
+    create_migrated(tx, schema, migrations).await
 }
 
 /// A schema name of ours (a workspace's, a spare's), quoted for SQL. Only these types reach
@@ -85,8 +122,9 @@ impl OwnSchemaName for TenantSchema {
     }
 }
 
-/// Creates `schema` and applies `migrations` to it, in the caller's transaction. The
-/// migrations' unqualified names (and refinery's history table) land in the new schema because
+/// Creates `schema` and applies `migrations` to it, in the caller's transaction: the
+/// baseline's script, recorded as the migrations up to its version, then the migrations after
+/// it. The unqualified names (and refinery's history table) land in the new schema because
 /// `search_path` is set to it, locally, while they run; it is then reset to the session's own,
 /// which pooled sessions keep empty.
 ///
@@ -95,7 +133,8 @@ impl OwnSchemaName for TenantSchema {
 /// rather than distributed from its `CREATE SCHEMA` on: the tenant migrations then run as they
 /// always have, on plain tables, whatever Citus would refuse of their DDL on distributed ones
 /// (V2 and V5 combine `ADD CONSTRAINT` with other subcommands, which Citus refuses), and their
-/// recorded checksums stay what they are on every other deployment. Migrations after those
+/// recorded checksums stay what they are on every other deployment; the baseline's script runs
+/// there too. Migrations after those
 /// run on distributed schemas too (`migrate_one`), so they are written as statements Citus
 /// plans; `tests/api/citus.rs` applies them to a distributed schema.
 pub(crate) async fn create_migrated(
@@ -115,6 +154,15 @@ pub(crate) async fn create_migrated(
     )))
     .execute(&mut *tx)
     .await?;
+    if let Some(baseline) = migrations.baseline {
+        // The script is ours, compiled into the binary: not user input.
+        sqlx::raw_sql(baseline.sql).execute(&mut *tx).await?;
+        migrations
+            .runner()
+            .set_target(Target::FakeVersion(baseline.version))
+            .run_async(&mut SqlxMigrator::new(&mut *tx))
+            .await?;
+    }
     migrations
         .runner()
         .set_grouped(true)

@@ -2,6 +2,7 @@
 //!
 //! - `schema`: the schema name type.
 //! - `migrations`: tenant migrations, provisioning and `tenants migrate`.
+//! - `baseline`: the script new schemas are made from, the migrations' result in one go.
 //! - `spares`: schemas made ahead of time by the worker and renamed when a workspace is
 //!   created, so creating one does not wait on ~45 `CREATE`s in a large catalog.
 //! - `deletion`: dropping the data of a deleted workspace (the worker's outbox work).
@@ -11,6 +12,7 @@
 //! Here rather than in the API because the worker makes spares and drops workspaces; who may
 //! act in a workspace (memberships, the tenant transaction) stays with the API's `tenancy`.
 
+mod baseline;
 pub mod citus;
 pub mod deletion;
 pub mod migrations;

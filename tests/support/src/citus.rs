@@ -36,21 +36,6 @@ pub fn shared() -> &'static CitusCluster {
     SHARED.get_or_init(|| CitusCluster::start(2))
 }
 
-fn bindir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("PG_BINDIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let mut majors: Vec<u32> = std::fs::read_dir("/usr/lib/postgresql")
-        .map(|dir| {
-            dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    majors.sort_unstable();
-    let major = majors.last().expect("PostgreSQL is not installed");
-    PathBuf::from(format!("/usr/lib/postgresql/{major}/bin"))
-}
-
 fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
@@ -83,7 +68,7 @@ pub struct CitusCluster {
 impl CitusCluster {
     /// Starts a coordinator and `workers` workers, and waits until each accepts connections.
     pub fn start(workers: usize) -> Self {
-        let bindir = bindir();
+        let bindir = crate::database::pg_bindir();
         let citus = Command::new(bindir.join("pg_config"))
             .arg("--pkglibdir")
             .output()
@@ -228,7 +213,7 @@ impl CitusCluster {
         let _ = wait.recv();
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            let ready = Command::new(bindir().join("pg_isready"))
+            let ready = Command::new(crate::database::pg_bindir().join("pg_isready"))
                 .args(["-q", "-h", "127.0.0.1", "-p", &self.ports[i].to_string()])
                 .status()
                 .is_ok_and(|s| s.success());

@@ -3,6 +3,8 @@
 //! Reached at `TEST_DATABASE_URL` (default `postgres://postgres:postgres@127.0.0.1:5432/postgres`),
 //! which must be a URL naming the maintenance database.
 
+use std::path::PathBuf;
+
 use sqlx::{Connection, PgConnection};
 use supportdesk_core::config::DatabaseSettings;
 use uuid::Uuid;
@@ -10,6 +12,23 @@ use uuid::Uuid;
 pub fn admin_url() -> String {
     std::env::var("TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres:postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// The directory of PostgreSQL's programs (`postgres`, `pg_ctl`, `pg_dump`): `PG_BINDIR`, or
+/// the newest major version installed.
+pub fn pg_bindir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PG_BINDIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let mut majors: Vec<u32> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    majors.sort_unstable();
+    let major = majors.last().expect("PostgreSQL is not installed");
+    PathBuf::from(format!("/usr/lib/postgresql/{major}/bin"))
 }
 
 pub struct TestDatabase {
