@@ -151,6 +151,37 @@ pub(crate) const TAKE_ARRIVALS: &str =
 /// this makes sure).
 pub(crate) const HOLD_XID: &str = "SELECT pg_current_xact_id()::text FROM {schema}.event_log_head";
 
+/// The `INSERT` of `count` events: `$1` and `$2` the actor's kind and id, then six
+/// parameters an event (seq, arrival, id, type, data, conversation). A multi-row `VALUES`, so
+/// that on Citus the statement goes to the workspace's node as it is, in the writer's own
+/// transaction there, whose id [`HOLD_XID`] took before the arrivals. Written before as an
+/// `INSERT ... SELECT FROM unnest(...)`, the rows reached the node in a transaction whose id
+/// came after the arrivals (seen in `tests/api/citus.rs`, under load: a pass's horizon
+/// passed an arrival whose rows were not yet visible, and they were never numbered).
+fn insert_events(count: usize) -> String {
+    let rows: Vec<String> = (0..count)
+        .map(|n| {
+            let p = 3 + 6 * n;
+            format!(
+                "(${}::bigint, ${}::bigint, ${}::uuid, ${}::text, $1, $2, ${}::json, ${}::uuid)",
+                p,
+                p + 1,
+                p + 2,
+                p + 3,
+                p + 4,
+                p + 5
+            )
+        })
+        .collect();
+    format!(
+        "INSERT INTO {{schema}}.events
+                (seq, arrival, id, type, actor_kind, actor_id, data, conversation_id)
+         VALUES {}
+         RETURNING seq, id, occurred_at",
+        rows.join(", ")
+    )
+}
+
 /// Records `events`, in this order, in the transaction `conn` is in, numbered when the log's
 /// head is free and waiting to be numbered after the commit otherwise ([`Appended`]).
 /// Nothing is written for an empty list.
@@ -213,25 +244,25 @@ pub async fn append(
             (None, Some(arrivals), actor_id)
         }
     };
-    let rows: Vec<(Option<i64>, Uuid, OffsetDateTime)> = sqlx::query_as(schema.sql(
-        "INSERT INTO {schema}.events
-                (seq, arrival, id, type, actor_kind, actor_id, data, conversation_id)
-         SELECT $4 + e.n, ($8::bigint[])[e.n], e.id, e.type, $5, $6, e.data, e.conversation_id
-           FROM unnest($1::uuid[], $2::text[], $3::text[]::json[], $7::uuid[])
-                    WITH ORDINALITY AS e(id, type, data, conversation_id, n)
-          ORDER BY e.n
-         RETURNING seq, id, occurred_at",
-    ))
-    .bind(&ids)
-    .bind(&types)
-    .bind(&data)
-    .bind(base)
-    .bind(kind)
-    .bind(actor_id)
-    .bind(&activity_of)
-    .bind(arrivals)
-    .fetch_all(conn)
-    .await?;
+    let mut insert = sqlx::query_as(schema.sql(&insert_events(events.len())))
+        .bind(kind)
+        .bind(actor_id);
+    for (n, ((id, (event_type, json)), conversation_id)) in ids
+        .iter()
+        .zip(types.iter().zip(&data))
+        .zip(&activity_of)
+        .enumerate()
+    {
+        let offset = i64::try_from(n).unwrap_or(i64::MAX);
+        insert = insert
+            .bind(base.map(|base| base + offset + 1))
+            .bind(arrivals.as_ref().and_then(|a| a.get(n).copied()))
+            .bind(id)
+            .bind(event_type)
+            .bind(json)
+            .bind(conversation_id);
+    }
+    let rows: Vec<(Option<i64>, Uuid, OffsetDateTime)> = insert.fetch_all(conn).await?;
     if base.is_none() {
         return Ok(Appended::Waiting(schema.clone()));
     }
